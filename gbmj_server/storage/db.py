@@ -1,0 +1,388 @@
+"""``Storage``: the synchronous SQLite store behind the lobby server.
+
+One connection, used from one thread at a time (the server's worker thread behind a
+``CapacityLimiter(1)``). WAL journal, a busy timeout and foreign keys on. Every write is
+one explicit transaction, so a crash leaves each change whole or absent.
+
+Session tokens are random (``secrets``); only their SHA-256 is stored, so a copy of the
+database does not hand out live sessions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from gbmj_server.storage.migrations import MIGRATIONS, SCHEMA_VERSION
+
+SESSION_TTL = 30 * 24 * 3600.0  # a session token is good for 30 days
+BUSY_TIMEOUT_MS = 5000
+
+
+class StorageError(Exception):
+    """A request the store cannot satisfy (unknown account, newer schema...)."""
+
+
+class NameTaken(StorageError):
+    """An account with that name (case-insensitively) exists."""
+
+
+class AccountKind(StrEnum):
+    PLAYER = "player"
+    GUEST = "guest"
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    id: int
+    name: str
+    kind: AccountKind
+    banned: bool
+    created_at: float
+    password_hash: str | None = field(default=None, repr=False)
+
+    @property
+    def is_guest(self) -> bool:
+        return self.kind is AccountKind.GUEST
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecord:
+    id: int
+    table_name: str
+    settings: dict[str, Any]
+    started_at: float
+    ended_at: float | None
+    end_reason: str | None
+    standings: list[int] | None
+    seats: tuple[SeatRecord, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    seat: int
+    account_id: int | None
+    name: str
+    is_bot: bool
+
+
+@dataclass(frozen=True, slots=True)
+class HandRecord:
+    id: int
+    match_id: int
+    number: int
+    round: int
+    hand_number: int
+    result: dict[str, Any]
+    event_log: bytes
+
+
+def default_db_path() -> Path:
+    """The database file in the user's data directory (created on first use)."""
+    return platformdirs.user_data_path("gbmj", appauthor=False) / "gbmj-server.sqlite3"
+
+
+def _token_hash(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
+_ACCOUNT_COLUMNS = "id, name, kind, banned, created_at, password_hash"
+
+
+def _account(row: Sequence[Any]) -> Account:
+    return Account(
+        id=row[0],
+        name=row[1],
+        kind=AccountKind(row[2]),
+        banned=bool(row[3]),
+        created_at=row[4],
+        password_hash=row[5],
+    )
+
+
+class Storage:
+    """Accounts, sessions and history in one SQLite file; migrations applied on open."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if str(path) != ":memory:":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        # isolation_level=None: no implicit transactions; ``_write`` opens them.
+        self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        self._db.execute("PRAGMA journal_mode = WAL")
+        self._db.execute("PRAGMA foreign_keys = ON")
+        self._db.execute("PRAGMA synchronous = NORMAL")  # durable enough under WAL
+        self._migrate()
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Storage:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- schema -----------------------------------------------------------------
+
+    def schema_version(self) -> int:
+        row = self._db.execute("SELECT version FROM schema_version").fetchone()
+        return 0 if row is None else row[0]
+
+    def _migrate(self) -> None:
+        self._db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        version = self.schema_version()
+        if version > SCHEMA_VERSION:
+            raise StorageError(
+                f"database schema version {version} is newer than this server's "
+                f"{SCHEMA_VERSION}: upgrade gbmj"
+            )
+        for number in range(version + 1, SCHEMA_VERSION + 1):
+            script = MIGRATIONS[number - 1]
+            # The migration and its version bump commit together or not at all.
+            try:
+                self._db.executescript(
+                    "BEGIN IMMEDIATE;\n"
+                    + script
+                    + "\nDELETE FROM schema_version;"
+                    + f"\nINSERT INTO schema_version (version) VALUES ({number});"
+                    + "\nCOMMIT;"
+                )
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (taken at once, so concurrent writers wait, not fail)."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    # -- accounts ---------------------------------------------------------------
+
+    def create_account(self, name: str, password_hash: str) -> Account:
+        """A new player account; ``NameTaken`` if the name is in use (any case)."""
+        return self._insert_account(name, AccountKind.PLAYER, password_hash)
+
+    def create_guest(self, name: str) -> Account:
+        """A guest account: no password, resumable only through its session token."""
+        return self._insert_account(name, AccountKind.GUEST, None)
+
+    def _insert_account(self, name: str, kind: AccountKind, password_hash: str | None) -> Account:
+        try:
+            with self._write() as db:
+                cur = db.execute(
+                    "INSERT INTO account (name, kind, password_hash, created_at) "
+                    "VALUES (?, ?, ?, ?)",
+                    (name, kind.value, password_hash, time.time()),
+                )
+                account_id = cur.lastrowid
+        except sqlite3.IntegrityError as exc:
+            raise NameTaken(name) from exc
+        account = self.account_by_id(account_id)  # type: ignore[arg-type]
+        assert account is not None
+        return account
+
+    def account_by_name(self, name: str) -> Account | None:
+        row = self._db.execute(
+            f"SELECT {_ACCOUNT_COLUMNS} FROM account WHERE name = ?", (name,)
+        ).fetchone()
+        return None if row is None else _account(row)
+
+    def account_by_id(self, account_id: int) -> Account | None:
+        row = self._db.execute(
+            f"SELECT {_ACCOUNT_COLUMNS} FROM account WHERE id = ?", (account_id,)
+        ).fetchone()
+        return None if row is None else _account(row)
+
+    def list_accounts(self, *, include_guests: bool = False) -> list[Account]:
+        where = "" if include_guests else "WHERE kind = 'player'"
+        rows = self._db.execute(
+            f"SELECT {_ACCOUNT_COLUMNS} FROM account {where} ORDER BY name"
+        ).fetchall()
+        return [_account(r) for r in rows]
+
+    def set_password_hash(self, name: str, password_hash: str) -> Account:
+        """Replace a player's password hash and end all its sessions."""
+        with self._write() as db:
+            row = db.execute(
+                "SELECT id FROM account WHERE name = ? AND kind = 'player'", (name,)
+            ).fetchone()
+            if row is None:
+                raise StorageError(f"no player account named {name!r}")
+            db.execute("UPDATE account SET password_hash = ? WHERE id = ?", (password_hash, row[0]))
+            db.execute("DELETE FROM session WHERE account_id = ?", (row[0],))
+        account = self.account_by_id(row[0])
+        assert account is not None
+        return account
+
+    def set_banned(self, name: str, banned: bool) -> Account:
+        """Ban (ending all sessions) or unban an account."""
+        with self._write() as db:
+            row = db.execute("SELECT id FROM account WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                raise StorageError(f"no account named {name!r}")
+            db.execute("UPDATE account SET banned = ? WHERE id = ?", (int(banned), row[0]))
+            if banned:
+                db.execute("DELETE FROM session WHERE account_id = ?", (row[0],))
+        account = self.account_by_id(row[0])
+        assert account is not None
+        return account
+
+    def note_login(self, account_id: int) -> None:
+        with self._write() as db:
+            db.execute(
+                "UPDATE account SET last_login_at = ? WHERE id = ?", (time.time(), account_id)
+            )
+
+    # -- sessions ---------------------------------------------------------------
+
+    def create_session(self, account_id: int, ttl: float = SESSION_TTL) -> str:
+        """A fresh random session token for the account (only its hash is stored)."""
+        token = secrets.token_urlsafe(32)
+        now = time.time()
+        with self._write() as db:
+            db.execute("DELETE FROM session WHERE expires_at < ?", (now,))
+            db.execute(
+                "INSERT INTO session (token_hash, account_id, created_at, expires_at) "
+                "VALUES (?, ?, ?, ?)",
+                (_token_hash(token), account_id, now, now + ttl),
+            )
+        return token
+
+    def resolve_session(self, token: str) -> Account | None:
+        """The account a live session token belongs to, or None (unknown or expired)."""
+        row = self._db.execute(
+            f"SELECT {', '.join('a.' + c.strip() for c in _ACCOUNT_COLUMNS.split(','))} "
+            "FROM session s JOIN account a ON a.id = s.account_id "
+            "WHERE s.token_hash = ? AND s.expires_at >= ?",
+            (_token_hash(token), time.time()),
+        ).fetchone()
+        return None if row is None else _account(row)
+
+    def delete_session(self, token: str) -> None:
+        with self._write() as db:
+            db.execute("DELETE FROM session WHERE token_hash = ?", (_token_hash(token),))
+
+    # -- match and hand history ----------------------------------------------------
+
+    def start_match(
+        self, table_name: str, settings: dict[str, Any], seats: Sequence[SeatRecord]
+    ) -> int:
+        """Record a match that starts now; returns its id."""
+        with self._write() as db:
+            cur = db.execute(
+                "INSERT INTO match (table_name, settings, started_at) VALUES (?, ?, ?)",
+                (table_name, json.dumps(settings, sort_keys=True), time.time()),
+            )
+            match_id = cur.lastrowid
+            db.executemany(
+                "INSERT INTO match_seat (match_id, seat, account_id, name, is_bot) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(match_id, s.seat, s.account_id, s.name, int(s.is_bot)) for s in seats],
+            )
+        assert match_id is not None
+        return match_id
+
+    def set_seat(self, match_id: int, seat: SeatRecord) -> None:
+        """A seat changed hands during the match (an escape handed it to a bot)."""
+        with self._write() as db:
+            db.execute(
+                "UPDATE match_seat SET account_id = ?, name = ?, is_bot = ? "
+                "WHERE match_id = ? AND seat = ?",
+                (seat.account_id, seat.name, int(seat.is_bot), match_id, seat.seat),
+            )
+
+    def record_hand(
+        self,
+        match_id: int,
+        number: int,
+        round_: int,
+        hand_number: int,
+        result: dict[str, Any],
+        event_log: bytes,
+    ) -> int:
+        """Store one finished hand: its result summary and its whole event log."""
+        with self._write() as db:
+            cur = db.execute(
+                "INSERT INTO hand (match_id, number, round, hand_number, result, event_log, "
+                "played_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    match_id,
+                    number,
+                    round_,
+                    hand_number,
+                    json.dumps(result, sort_keys=True),
+                    event_log,
+                    time.time(),
+                ),
+            )
+        assert cur.lastrowid is not None
+        return cur.lastrowid
+
+    def end_match(self, match_id: int, reason: str, standings: Sequence[int] | None) -> None:
+        with self._write() as db:
+            db.execute(
+                "UPDATE match SET ended_at = ?, end_reason = ?, standings = ? WHERE id = ?",
+                (
+                    time.time(),
+                    reason,
+                    None if standings is None else json.dumps(list(standings)),
+                    match_id,
+                ),
+            )
+
+    def match(self, match_id: int) -> MatchRecord | None:
+        row = self._db.execute(
+            "SELECT id, table_name, settings, started_at, ended_at, end_reason, standings "
+            "FROM match WHERE id = ?",
+            (match_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        seats = self._db.execute(
+            "SELECT seat, account_id, name, is_bot FROM match_seat WHERE match_id = ? "
+            "ORDER BY seat",
+            (match_id,),
+        ).fetchall()
+        return MatchRecord(
+            id=row[0],
+            table_name=row[1],
+            settings=json.loads(row[2]),
+            started_at=row[3],
+            ended_at=row[4],
+            end_reason=row[5],
+            standings=None if row[6] is None else json.loads(row[6]),
+            seats=tuple(SeatRecord(s[0], s[1], s[2], bool(s[3])) for s in seats),
+        )
+
+    def match_ids(self) -> list[int]:
+        return [r[0] for r in self._db.execute("SELECT id FROM match ORDER BY id")]
+
+    def hands(self, match_id: int) -> list[HandRecord]:
+        rows = self._db.execute(
+            "SELECT id, match_id, number, round, hand_number, result, event_log FROM hand "
+            "WHERE match_id = ? ORDER BY number",
+            (match_id,),
+        ).fetchall()
+        return [
+            HandRecord(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), bytes(r[6])) for r in rows
+        ]
