@@ -1,0 +1,240 @@
+"""Shanten: how many tiles a hand is from ready (听牌), over every winning shape.
+
+``shanten(hand)`` is 0 for a ready 13-tile hand and -1 for a complete 14-tile one; a
+14-tile hand counts as the best 13-tile hand it can discard to. The minimum is taken over
+four sets and a pair (melds count as done sets), seven pairs, thirteen orphans, honors and
+knitted tiles (全不靠, which covers 七星不靠) and knitted straight (组合龙) with one set and
+a pair.
+
+The regular shape uses the classic count ``8 - 2*sets - partials - pair`` with at most
+four blocks, read from per-suit tables: each suit's count pattern maps (once, cached) to
+its few best (sets, blocks, pair) choices, so a call costs four dictionary look-ups and a
+small merge. That count ignores how many copies of a tile are left: a hand whose only
+"waits" are tiles it already holds all four of is not ready, so at ready the answer is
+checked against the tiles that are really left, and such a hand is one away. Further
+from ready the count stays the classic one (a lower bound when many copies are held).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from protocol.tiles import PLAYING_KINDS, PLAYING_TILES, Tile
+
+from .errors import HandError
+from .hand import Hand
+
+# An option is (sets, min(sets + partials, 4), pair): the value of a set of options
+# is sets + min(blocks, 4) + pair and the shanten is 8 minus the best value.
+Option = tuple[int, int, int]
+
+_ORPHANS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
+_HONORS = range(27, 34)
+# The six knitted straights: 147, 258, 369 spread over the three suits in every order.
+_KNITTED: tuple[tuple[int, ...], ...] = tuple(
+    tuple(
+        9 * suit + rank
+        for suit, start in zip(order, (0, 1, 2), strict=True)
+        for rank in (start, start + 3, start + 6)
+    )
+    for order in ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0))
+)
+
+
+def _prune(options: set[Option]) -> tuple[Option, ...]:
+    """Keep the options no other option beats in every component."""
+    best = [
+        o
+        for o in options
+        if not any(q != o and q[0] >= o[0] and q[1] >= o[1] and q[2] >= o[2] for q in options)
+    ]
+    return tuple(sorted(best))
+
+
+@cache
+def _suit_options(counts: tuple[int, ...]) -> tuple[Option, ...]:
+    """Best (sets, blocks, pair) choices for the tiles of one suit (nine counts)."""
+    i = next((k for k, c in enumerate(counts) if c), -1)
+    if i < 0:
+        return ((0, 0, 0),)
+    c = list(counts)
+    found: set[Option] = set()
+
+    def take(deltas: dict[int, int], dm: int, dt: int, dp: int) -> None:
+        for k, d in deltas.items():
+            c[k] -= d
+        for m, s, p in _suit_options(tuple(c)):
+            if p + dp <= 1:
+                found.add((m + dm, min(s + dm + dt, 4), p + dp))
+        for k, d in deltas.items():
+            c[k] += d
+
+    if c[i] >= 3:
+        take({i: 3}, 1, 0, 0)
+    if i <= 6 and c[i + 1] and c[i + 2]:
+        take({i: 1, i + 1: 1, i + 2: 1}, 1, 0, 0)
+    if c[i] >= 2:
+        take({i: 2}, 0, 1, 0)
+        take({i: 2}, 0, 0, 1)
+    if i <= 7 and c[i + 1]:
+        take({i: 1, i + 1: 1}, 0, 1, 0)
+    if i <= 6 and c[i + 2]:
+        take({i: 1, i + 2: 1}, 0, 1, 0)
+    take({i: 1}, 0, 0, 0)
+    return _prune(found)
+
+
+@cache
+def _honor_options(counts: tuple[int, ...]) -> tuple[Option, ...]:
+    """Best choices for honors (counts sorted, as honors never run)."""
+    found: set[Option] = {(0, 0, 0)}
+    for c in counts:
+        if not c:
+            continue
+        # One honor: a pung (3 or 4 copies), a pair as head or partial, or nothing.
+        mine = [(0, 0, 0)]
+        if c >= 3:
+            mine.append((1, 1, 0))
+        if c >= 2:
+            mine += [(0, 1, 0), (0, 0, 1)]
+        found = {
+            (m + dm, min(s + ds, 4), p + dp)
+            for m, s, p in found
+            for dm, ds, dp in mine
+            if p + dp <= 1
+        }
+    return _prune(found)
+
+
+def _merge(a: tuple[Option, ...], b: tuple[Option, ...]) -> tuple[Option, ...]:
+    return _prune(
+        {
+            (ma + mb, min(sa + sb, 4), pa + pb)
+            for ma, sa, pa in a
+            for mb, sb, pb in b
+            if pa + pb <= 1
+        }
+    )
+
+
+def _regular(counts: list[int], done_sets: int) -> int:
+    """Four sets and a pair, ``done_sets`` sets (melds) already made."""
+    opts: tuple[Option, ...] = ((done_sets, min(done_sets, 4), 0),)
+    for base in (0, 9, 18):
+        opts = _merge(opts, _suit_options(tuple(counts[base : base + 9])))
+    honors = tuple(sorted((counts[k] for k in _HONORS if counts[k]), reverse=True))
+    if honors:
+        opts = _merge(opts, _honor_options(honors))
+    return 8 - max(m + s + p for m, s, p in opts)
+
+
+def _seven_pairs(counts: list[int]) -> int:
+    # Four of a kind count as two pairs in Chinese Official rules.
+    return 6 - min(7, sum(c // 2 for c in counts))
+
+
+def _thirteen_orphans(counts: list[int]) -> int:
+    held = [counts[k] for k in _ORPHANS if counts[k]]
+    return 13 - len(held) - (1 if any(c >= 2 for c in held) else 0)
+
+
+def _honors_knitted(counts: list[int]) -> int:
+    honors = sum(1 for k in _HONORS if counts[k])
+    return 13 - honors - max(sum(1 for k in ks if counts[k]) for ks in _KNITTED)
+
+
+def _knitted_straight(counts: list[int], done_sets: int, best: int) -> int:
+    """The best of ``best`` and knitted straight + one set + a pair."""
+    for ks in _KNITTED:
+        missing = sum(1 for k in ks if not counts[k])
+        if missing - 1 >= best:
+            continue  # cannot beat what we have: the rest is at best complete (-1)
+        rest = counts[:]
+        for k in ks:
+            if rest[k]:
+                rest[k] -= 1
+        # The knitted straight stands for three sets; the rest makes one set and a pair.
+        best = min(best, missing + _regular(rest, done_sets + 3))
+    return best
+
+
+def _raw(counts: list[int], done_sets: int) -> int:
+    """The shanten count over all shapes, not checking the copies left."""
+    best = _regular(counts, done_sets)
+    if done_sets <= 1:
+        best = _knitted_straight(counts, done_sets, best)
+    if done_sets == 0:
+        best = min(best, _seven_pairs(counts), _thirteen_orphans(counts), _honors_knitted(counts))
+    return best
+
+
+def _really_ready(counts: list[int], done_sets: int, held: list[int]) -> bool:
+    """A 13-tile hand is ready only if a tile that completes it is still unseen by it."""
+    for t in range(PLAYING_KINDS):
+        if held[t] < 4:
+            counts[t] += 1
+            complete = _raw(counts, done_sets) == -1
+            counts[t] -= 1
+            if complete:
+                return True
+    return False
+
+
+def _shanten(counts: list[int], done_sets: int, held: list[int], size: int) -> int:
+    s = _raw(counts, done_sets)
+    if s != 0:
+        return s
+    if size == 13:
+        return 0 if _really_ready(counts, done_sets, held) else 1
+    # 14 tiles, one discard from ready by count: check that some discard really is.
+    for t in range(PLAYING_KINDS):
+        if counts[t]:
+            counts[t] -= 1
+            held[t] -= 1
+            ok = _raw(counts, done_sets) == 0 and _really_ready(counts, done_sets, held)
+            counts[t] += 1
+            held[t] += 1
+            if ok:
+                return 0
+    return 1
+
+
+def _parts(hand: Hand) -> tuple[list[int], int, list[int], int]:
+    size = hand.size
+    if size not in (13, 14):
+        raise HandError("wrong_tile_count", f"shanten needs 13 or 14 tiles, the hand has {size}")
+    held = [0] * PLAYING_KINDS
+    for t in hand.all_tiles():
+        held[t] += 1
+    return hand.counts(), len(hand.melds), held, size
+
+
+def shanten(hand: Hand) -> int:
+    """Distance to ready of a 13- or 14-tile hand: 0 ready, -1 complete.
+
+    A 14-tile hand counts as its best discard (so -1 means complete, 0 means a discard
+    makes it ready). Melds are done sets. Raises ``HandError`` for other sizes.
+    """
+    counts, done_sets, held, size = _parts(hand)
+    return _shanten(counts, done_sets, held, size)
+
+
+def useful_tiles(hand: Hand) -> tuple[Tile, ...]:
+    """The tiles that bring a 13-tile hand closer to ready (or complete a ready one).
+
+    Only tiles of which the hand does not already hold all four copies count.
+    """
+    counts, done_sets, held, size = _parts(hand)
+    if size != 13:
+        raise HandError("wrong_tile_count", "useful tiles are asked of a 13-tile hand")
+    now = _shanten(counts, done_sets, held, 13)
+    useful = []
+    for t in range(PLAYING_KINDS):
+        if held[t] < 4:
+            counts[t] += 1
+            held[t] += 1
+            if _shanten(counts, done_sets, held, 14) < now:
+                useful.append(PLAYING_TILES[t])
+            counts[t] -= 1
+            held[t] -= 1
+    return tuple(useful)
