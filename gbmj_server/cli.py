@@ -1,0 +1,190 @@
+"""``gbmj-server``: run the lobby server, or administer its accounts.
+
+    gbmj-server [--host H] [--port P] [--db PATH] [--log-level L] [--config FILE.toml]
+    gbmj-server admin [--db PATH] [--config FILE.toml] users
+    gbmj-server admin ... reset-password NAME | ban NAME | unban NAME
+
+Settings come from the defaults, then the TOML file (keys ``host``, ``port``, ``db``,
+``log_level``, optionally under a ``[server]`` table), then the command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import logging
+import sys
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from gbmj_server.storage import Storage, StorageError, default_db_path, hash_password
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 7415
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """Everything the host sets; the table and game defaults live with the tables."""
+
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    db: Path | None = None  # None: the file in the user's data directory
+    log_level: str = "info"
+
+    @property
+    def db_path(self) -> Path:
+        return self.db if self.db is not None else default_db_path()
+
+
+class ConfigError(Exception):
+    """A bad setting in the config file."""
+
+
+def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerConfig:
+    """``base`` with the settings of a TOML file applied."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read config {path}: {exc}") from exc
+    data = data.get("server", data)
+    unknown = set(data) - {"host", "port", "db", "log_level"}
+    if unknown:
+        raise ConfigError(f"unknown settings in {path}: {', '.join(sorted(unknown))}")
+    config = base
+    if "host" in data:
+        if not isinstance(data["host"], str):
+            raise ConfigError("host must be a string")
+        config = replace(config, host=data["host"])
+    if "port" in data:
+        port = data["port"]
+        if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
+            raise ConfigError("port must be an integer 0-65535")
+        config = replace(config, port=port)
+    if "db" in data:
+        if not isinstance(data["db"], str):
+            raise ConfigError("db must be a path string")
+        config = replace(config, db=(path.parent / Path(data["db"]).expanduser()))
+    if "log_level" in data:
+        if data["log_level"] not in LOG_LEVELS:
+            raise ConfigError(f"log_level must be one of {', '.join(LOG_LEVELS)}")
+        config = replace(config, log_level=data["log_level"])
+    return config
+
+
+def _port(text: str) -> int:
+    port = int(text)
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError("port must be 0-65535")
+    return port
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", type=Path, help="SQLite database file (default: user data dir)")
+    parser.add_argument("--config", type=Path, help="TOML file with the same settings")
+
+
+def _serve_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gbmj-server",
+        description="The gbmj lobby server (Chinese Official Mahjong). "
+        "'gbmj-server admin --help' for account administration.",
+    )
+    parser.add_argument("--host", help=f"address to listen on (default {DEFAULT_HOST})")
+    parser.add_argument("--port", type=_port, help=f"TCP port (default {DEFAULT_PORT}; 0 = free)")
+    parser.add_argument("--log-level", choices=LOG_LEVELS, help="default info")
+    _common(parser)
+    return parser
+
+
+def _admin_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gbmj-server admin", description="Administer accounts.")
+    _common(parser)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("users", help="list the accounts")
+    for name, text in (
+        ("reset-password", "set a new password (read from the terminal or stdin)"),
+        ("ban", "ban an account and end its sessions"),
+        ("unban", "lift a ban"),
+    ):
+        sub.add_parser(name, help=text).add_argument("name")
+    return parser
+
+
+def _config(args: argparse.Namespace) -> ServerConfig:
+    config = ServerConfig()
+    if args.config is not None:
+        config = load_config_file(args.config, config)
+    for key in ("host", "port", "db", "log_level"):
+        value = getattr(args, key, None)
+        if value is not None:
+            config = replace(config, **{key: value})
+    return config
+
+
+def _read_new_password() -> str:
+    if sys.stdin.isatty():
+        first = getpass.getpass("new password: ")
+        if getpass.getpass("again: ") != first:
+            raise SystemExit("passwords differ")
+        return first
+    return sys.stdin.readline().rstrip("\n")
+
+
+def admin(argv: Sequence[str]) -> int:
+    """The ``admin`` subcommand; returns the exit status."""
+    args = _admin_parser().parse_args(argv)
+    config = _config(args)
+    with Storage(config.db_path) as store:
+        try:
+            if args.command == "users":
+                for account in store.list_accounts():
+                    flag = "  banned" if account.banned else ""
+                    print(f"{account.id}\t{account.name}{flag}")
+            elif args.command == "reset-password":
+                password = _read_new_password()
+                if not password:
+                    print("empty password refused", file=sys.stderr)
+                    return 1
+                store.set_password_hash(args.name, hash_password(password))
+                print(f"password of {args.name} reset; its sessions ended")
+            elif args.command in ("ban", "unban"):
+                store.set_banned(args.name, args.command == "ban")
+                print(f"{args.name} {args.command}ned")
+        except StorageError as exc:
+            print(str(exc), file=sys.stderr)
+            return 1
+    return 0
+
+
+def serve(argv: Sequence[str]) -> int:
+    """Run the server until SIGINT/SIGTERM; returns the exit status."""
+    args = _serve_parser().parse_args(argv)
+    try:
+        config = _config(args)
+    except ConfigError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    logging.basicConfig(
+        level=config.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    import trio
+
+    from gbmj_server.net.server import run_server
+
+    trio.run(run_server, config)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv[:1] == ["admin"]:
+            return admin(argv[1:])
+        return serve(argv)
+    except ConfigError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2

@@ -1,0 +1,87 @@
+"""Bot players behind one small interface, so the real bot (its own issue) drops in.
+
+A bot is anything with ``choose(view, legal_actions) -> Action``: ``view`` is what its
+seat may see (the engine's per-seat view), ``legal_actions`` the engine's legal list for
+the seat (never empty when asked). ``SimpleBot`` plays legally and not at random: it
+takes every win, pungs and kongs honours it holds in pairs, and discards the tile that
+is worst connected to the rest of its hand.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from gbmj_server.game.actions import Action, ActionKind
+
+
+class Bot(Protocol):
+    def choose(self, view: Any, legal_actions: Sequence[Action]) -> Action: ...
+
+
+def _usefulness(tile: int, counts: Counter[int]) -> int:
+    """How much a tile helps the hand: copies held, and suited neighbours within two."""
+    score = 4 * (counts[tile] - 1)
+    if tile < 27:  # suited: neighbours in the same suit count
+        suit, rank = divmod(tile, 9)
+        for step, weight in ((-2, 1), (-1, 2), (1, 2), (2, 1)):
+            if 0 <= rank + step < 9 and counts[suit * 9 + rank + step]:
+                score += weight
+        score += 1 if rank in (0, 8) else 2  # middle tiles chow more ways
+    return score
+
+
+def concealed_tiles(view: Any) -> list[int]:
+    """The seat's own concealed tiles from an engine view (empty if it has none)."""
+    for name in ("concealed", "hand", "tiles"):
+        value = getattr(view, name, None)
+        if value is None and isinstance(view, dict):
+            value = view.get(name)
+        if isinstance(value, list | tuple) and all(isinstance(t, int) for t in value):
+            return [int(t) for t in value]
+    return []
+
+
+class SimpleBot:
+    """A legal, greedy-but-sensible policy until the real bot lands."""
+
+    level = "simple"
+
+    def choose(self, view: Any, legal_actions: Sequence[Action]) -> Action:
+        by_kind: dict[ActionKind, list[Action]] = {}
+        for action in legal_actions:
+            by_kind.setdefault(action.kind, []).append(action)
+        if ActionKind.WIN in by_kind:
+            return by_kind[ActionKind.WIN][0]
+        counts = Counter(concealed_tiles(view))
+        for kind in (ActionKind.CONCEALED_KONG, ActionKind.ADDED_KONG):
+            if kind in by_kind:
+                return by_kind[kind][0]
+        discards = by_kind.get(ActionKind.DISCARD)
+        if discards:
+            return min(
+                discards,
+                key=lambda a: (_usefulness(int(a.tile), counts), -int(a.tile)),  # type: ignore[arg-type]
+            )
+        # A claim window: pung or kong an honour pair (value tiles), otherwise pass.
+        for kind in (ActionKind.EXPOSED_KONG, ActionKind.PUNG):
+            if kind in by_kind and _offered_is_honour(view):
+                return by_kind[kind][0]
+        for action in legal_actions:
+            if action.kind is ActionKind.PASS:
+                return action
+        return legal_actions[0]
+
+
+def _offered_is_honour(view: Any) -> bool:
+    tile = getattr(view, "offered_tile", None)
+    return isinstance(tile, int) and 27 <= tile <= 33
+
+
+BOT_LEVELS = {"simple": SimpleBot}
+
+
+def make_bot(level: str = "simple") -> Bot:
+    """A bot of the named level (unknown levels get the simple one)."""
+    return BOT_LEVELS.get(level, SimpleBot)()

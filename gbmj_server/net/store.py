@@ -1,0 +1,41 @@
+"""``AsyncStorage``: the synchronous ``Storage`` called from trio through worker threads.
+
+SQLite gets one ``CapacityLimiter(1)`` (one connection, one thread at a time); password
+hashing gets its own limiter so a burst of logins never holds up the database.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import trio
+
+from gbmj_server.storage import Storage, hash_password, verify_password
+
+T = TypeVar("T")
+
+# argon2 with default costs uses 64 MiB per hash: allow two at once on a small host.
+HASH_THREADS = 2
+
+
+class AsyncStorage:
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+        self._db_limiter = trio.CapacityLimiter(1)
+        self._hash_limiter = trio.CapacityLimiter(HASH_THREADS)
+
+    async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run ``fn(*args, **kwargs)`` (a ``Storage`` method) in the database thread."""
+        return await trio.to_thread.run_sync(
+            functools.partial(fn, *args, **kwargs), limiter=self._db_limiter
+        )
+
+    async def hash_password(self, password: str) -> str:
+        return await trio.to_thread.run_sync(hash_password, password, limiter=self._hash_limiter)
+
+    async def verify_password(self, password_hash: str, password: str) -> bool:
+        return await trio.to_thread.run_sync(
+            verify_password, password_hash, password, limiter=self._hash_limiter
+        )

@@ -1,0 +1,39 @@
+"""Fixtures: a real server on a loopback port with a real SQLite file in tmp_path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import trio
+
+from gbmj_server.net.server import Server
+from gbmj_server.storage import Storage
+from server.wireclient import WireClient
+
+
+@pytest.fixture
+async def server(nursery: trio.Nursery, tmp_path: Path):
+    storage = Storage(tmp_path / "gbmj.sqlite3")
+    srv = Server(storage)
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    srv.port = listeners[0].socket.getsockname()[1]  # type: ignore[attr-defined]
+    await nursery.start(srv.serve, listeners)
+    yield srv
+    storage.close()
+
+
+@pytest.fixture
+def connect(server: Server):
+    """``await connect()``: a greeted client over TCP; ``connect(hello=False)`` raw."""
+    clients: list[WireClient] = []
+
+    async def open_client(hello: bool = True) -> WireClient:
+        stream = await trio.open_tcp_stream("127.0.0.1", server.port)  # type: ignore[attr-defined]
+        client = WireClient(stream)
+        clients.append(client)
+        if hello:
+            await client.hello()
+        return client
+
+    return open_client

@@ -1,0 +1,71 @@
+"""``gbmj-server``: settings, the admin commands, and a real run stopped by SIGINT/SIGTERM."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gbmj_server.cli import ConfigError, ServerConfig, admin, load_config_file
+from gbmj_server.storage import Storage, hash_password, verify_password
+
+
+def test_config_file_then_command_line(tmp_path: Path) -> None:
+    config_file = tmp_path / "gbmj.toml"
+    config_file.write_text('[server]\nhost = "0.0.0.0"\nport = 9000\ndb = "data/x.sqlite3"\n')
+    config = load_config_file(config_file)
+    assert config == ServerConfig(host="0.0.0.0", port=9000, db=tmp_path / "data/x.sqlite3")
+    config_file.write_text("port = 70000\n")
+    with pytest.raises(ConfigError, match="port"):
+        load_config_file(config_file)
+    config_file.write_text("colour = 1\n")
+    with pytest.raises(ConfigError, match="colour"):
+        load_config_file(config_file)
+
+
+def test_admin_users_reset_ban(tmp_path: Path, capsys, monkeypatch) -> None:
+    db = tmp_path / "admin.sqlite3"
+    with Storage(db) as store:
+        store.create_account("alice", hash_password("old-password"))
+        token = store.create_session(store.account_by_name("alice").id)
+    assert admin(["--db", str(db), "users"]) == 0
+    assert "alice" in capsys.readouterr().out
+    monkeypatch.setattr("sys.stdin", __import__("io").StringIO("new-password\n"))
+    assert admin(["--db", str(db), "reset-password", "alice"]) == 0
+    assert admin(["--db", str(db), "ban", "alice"]) == 0
+    assert admin(["--db", str(db), "ban", "nobody"]) == 1
+    assert admin(["--db", str(db), "users"]) == 0
+    assert "banned" in capsys.readouterr().out
+    with Storage(db) as store:
+        alice = store.account_by_name("alice")
+        assert alice.banned and verify_password(alice.password_hash, "new-password")
+        assert store.resolve_session(token) is None
+    assert admin(["--db", str(db), "unban", "alice"]) == 0
+    with Storage(db) as store:
+        assert not store.account_by_name("alice").banned
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_server_prints_where_and_stops_cleanly(tmp_path: Path, signum: int) -> None:
+    db = tmp_path / "run.sqlite3"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gbmj_server", "--port", "0", "--db", str(db)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        first = proc.stdout.readline()
+        second = proc.stdout.readline()
+        assert first.startswith("listening on 127.0.0.1:") and int(first.rsplit(":", 1)[1]) > 0
+        assert second.strip() == f"database: {db}"
+        proc.send_signal(signum)
+        assert proc.wait(timeout=10) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+    with Storage(db) as store:  # the file is whole and migrated
+        assert store.schema_version() >= 1

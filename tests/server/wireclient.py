@@ -1,0 +1,90 @@
+"""A test client speaking the wire protocol over a real stream."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import trio
+
+from gbmj_server.net.wire import FrameDecoder, ProtocolError, encode
+
+TIMEOUT = 10.0
+
+
+class WireClient:
+    def __init__(self, stream: trio.abc.Stream) -> None:
+        self.stream = stream
+        self.decoder = FrameDecoder()
+        self.inbox: list[dict[str, Any]] = []
+        self.seen: list[dict[str, Any]] = []  # every message ever received, in order
+        self.raw: list[bytes] = []  # every byte chunk received
+        self._ids = itertools.count(1)
+        self.closed = False
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.stream.send_all(encode(message))
+
+    async def send_raw(self, data: bytes) -> None:
+        await self.stream.send_all(data)
+
+    async def _fill(self) -> None:
+        data = await self.stream.receive_some(65536)
+        if not data:
+            self.closed = True
+            raise EOFError("server closed the connection")
+        self.raw.append(data)
+        for item in self.decoder.feed(data):
+            assert not isinstance(item, ProtocolError), item
+            self.inbox.append(item)
+            self.seen.append(item)
+
+    async def expect(
+        self, kind: str, timeout: float = TIMEOUT, where: Any = None, **fields: Any
+    ) -> dict[str, Any]:
+        """The next message of type ``kind`` whose fields match and for which ``where``
+        (if given) is true; earlier messages are skipped."""
+        with trio.fail_after(timeout):
+            while True:
+                for index, message in enumerate(self.inbox):
+                    if (
+                        message["type"] == kind
+                        and all(message.get(k) == v for k, v in fields.items())
+                        and (where is None or where(message))
+                    ):
+                        del self.inbox[: index + 1]
+                        return message
+                await self._fill()
+
+    async def request(self, kind: str, **fields: Any) -> dict[str, Any]:
+        """Send a request with a fresh id; return its reply (ok, error or other)."""
+        request_id = next(self._ids)
+        await self.send({"type": kind, "id": request_id, **fields})
+        with trio.fail_after(TIMEOUT):
+            while True:
+                for index, message in enumerate(self.inbox):
+                    if message.get("id") == request_id:
+                        del self.inbox[index]
+                        return message
+                await self._fill()
+
+    async def ok(self, kind: str, **fields: Any) -> dict[str, Any]:
+        reply = await self.request(kind, **fields)
+        assert reply["type"] != "error", reply
+        return reply
+
+    async def hello(self) -> dict[str, Any]:
+        await self.send({"type": "hello", "version": 1, "client": "test/1"})
+        return await self.expect("welcome")
+
+    async def register(self, name: str, password: str = "secret-pw") -> dict[str, Any]:
+        return await self.ok("register", name=name, password=password)
+
+    async def drain(self, seconds: float = 0.05) -> None:
+        """Read whatever arrives for a moment."""
+        with trio.move_on_after(seconds):
+            while True:
+                await self._fill()
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
