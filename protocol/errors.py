@@ -1,0 +1,71 @@
+"""The protocol's one error type and the error codes that travel in ``error`` messages.
+
+The decoder and the encoder raise nothing but ``ProtocolError``. Its ``code`` is an
+``ErrorCode`` (a short machine word, sent as-is in the ``error`` message) and its message
+says in words what was wrong, naming the field (``snapshot.game.seats[2].melds[0].tile``).
+
+The codes are one closed list shared by both sides: the first group is raised by this
+package (bad frames and bad messages), the second is for the server's replies to
+requests that are well formed but cannot be done.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ErrorCode(StrEnum):
+    # -- raised by the codec: the frame or the message is malformed -------------------
+    FRAME_TOO_LARGE = "frame_too_large"  # length prefix over the frame limit
+    BAD_MSGPACK = "bad_msgpack"  # the body is not exactly one valid msgpack value
+    LIMIT_EXCEEDED = "limit_exceeded"  # a string, list, map or nesting limit
+    NOT_A_MESSAGE = "not_a_message"  # the body is not a map with a string "type"
+    UNKNOWN_TYPE = "unknown_type"  # no message has this "type"
+    MISSING_FIELD = "missing_field"
+    EXTRA_FIELD = "extra_field"
+    WRONG_TYPE = "wrong_type"  # e.g. a string where an integer belongs
+    OUT_OF_RANGE = "out_of_range"  # e.g. tile 45, seat 7, an unknown action kind
+    # -- sent by the server: the request is well formed but refused -------------------
+    UNSUPPORTED_VERSION = "unsupported_version"  # hello with a version we do not speak
+    NOT_EXPECTED = "not_expected"  # message out of order (e.g. before hello/login)
+    NOT_LOGGED_IN = "not_logged_in"
+    BAD_CREDENTIALS = "bad_credentials"
+    NAME_TAKEN = "name_taken"
+    BAD_TOKEN = "bad_token"  # resume with an unknown or expired session token
+    RATE_LIMITED = "rate_limited"
+    NO_SUCH_TABLE = "no_such_table"
+    WRONG_PASSWORD = "wrong_password"  # table password
+    NOT_OWNER = "not_owner"  # an owner-only table operation
+    SEAT_TAKEN = "seat_taken"
+    SEAT_EMPTY = "seat_empty"
+    NOT_SEATED = "not_seated"
+    MATCH_RUNNING = "match_running"  # e.g. configure or kick once the match started
+    BOTS_NOT_ALLOWED = "bots_not_allowed"
+    NOT_YOUR_TURN = "not_your_turn"
+    ILLEGAL_ACTION = "illegal_action"  # not among the prompt's legal actions
+    STALE = "stale"  # an action for a prompt that is no longer open (old seq)
+    FALSE_WIN = "false_win"  # a declared win that is not a win of 8 fan
+    NOT_ENOUGH_COINS = "not_enough_coins"
+    NO_SUCH_ITEM = "no_such_item"
+    INVENTORY_FULL = "inventory_full"
+    INTERNAL = "internal"  # a bug on the server; the request had no effect
+
+
+class ProtocolError(Exception):
+    """A frame or message that breaks the protocol; the only exception the codec raises.
+
+    ``field`` is the dotted path of the offending field when there is one (``""`` for the
+    frame itself). ``str(error)`` is the readable message, suitable for an ``error`` reply.
+    """
+
+    def __init__(self, code: ErrorCode, message: str, field: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+        self.field = field
+
+    @property
+    def message(self) -> str:
+        return str(self)
+
+    def __repr__(self) -> str:
+        return f"ProtocolError({self.code.value!r}, {str(self)!r})"

@@ -1,0 +1,832 @@
+"""The message catalog: every message of the gbmj protocol as a typed, checked value.
+
+Each message is a frozen dataclass made with ``@message(type, sender)``; its fields are
+declared once with their wire spec (``protocol.schema``), which both decoding and
+encoding check. ``MESSAGE_TYPES`` maps each ``type`` string to its class;
+``Message.from_wire`` / ``to_wire`` turn a decoded msgpack map into a message and back.
+
+Game messages carry the vocabulary of ``docs/vocabulary.md``: action kinds, event kinds
+and their fields, timer classes. A tile a viewer may not see is absent and a count is sent
+instead. Seats are absolute (0-3) except a meld's ``claimed_from``, which is relative to
+its owner (1 left, 2 opposite, 3 right, 0 nobody).
+
+Requests may carry an ``id`` (any 32-bit unsigned integer the client chooses); the reply
+to a request (its answer, ``ok`` or ``error``) carries the same ``id``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from .errors import ErrorCode, ProtocolError
+from .schema import (
+    Bool,
+    Choice,
+    FanId,
+    Hex,
+    Int,
+    ListOf,
+    Optional,
+    Record,
+    Str,
+    Struct,
+    Tagged,
+    TileCode,
+    When,
+    field,
+    record,
+    tagged,
+)
+
+PROTOCOL_VERSION = 1
+
+# -- the vocabulary (docs/vocabulary.md) ------------------------------------------------
+ACTION_KINDS = (
+    "discard",
+    "win",
+    "concealed_kong",
+    "added_kong",
+    "pung",
+    "exposed_kong",
+    "chow",
+    "pass",
+)
+ACTIONS_WITH_TILE = ("discard", "concealed_kong", "added_kong", "chow")
+ACTIONS_WITHOUT_TILE = tuple(k for k in ACTION_KINDS if k not in ACTIONS_WITH_TILE)
+TIMERS = ("first_discard", "turn", "claim_window")
+MELD_KINDS = ("chow", "pung", "kong")  # gbmj_server.rules.hand.MeldKind values
+
+# -- the product's closed lists ---------------------------------------------------------
+ITEMS = ("timer_extension", "tile_counter")  # SPEC §2.6; a new item is one more name here
+BOT_LEVELS = ("easy", "normal", "hard")
+TABLE_STATUSES = ("waiting", "playing")
+CHANNELS = ("lobby", "table")
+LEAVE_REASONS = ("left", "kicked", "not_enough_coins", "table_closed")
+# Coins per point: 0 (free) and the 1-2-5 series (SPEC §2.2).
+STAKES = (0, *(m * 10**e for e in range(5) for m in (1, 2, 5)))
+MAX_LEVEL = 37
+INVENTORY_SLOTS = 30
+STACK_LIMIT = 99
+
+# -- field specs used throughout --------------------------------------------------------
+REQUEST_ID = Int(0, 2**32 - 1)
+SEAT = Int(0, 3)
+RELATIVE_SEAT = Int(0, 3)
+TILE = TileCode()
+PLAYING_TILE = TileCode(0, 33, "playing tile")
+FLOWER = TileCode(34, 41, "flower")
+WIND = TileCode(27, 30, "wind")
+TABLE_ID = Int(1, 2**31 - 1)
+SEQ = Int(0, 2**53)
+MS_LEFT = Int(0, 24 * 3600 * 1000)
+COINS = Int(0, 10**15)
+COIN_DELTA = Int(-(10**15), 10**15)
+POINTS = Int(-(10**9), 10**9)
+FAN_TOTAL = Int(0, 1000)
+RATING = Int(0, 10**12)
+LEVEL = Int(1, MAX_LEVEL)
+NAME = Str(24)  # a player's name
+TABLE_NAME = Str(40)
+PASSWORD = Str(128)  # an account password
+TABLE_PASSWORD = Str(64)
+TOKEN = Str(128, min_len=16)
+SOFTWARE = Str(64)  # "<name>/<version>" in hello and welcome
+CHAT_TEXT = Str(500)
+ITEM = Choice(ITEMS)
+POINTS_PER_SEAT = ListOf(POINTS, 4, 4)
+ACTION_RULES = (
+    When("kind", ACTIONS_WITH_TILE, require=("tile",)),
+    When("kind", ACTIONS_WITHOUT_TILE, forbid=("tile",)),
+)
+
+
+# -- messages ---------------------------------------------------------------------------
+@record
+class Message(Record):
+    """Base of every message: a ``type`` (the class's ``TAG``) and an optional ``id``."""
+
+    _TAG_KEY: ClassVar[str | None] = "type"
+    _REGISTRY: ClassVar[dict[str, type[Record]]] = {}
+    SENDER: ClassVar[str] = ""  # "client", "server" or "both"
+    REPLY: ClassVar[str] = ""  # for a request: what answers it
+
+    id: int | None = field(Optional(REQUEST_ID), "request id; a reply echoes it")
+
+    @property
+    def type(self) -> str:
+        return self.TAG  # type: ignore[return-value]
+
+    @classmethod
+    def from_wire(cls, data: Any, path: str | None = None) -> Message:  # type: ignore[override]
+        """The message a decoded msgpack map stands for; ``ProtocolError`` otherwise.
+
+        ``Message.from_wire`` accepts any type; ``Hello.from_wire`` only a ``hello``.
+        """
+        if not isinstance(data, dict) or "type" not in data:
+            raise ProtocolError(ErrorCode.NOT_A_MESSAGE, "a message is a map with a 'type'")
+        kind = data["type"]
+        if not isinstance(kind, str):
+            raise ProtocolError(
+                ErrorCode.WRONG_TYPE, f"type: expected a string, got {type(kind).__name__}", "type"
+            )
+        target = MESSAGE_TYPES.get(kind)
+        if target is None or (cls is not Message and target is not cls):
+            shown = kind if len(kind) <= 40 else kind[:40] + "…"
+            raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {shown!r}", "type")
+        # Record.from_wire bound to the concrete class (zero-argument super() does not work
+        # in slotted dataclasses).
+        return super(Message, target).from_wire(data, path or kind)  # type: ignore[misc]
+
+
+MESSAGE_TYPES: dict[str, type[Message]] = Message._REGISTRY  # type: ignore[assignment]
+
+
+def message(type_: str, sender: str, reply: str = "") -> Callable[[type], type]:
+    """Declare a message class: its wire ``type``, who sends it, and what answers it."""
+
+    def wrap(cls: type) -> type:
+        cls.SENDER = sender
+        cls.REPLY = reply
+        return tagged(type_)(cls)
+
+    return wrap
+
+
+# -- shared records ---------------------------------------------------------------------
+@record
+class ActionChoice(Record):
+    """One legal action in a prompt: a kind and, for some kinds, a tile."""
+
+    _RULES = ACTION_RULES
+    kind: str = field(Choice(ACTION_KINDS), "action kind (docs/vocabulary.md)")
+    tile: int | None = field(
+        Optional(PLAYING_TILE), "for discard, concealed_kong, added_kong, chow"
+    )
+
+
+@record
+class MeldView(Record):
+    """A declared meld as every viewer sees it (concealed kongs of others: tile hidden)."""
+
+    _RULES = (When("concealed", (True,), forbid=("claimed_tile",)),)
+    kind: str = field(Choice(MELD_KINDS))
+    tile: int | None = field(
+        Optional(PLAYING_TILE), "lowest tile; absent for another player's concealed kong"
+    )
+    concealed: bool = field(Bool(), "a concealed kong")
+    claimed_from: int = field(RELATIVE_SEAT, "relative to the owner: 1 left, 2 opposite, 3 right")
+    claimed_tile: int | None = field(Optional(PLAYING_TILE), "the tile taken from a discard")
+    added: bool = field(Bool(), "a kong made by adding to a pung")
+
+
+@record
+class FanCount(Record):
+    """A fan scored ``count`` times (e.g. two 幺九刻)."""
+
+    fan: int = field(FanId())
+    count: int = field(Int(1, 8))
+
+
+@record
+class RevealedHand(Record):
+    """A seat's whole hand at the end of a hand: concealed tiles, melds, flowers."""
+
+    seat: int = field(SEAT)
+    tiles: tuple[int, ...] = field(ListOf(PLAYING_TILE, 14), "concealed tiles")
+    melds: tuple[MeldView, ...] = field(ListOf(Struct(MeldView), 4))
+    flowers: tuple[int, ...] = field(ListOf(FLOWER, 8))
+
+
+@record
+class Profile(Record):
+    """A player's account as the player sees it."""
+
+    name: str = field(NAME)
+    guest: bool = field(Bool(), "a guest keeps no coins")
+    coins: int = field(COINS)
+    rating: int = field(RATING, "level points (SPEC §2.7)")
+    level: int = field(LEVEL)
+
+
+@record
+class TimerSettings(Record):
+    """A table's timers in seconds (SPEC §2.3); ``on`` false: no timers at all."""
+
+    on: bool = field(Bool())
+    first_discard: int = field(Int(5, 600), "the dealer's first discard")
+    turn: int = field(Int(3, 600), "every later turn")
+    claim_window: int = field(Int(1, 120), "claiming a discard")
+
+
+@record
+class TableSettings(Record):
+    """What a table's owner chooses (SPEC §2.2); the password travels beside it."""
+
+    name: str = field(TABLE_NAME)
+    stake: int = field(Choice(STAKES), "coins per point; 0 = free")
+    timers: TimerSettings = field(Struct(TimerSettings))
+    rounds: int = field(Int(1, 4))
+    bots_allowed: bool = field(Bool())
+
+
+@record
+class LobbySeat(Record):
+    """One seat of a table as the lobby shows it; empty when ``name`` is absent."""
+
+    _RULES = (When("bot", (True,), require=("bot_level", "name")),)
+    name: str | None = field(Optional(NAME))
+    bot: bool = field(Bool())
+    bot_level: str | None = field(Optional(Choice(BOT_LEVELS)), "for a bot")
+    ready: bool = field(Bool())
+
+
+@record
+class TableInfo(Record):
+    """A table in the lobby list (never its password)."""
+
+    table_id: int = field(TABLE_ID)
+    owner: str = field(NAME)
+    settings: TableSettings = field(Struct(TableSettings))
+    has_password: bool = field(Bool())
+    seats: tuple[LobbySeat, ...] = field(ListOf(Struct(LobbySeat), 4, 4), "seats 0-3")
+    spectators: int = field(Int(0, 100_000))
+    status: str = field(Choice(TABLE_STATUSES))
+
+
+@record
+class SeatView(Record):
+    """One seat of a hand in play, as the viewer may see it."""
+
+    seat: int = field(SEAT)
+    name: str = field(NAME)
+    bot: bool = field(Bool())
+    connected: bool = field(Bool())
+    autoplay: bool = field(Bool(), "托管: the server plays for this seat")
+    wind: int = field(WIND, "seat wind this hand")
+    score: int = field(POINTS, "match points so far")
+    melds: tuple[MeldView, ...] = field(ListOf(Struct(MeldView), 4))
+    discards: tuple[int, ...] = field(ListOf(PLAYING_TILE, 64), "in order")
+    flowers: tuple[int, ...] = field(ListOf(FLOWER, 8))
+    concealed_count: int = field(Int(0, 14))
+    tiles: tuple[int, ...] | None = field(
+        Optional(ListOf(PLAYING_TILE, 14)), "the concealed tiles: only the viewer's own seat"
+    )
+
+
+@record
+class GameView(Record):
+    """A hand in play: everything a viewer may see of it."""
+
+    round: int = field(Int(1, 4))
+    hand: int = field(Int(1, 4), "1-based within the round")
+    prevailing_wind: int = field(WIND)
+    dealer: int = field(SEAT)
+    dice: tuple[int, ...] = field(ListOf(Int(1, 6), 4, 2))
+    commitment: str = field(Hex(64, 64), "SHA-256 of the wall order and salt")
+    wall_count: int = field(Int(0, 144), "tiles left in the wall")
+    turn: int = field(SEAT, "whose turn it is")
+    timer: str | None = field(Optional(Choice(TIMERS)), "the running timer's class")
+    ms_left: int | None = field(Optional(MS_LEFT), "time left on it; absent when untimed")
+    seats: tuple[SeatView, ...] = field(ListOf(Struct(SeatView), 4, 4), "seats 0-3")
+
+
+@record
+class Standing(Record):
+    """A seat's result over the match."""
+
+    seat: int = field(SEAT)
+    name: str = field(NAME)
+    rank: int = field(Int(1, 4))
+    points: int = field(POINTS)
+    coins: int = field(COIN_DELTA, "coins won (or lost, negative) over the match")
+
+
+@record
+class ItemStack(Record):
+    item: str = field(ITEM)
+    count: int = field(Int(1, STACK_LIMIT))
+
+
+@record
+class ShopOffer(Record):
+    item: str = field(ITEM)
+    price: int = field(COINS, "coins per item")
+
+
+@record
+class LeaderEntry(Record):
+    rank: int = field(Int(1, 100_000))
+    name: str = field(NAME)
+    level: int = field(LEVEL)
+    rating: int = field(RATING)
+
+
+# -- events (docs/vocabulary.md) ---------------------------------------------------------
+@record
+class EventBody(Record):
+    """Base of the game events; the ``kind`` names the event. Hidden tiles are absent."""
+
+    _TAG_KEY: ClassVar[str | None] = "kind"
+    _REGISTRY: ClassVar[dict[str, type[Record]]] = {}
+
+
+EVENT_KINDS: dict[str, type[EventBody]] = EventBody._REGISTRY  # type: ignore[assignment]
+
+
+@tagged("hand_start")
+class HandStart(EventBody):
+    round: int = field(Int(1, 4))
+    hand: int = field(Int(1, 4))
+    dealer: int = field(SEAT)
+    winds: tuple[int, ...] = field(ListOf(WIND, 4, 4), "seat wind of seats 0-3")
+    prevailing_wind: int = field(WIND)
+    dice: tuple[int, ...] = field(ListOf(Int(1, 6), 4, 2))
+    break_point: int = field(Int(0, 143), "where the wall is broken")
+    commitment: str = field(Hex(64, 64), "SHA-256 of the wall order and salt")
+
+
+@tagged("deal")
+class Deal(EventBody):
+    seat: int = field(SEAT)
+    count: int = field(Int(13, 14))
+    tiles: tuple[int, ...] | None = field(Optional(ListOf(TILE, 14)), "only to the seat itself")
+
+
+@tagged("flower")
+class Flower(EventBody):
+    seat: int = field(SEAT)
+    tile: int = field(FLOWER)
+
+
+@tagged("draw")
+class Draw(EventBody):
+    seat: int = field(SEAT)
+    tile: int | None = field(Optional(TILE), "only to the seat itself")
+    replacement: bool = field(Bool(), "from the back of the wall")
+
+
+@tagged("discard")
+class Discard(EventBody):
+    seat: int = field(SEAT)
+    tile: int = field(PLAYING_TILE)
+
+
+@record
+class Claim(EventBody):
+    """A chow, pung or exposed kong made with a discard."""
+
+    seat: int = field(SEAT)
+    tiles: tuple[int, ...] = field(ListOf(PLAYING_TILE, 4, 3), "the meld's tiles")
+    claimed_tile: int = field(PLAYING_TILE)
+    from_seat: int = field(SEAT, "who discarded it")
+
+
+@tagged("chow")
+class Chow(Claim):
+    pass
+
+
+@tagged("pung")
+class Pung(Claim):
+    pass
+
+
+@tagged("exposed_kong")
+class ExposedKong(Claim):
+    pass
+
+
+@tagged("concealed_kong")
+class ConcealedKong(EventBody):
+    seat: int = field(SEAT)
+    tile: int | None = field(Optional(PLAYING_TILE), "only to the seat itself")
+
+
+@tagged("added_kong")
+class AddedKong(EventBody):
+    seat: int = field(SEAT)
+    tile: int = field(PLAYING_TILE)
+
+
+@tagged("win")
+class Win(EventBody):
+    seat: int = field(SEAT)
+    from_seat: int | None = field(Optional(SEAT), "absent when self-drawn")
+    win_tile: int = field(PLAYING_TILE)
+    fans: tuple[FanCount, ...] = field(ListOf(Struct(FanCount), 82, 1))
+    total: int = field(FAN_TOTAL, "all fan including flowers")
+    points: tuple[int, ...] = field(POINTS_PER_SEAT)
+
+
+@tagged("exhaustive_draw")
+class ExhaustiveDraw(EventBody):
+    pass
+
+
+@tagged("escape")
+class Escape(EventBody):
+    seat: int = field(SEAT)
+
+
+@tagged("hand_end")
+class HandEnd(EventBody):
+    hands: tuple[RevealedHand, ...] = field(ListOf(Struct(RevealedHand), 4, 4))
+    wall: tuple[int, ...] = field(ListOf(TILE, 144, 144), "the wall order of the deal")
+    salt: str = field(Hex(2, 128))
+    points: tuple[int, ...] = field(POINTS_PER_SEAT)
+
+
+# -- general ------------------------------------------------------------------------------
+@message("hello", "client", "welcome")
+class Hello(Message):
+    """The client's first message."""
+
+    version: int = field(Int(1, 65535), f"protocol version; this is {PROTOCOL_VERSION}")
+    client: str = field(SOFTWARE, '"<name>/<version>"')
+
+
+@message("welcome", "server")
+class Welcome(Message):
+    """The server's answer to a supported ``hello``."""
+
+    version: int = field(Int(1, 65535))
+    server: str = field(SOFTWARE)
+
+
+@message("error", "server")
+class Error(Message):
+    """A request or frame was refused; ``id`` is the request's if it had one."""
+
+    code: str = field(Choice(tuple(c.value for c in ErrorCode)), "see Error codes")
+    message: str = field(Str(500), "readable; names the field for a bad message")
+
+
+@message("ok", "server")
+class Ok(Message):
+    """A request was done and has nothing else to answer."""
+
+
+@message("ping", "both", "pong")
+class Ping(Message):
+    """Keep-alive; the other side answers ``pong`` with the same ``id``."""
+
+
+@message("pong", "both")
+class Pong(Message):
+    """The answer to ``ping``."""
+
+
+# -- accounts ---------------------------------------------------------------------------
+@message("register", "client", "session")
+class Register(Message):
+    """Create an account (10,000 coins) and log in."""
+
+    name: str = field(NAME)
+    password: str = field(PASSWORD)
+
+
+@message("login", "client", "session")
+class Login(Message):
+    name: str = field(NAME)
+    password: str = field(PASSWORD)
+
+
+@message("guest", "client", "session")
+class Guest(Message):
+    """Play as a guest (no coins kept); the server picks a name if none is given."""
+
+    name: str | None = field(Optional(NAME))
+
+
+@message("resume", "client", "session")
+class Resume(Message):
+    """Resume a dropped session; the server then sends the table's snapshot if seated."""
+
+    token: str = field(TOKEN)
+
+
+@message("logout", "client", "ok")
+class Logout(Message):
+    """End the session; its token stops working."""
+
+
+@message("session", "server")
+class Session(Message):
+    """Logged in: the token to resume with, and the account."""
+
+    token: str = field(TOKEN)
+    profile: Profile = field(Struct(Profile))
+
+
+@message("profile", "server")
+class ProfileUpdate(Message):
+    """The account changed (coins, rating, level)."""
+
+    profile: Profile = field(Struct(Profile))
+
+
+@message("get_levels", "client", "levels")
+class GetLevels(Message):
+    pass
+
+
+@message("levels", "server")
+class Levels(Message):
+    """The rating each level starts at: ``thresholds[L-1]`` for level L."""
+
+    thresholds: tuple[int, ...] = field(ListOf(RATING, MAX_LEVEL, MAX_LEVEL))
+
+
+@message("get_leaderboard", "client", "leaderboard")
+class GetLeaderboard(Message):
+    limit: int | None = field(Optional(Int(1, 100)), "default 20")
+
+
+@message("leaderboard", "server")
+class Leaderboard(Message):
+    entries: tuple[LeaderEntry, ...] = field(ListOf(Struct(LeaderEntry), 100))
+
+
+# -- lobby ------------------------------------------------------------------------------
+@message("list_tables", "client", "table_list")
+class ListTables(Message):
+    """Ask for the table list; ``table_update``/``table_removed`` follow while in the lobby."""
+
+
+@message("table_list", "server")
+class TableList(Message):
+    tables: tuple[TableInfo, ...] = field(ListOf(Struct(TableInfo), 500))
+
+
+@message("table_update", "server")
+class TableUpdate(Message):
+    """A table was created or changed (seats, ready, settings, status, spectators)."""
+
+    table: TableInfo = field(Struct(TableInfo))
+
+
+@message("table_removed", "server")
+class TableRemoved(Message):
+    table_id: int = field(TABLE_ID)
+
+
+@message("create_table", "client", "snapshot")
+class CreateTable(Message):
+    """Create a table and enter it as its owner (not yet seated)."""
+
+    settings: TableSettings = field(Struct(TableSettings))
+    password: str | None = field(Optional(TABLE_PASSWORD), "absent: open table")
+
+
+@message("configure_table", "client", "ok")
+class ConfigureTable(Message):
+    """The owner replaces the settings (and password) before the match."""
+
+    table_id: int = field(TABLE_ID)
+    settings: TableSettings = field(Struct(TableSettings))
+    password: str | None = field(Optional(TABLE_PASSWORD), "absent: open table")
+
+
+@message("join_table", "client", "snapshot")
+class JoinTable(Message):
+    """Enter a table to play (then ``sit``)."""
+
+    table_id: int = field(TABLE_ID)
+    password: str | None = field(Optional(TABLE_PASSWORD))
+
+
+@message("spectate", "client", "snapshot")
+class Spectate(Message):
+    """Watch a table: a snapshot of what spectators may see, then events."""
+
+    table_id: int = field(TABLE_ID)
+    password: str | None = field(Optional(TABLE_PASSWORD))
+
+
+@message("sit", "client", "ok")
+class Sit(Message):
+    table_id: int = field(TABLE_ID)
+    seat: int = field(SEAT)
+
+
+@message("stand", "client", "ok")
+class Stand(Message):
+    table_id: int = field(TABLE_ID)
+
+
+@message("ready", "client", "ok")
+class Ready(Message):
+    table_id: int = field(TABLE_ID)
+    ready: bool = field(Bool())
+
+
+@message("add_bot", "client", "ok")
+class AddBot(Message):
+    """The owner puts a bot in an empty seat."""
+
+    table_id: int = field(TABLE_ID)
+    seat: int = field(SEAT)
+    level: str = field(Choice(BOT_LEVELS))
+
+
+@message("remove_bot", "client", "ok")
+class RemoveBot(Message):
+    table_id: int = field(TABLE_ID)
+    seat: int = field(SEAT)
+
+
+@message("kick", "client", "ok")
+class Kick(Message):
+    """The owner removes the player in a seat, before the match."""
+
+    table_id: int = field(TABLE_ID)
+    seat: int = field(SEAT)
+
+
+@message("leave_table", "client", "ok")
+class LeaveTable(Message):
+    """Back to the lobby; during a match this is an escape (SPEC §2.4)."""
+
+    table_id: int = field(TABLE_ID)
+
+
+@message("table_left", "server")
+class TableLeft(Message):
+    """The client is no longer at the table, and why."""
+
+    table_id: int = field(TABLE_ID)
+    reason: str = field(Choice(LEAVE_REASONS))
+
+
+@message("autoplay", "client", "ok")
+class Autoplay(Message):
+    """Switch 托管 on or off."""
+
+    table_id: int = field(TABLE_ID)
+    on: bool = field(Bool())
+
+
+# -- the game ---------------------------------------------------------------------------
+@message("snapshot", "server")
+class Snapshot(Message):
+    """Everything the viewer may see of a table; events with a higher ``seq`` follow."""
+
+    table: TableInfo = field(Struct(TableInfo))
+    seat: int | None = field(Optional(SEAT), "the viewer's seat; absent for a spectator")
+    seq: int = field(SEQ, "the last event this snapshot includes (0: none yet)")
+    game: GameView | None = field(Optional(Struct(GameView)), "absent between matches")
+
+
+@message("event", "server")
+class Event(Message):
+    """Something happened at a table; ``seq`` counts 1, 2, 3… per table."""
+
+    table_id: int = field(TABLE_ID)
+    seq: int = field(SEQ)
+    event: EventBody = field(Tagged(EventBody))
+
+
+@message("prompt", "server")
+class Prompt(Message):
+    """The viewer must choose one of ``actions`` within ``ms_left``."""
+
+    table_id: int = field(TABLE_ID)
+    seq: int = field(SEQ, "the table's seq when asked; the action echoes it")
+    actions: tuple[ActionChoice, ...] = field(ListOf(Struct(ActionChoice), 64, 1))
+    timer: str = field(Choice(TIMERS))
+    ms_left: int | None = field(Optional(MS_LEFT), "absent when the table is untimed")
+
+
+@message("action", "client", "ok")
+class Action(Message):
+    """The player's choice for the open prompt."""
+
+    _RULES = ACTION_RULES
+    table_id: int = field(TABLE_ID)
+    seq: int = field(SEQ, "the prompt's seq; an old one gets error `stale`")
+    kind: str = field(Choice(ACTION_KINDS))
+    tile: int | None = field(
+        Optional(PLAYING_TILE), "for discard, concealed_kong, added_kong, chow"
+    )
+
+
+@message("hand_result", "server")
+class HandResult(Message):
+    """A hand is over: the win (or draw or escape), fans, points, every hand revealed."""
+
+    _RULES = (When("winner", (None,), forbid=("from_seat", "win_tile")),)
+    table_id: int = field(TABLE_ID)
+    round: int = field(Int(1, 4))
+    hand: int = field(Int(1, 4))
+    winner: int | None = field(Optional(SEAT), "absent for a draw or an escape")
+    from_seat: int | None = field(Optional(SEAT), "the discarder; absent if self-drawn")
+    win_tile: int | None = field(Optional(PLAYING_TILE))
+    escaper: int | None = field(Optional(SEAT), "who escaped, if the hand ended so")
+    fans: tuple[FanCount, ...] = field(ListOf(Struct(FanCount), 82))
+    total: int = field(FAN_TOTAL, "all fan including flowers")
+    points: tuple[int, ...] = field(POINTS_PER_SEAT, "this hand")
+    scores: tuple[int, ...] = field(POINTS_PER_SEAT, "match totals after this hand")
+    hands: tuple[RevealedHand, ...] = field(ListOf(Struct(RevealedHand), 4, 4))
+    wall: tuple[int, ...] = field(ListOf(TILE, 144, 144))
+    salt: str = field(Hex(2, 128))
+    commitment: str = field(Hex(64, 64))
+
+
+@message("match_result", "server")
+class MatchResult(Message):
+    table_id: int = field(TABLE_ID)
+    standings: tuple[Standing, ...] = field(ListOf(Struct(Standing), 4, 4), "by rank")
+
+
+@message("timer_extended", "server")
+class TimerExtended(Message):
+    """A seat's timer extension fired: its deadline moved (SPEC §2.6)."""
+
+    table_id: int = field(TABLE_ID)
+    seat: int = field(SEAT)
+    ms_left: int = field(MS_LEFT)
+
+
+# -- items ------------------------------------------------------------------------------
+@message("get_inventory", "client", "inventory")
+class GetInventory(Message):
+    pass
+
+
+@message("inventory", "server")
+class Inventory(Message):
+    slots: tuple[ItemStack, ...] = field(ListOf(Struct(ItemStack), INVENTORY_SLOTS))
+    capacity: int = field(Int(0, INVENTORY_SLOTS))
+
+
+@message("get_shop", "client", "shop")
+class GetShop(Message):
+    pass
+
+
+@message("shop", "server")
+class Shop(Message):
+    offers: tuple[ShopOffer, ...] = field(ListOf(Struct(ShopOffer), 50))
+
+
+@message("buy", "client", "inventory")
+class Buy(Message):
+    item: str = field(ITEM)
+    count: int = field(Int(1, STACK_LIMIT))
+
+
+@message("item_awarded", "server")
+class ItemAwarded(Message):
+    """A random item for a win (SPEC §2.6)."""
+
+    item: str = field(ITEM)
+    count: int = field(Int(1, STACK_LIMIT))
+
+
+@message("arm_timer_extension", "client", "ok")
+class ArmTimerExtension(Message):
+    """Arm (or disarm) a timer extension for this table's match."""
+
+    table_id: int = field(TABLE_ID)
+    armed: bool = field(Bool())
+
+
+@message("use_tile_counter", "client", "tile_counts")
+class UseTileCounter(Message):
+    table_id: int = field(TABLE_ID)
+
+
+@message("tile_counts", "server")
+class TileCounts(Message):
+    """Unseen copies of each playing tile from the viewer's seat; sent again on change."""
+
+    table_id: int = field(TABLE_ID)
+    seq: int = field(SEQ, "the table's seq these counts are for")
+    counts: tuple[int, ...] = field(ListOf(Int(0, 4), 34, 34), "indexed by tile code 0-33")
+
+
+# -- chat -------------------------------------------------------------------------------
+CHAT_RULES = (
+    When("channel", ("table",), require=("table_id",)),
+    When("channel", ("lobby",), forbid=("table_id",)),
+)
+
+
+@message("chat_send", "client", "ok")
+class ChatSend(Message):
+    _RULES = CHAT_RULES
+    channel: str = field(Choice(CHANNELS))
+    table_id: int | None = field(Optional(TABLE_ID), "for the table channel")
+    text: str = field(CHAT_TEXT)
+
+
+@message("chat", "server")
+class Chat(Message):
+    """A chat line; ``sender`` absent for a notice from the server."""
+
+    _RULES = CHAT_RULES
+    channel: str = field(Choice(CHANNELS))
+    table_id: int | None = field(Optional(TABLE_ID))
+    sender: str | None = field(Optional(NAME))
+    text: str = field(CHAT_TEXT)

@@ -1,0 +1,468 @@
+"""The field-schema mechanism: each message declares its fields once, here they are checked.
+
+A *record* is a frozen dataclass whose fields carry a ``Spec`` (``field(Int(0, 3))``).
+From those specs one generic routine decodes a wire map into the record (checking every
+field: missing, extra, wrong type, out of range) and encodes a record back into a wire
+map (checking the same, so a bug on the sending side never reaches the wire). Cross-field
+rules are declared as data too (``When``). Specs also describe themselves for the
+protocol reference (``docs/protocol.md``).
+
+Wire values are plain msgpack values: ints, bools, strings, lists, maps with string keys.
+Decoded lists are tuples, tiles are ``Tile``, nested maps are records.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Iterator
+from typing import Any, ClassVar, Self, TypeVar
+
+from .errors import ErrorCode, ProtocolError
+from .fans import FAN_BY_ID
+from .tiles import NOTATION, Tile
+
+__all__ = [
+    "Bool",
+    "Choice",
+    "FanId",
+    "Hex",
+    "Int",
+    "ListOf",
+    "Optional",
+    "Record",
+    "Spec",
+    "Str",
+    "Struct",
+    "Tagged",
+    "TileCode",
+    "When",
+    "field",
+    "record",
+]
+
+
+def _fail(code: ErrorCode, path: str, what: str) -> ProtocolError:
+    return ProtocolError(code, f"{path}: {what}", path)
+
+
+def _kind(value: object) -> str:
+    """The wire kind of a decoded value, for error messages."""
+    return {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a float",
+        str: "a string",
+        bytes: "binary data",
+        tuple: "a list",
+        list: "a list",
+        dict: "a map",
+        type(None): "nil",
+    }.get(type(value), type(value).__name__)
+
+
+# -- specs ------------------------------------------------------------------------------
+class Spec:
+    """How one field travels: ``decode`` checks a wire value, ``encode`` a Python value."""
+
+    optional: ClassVar[bool] = False
+
+    def decode(self, value: Any, path: str) -> Any:
+        raise NotImplementedError
+
+    def encode(self, value: Any, path: str) -> Any:
+        # Most specs accept the same values on both sides; encoding also canonicalises
+        # (Tile -> int, tuple -> list, record -> map).
+        return self.decode(value, path)
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Int(Spec):
+    lo: int
+    hi: int
+
+    def decode(self, value: Any, path: str) -> int:
+        # bool is an int in Python but not on the wire; Tile (an IntEnum) is allowed for
+        # encoding and leaves as a plain int.
+        if type(value) is bool or not isinstance(value, int):
+            raise _fail(ErrorCode.WRONG_TYPE, path, f"expected an integer, got {_kind(value)}")
+        if not self.lo <= value <= self.hi:
+            raise _fail(
+                ErrorCode.OUT_OF_RANGE, path, f"{value} is out of range {self.lo}..{self.hi}"
+            )
+        return int(value)
+
+    def describe(self) -> str:
+        return f"int {self.lo}..{self.hi}"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Bool(Spec):
+    def decode(self, value: Any, path: str) -> bool:
+        if type(value) is not bool:
+            raise _fail(ErrorCode.WRONG_TYPE, path, f"expected a boolean, got {_kind(value)}")
+        return value
+
+    def describe(self) -> str:
+        return "bool"
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Str(Spec):
+    """A string of ``min_len``..``max_len`` characters; one line unless ``multiline``."""
+
+    max_len: int
+    min_len: int = 1
+    multiline: bool = False
+
+    def decode(self, value: Any, path: str) -> str:
+        if not isinstance(value, str):
+            raise _fail(ErrorCode.WRONG_TYPE, path, f"expected a string, got {_kind(value)}")
+        if not self.min_len <= len(value) <= self.max_len:
+            raise _fail(
+                ErrorCode.OUT_OF_RANGE,
+                path,
+                f"length {len(value)} is out of range {self.min_len}..{self.max_len}",
+            )
+        # Control characters in names and chat could repaint another player's terminal.
+        bad = _CONTROL.search(value.replace("\n", "") if self.multiline else value)
+        if bad:
+            raise _fail(
+                ErrorCode.OUT_OF_RANGE, path, f"control character {bad.group()!r} not allowed"
+            )
+        return str(value)
+
+    def describe(self) -> str:
+        return f"str {self.min_len}..{self.max_len} chars" + (
+            ", may span lines" if self.multiline else ""
+        )
+
+
+_HEX = re.compile(r"[0-9a-f]*")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Hex(Spec):
+    """Lowercase hexadecimal text (hashes, salts)."""
+
+    min_len: int
+    max_len: int
+
+    def decode(self, value: Any, path: str) -> str:
+        if not isinstance(value, str):
+            raise _fail(ErrorCode.WRONG_TYPE, path, f"expected a string, got {_kind(value)}")
+        if not self.min_len <= len(value) <= self.max_len or not _HEX.fullmatch(value):
+            raise _fail(
+                ErrorCode.OUT_OF_RANGE,
+                path,
+                f"expected {self.min_len}..{self.max_len} lowercase hex digits",
+            )
+        return str(value)
+
+    def describe(self) -> str:
+        n = f"{self.min_len}" if self.min_len == self.max_len else f"{self.min_len}..{self.max_len}"
+        return f"hex str of {n} digits"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Choice(Spec):
+    """One of a fixed set of strings (action kinds, item names...) or of integers (stakes)."""
+
+    values: tuple[str, ...] | tuple[int, ...]
+
+    def decode(self, value: Any, path: str) -> Any:
+        want = type(self.values[0])
+        if type(value) is not want and not (want is str and isinstance(value, str)):
+            what = "a string" if want is str else "an integer"
+            raise _fail(ErrorCode.WRONG_TYPE, path, f"expected {what}, got {_kind(value)}")
+        if value not in self.values:
+            shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "…"
+            raise _fail(
+                ErrorCode.OUT_OF_RANGE,
+                path,
+                f"{shown} is not one of {', '.join(map(str, self.values))}",
+            )
+        return want(value)
+
+    def describe(self) -> str:
+        return "one of " + ", ".join(f"`{v}`" for v in self.values)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TileCode(Spec):
+    """A tile code (``protocol.tiles``) in ``lo``..``hi``; decodes to ``Tile``."""
+
+    lo: int = 0
+    hi: int = 41
+    what: str = "tile"
+
+    def decode(self, value: Any, path: str) -> Tile:
+        if type(value) is bool or not isinstance(value, int):
+            raise _fail(ErrorCode.WRONG_TYPE, path, f"expected a tile code, got {_kind(value)}")
+        if not self.lo <= value <= self.hi:
+            raise _fail(
+                ErrorCode.OUT_OF_RANGE,
+                path,
+                f"{value} is not a {self.what} code ({self.lo}..{self.hi})",
+            )
+        return Tile(value)
+
+    def encode(self, value: Any, path: str) -> int:
+        return int(self.decode(value, path))
+
+    def describe(self) -> str:
+        return f"{self.what} code {self.lo}..{self.hi} ({NOTATION[self.lo]}..{NOTATION[self.hi]})"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class FanId(Spec):
+    """A fan id of ``protocol/fans.json``."""
+
+    def decode(self, value: Any, path: str) -> int:
+        if type(value) is bool or not isinstance(value, int):
+            raise _fail(ErrorCode.WRONG_TYPE, path, f"expected a fan id, got {_kind(value)}")
+        if value not in FAN_BY_ID:
+            raise _fail(ErrorCode.OUT_OF_RANGE, path, f"{value} is not a fan id")
+        return int(value)
+
+    def describe(self) -> str:
+        return f"fan id {min(FAN_BY_ID)}..{max(FAN_BY_ID)} (protocol/fans.json)"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ListOf(Spec):
+    item: Spec
+    max_len: int
+    min_len: int = 0
+
+    def _check(self, value: Any, path: str) -> None:
+        if not isinstance(value, tuple | list):
+            raise _fail(ErrorCode.WRONG_TYPE, path, f"expected a list, got {_kind(value)}")
+        if not self.min_len <= len(value) <= self.max_len:
+            n = (
+                f"{self.min_len}"
+                if self.min_len == self.max_len
+                else f"{self.min_len}..{self.max_len}"
+            )
+            raise _fail(ErrorCode.OUT_OF_RANGE, path, f"expected {n} items, got {len(value)}")
+
+    def decode(self, value: Any, path: str) -> tuple[Any, ...]:
+        self._check(value, path)
+        return tuple(self.item.decode(v, f"{path}[{i}]") for i, v in enumerate(value))
+
+    def encode(self, value: Any, path: str) -> list[Any]:
+        self._check(value, path)
+        return [self.item.encode(v, f"{path}[{i}]") for i, v in enumerate(value)]
+
+    def describe(self) -> str:
+        n = f"{self.min_len}" if self.min_len == self.max_len else f"{self.min_len}..{self.max_len}"
+        return f"list of {n} × ({self.item.describe()})"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Optional(Spec):
+    """The field may be absent (or nil); absent is ``None``, and ``None`` is not sent."""
+
+    inner: Spec
+    optional: ClassVar[bool] = True
+
+    def decode(self, value: Any, path: str) -> Any:
+        return None if value is None else self.inner.decode(value, path)
+
+    def encode(self, value: Any, path: str) -> Any:
+        return None if value is None else self.inner.encode(value, path)
+
+    def describe(self) -> str:
+        return self.inner.describe() + ", optional"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Struct(Spec):
+    """A nested record, sent as a map."""
+
+    cls: type[Record]
+
+    def decode(self, value: Any, path: str) -> Record:
+        return self.cls.from_wire(value, path)
+
+    def encode(self, value: Any, path: str) -> dict[str, Any]:
+        if not isinstance(value, self.cls):
+            raise _fail(
+                ErrorCode.WRONG_TYPE,
+                path,
+                f"expected {self.cls.__name__}, got {type(value).__name__}",
+            )
+        return value.to_wire(path)
+
+    def describe(self) -> str:
+        return f"map `{self.cls.__name__}`"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Tagged(Spec):
+    """One of several records told apart by a tag field (an event by its ``kind``)."""
+
+    base: type[Record]
+
+    def decode(self, value: Any, path: str) -> Record:
+        key = self.base._TAG_KEY
+        if not isinstance(value, dict):
+            raise _fail(ErrorCode.WRONG_TYPE, path, f"expected a map, got {_kind(value)}")
+        if key not in value:
+            raise _fail(ErrorCode.MISSING_FIELD, f"{path}.{key}", "missing")
+        tag = Choice(tuple(self.base._REGISTRY)).decode(value[key], f"{path}.{key}")
+        return self.base._REGISTRY[tag].from_wire(value, path)
+
+    def encode(self, value: Any, path: str) -> dict[str, Any]:
+        if not isinstance(value, self.base) or type(value).__dict__.get("TAG") is None:
+            raise _fail(
+                ErrorCode.WRONG_TYPE,
+                path,
+                f"expected one of the {self.base.__name__} kinds, got {type(value).__name__}",
+            )
+        return value.to_wire(path)
+
+    def describe(self) -> str:
+        return f"map `{self.base.__name__}`, told apart by `{self.base._TAG_KEY}`"
+
+
+# -- cross-field rules ------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True, slots=True)
+class When:
+    """When ``field`` has one of ``values``, the ``require`` fields must be present and
+    the ``forbid`` fields absent."""
+
+    field: str
+    values: tuple[Any, ...]
+    require: tuple[str, ...] = ()
+    forbid: tuple[str, ...] = ()
+
+    def check(self, obj: Record, path: str) -> None:
+        if getattr(obj, self.field) not in self.values:
+            return
+        for name in self.require:
+            if getattr(obj, name) is None:
+                raise _fail(
+                    ErrorCode.MISSING_FIELD,
+                    f"{path}.{name}",
+                    f"required when {self.field} is {getattr(obj, self.field)!r}",
+                )
+        for name in self.forbid:
+            if getattr(obj, name) is not None:
+                raise _fail(
+                    ErrorCode.EXTRA_FIELD,
+                    f"{path}.{name}",
+                    f"not allowed when {self.field} is {getattr(obj, self.field)!r}",
+                )
+
+    def describe(self) -> str:
+        vals = ", ".join(f"`{v}`" for v in self.values)
+        parts = []
+        if self.require:
+            parts.append("requires " + ", ".join(f"`{n}`" for n in self.require))
+        if self.forbid:
+            parts.append("forbids " + ", ".join(f"`{n}`" for n in self.forbid))
+        return f"`{self.field}` in {vals} " + " and ".join(parts)
+
+
+# -- records ----------------------------------------------------------------------------
+def field(spec: Spec, doc: str = "") -> Any:
+    """Declare a record field by its wire spec (optional fields default to ``None``)."""
+    meta = {"spec": spec, "doc": doc}
+    if spec.optional:
+        return dataclasses.field(default=None, metadata=meta)
+    return dataclasses.field(metadata=meta)
+
+
+class Record:
+    """Base of every wire record: a frozen dataclass with a field schema.
+
+    Subclasses are made with ``@record`` (or ``message``/``event`` decorators built on
+    it), which fills in ``_SCHEMA`` from the fields' specs.
+    """
+
+    __slots__ = ()
+    _SCHEMA: ClassVar[dict[str, Spec]] = {}
+    _RULES: ClassVar[tuple[When, ...]] = ()
+    _TAG_KEY: ClassVar[str | None] = None  # the map key naming the subclass, if any
+    _REGISTRY: ClassVar[dict[str, type[Record]]] = {}
+    TAG: ClassVar[str | None] = None
+
+    @classmethod
+    def from_wire(cls, data: Any, path: str | None = None) -> Self:
+        """Check a decoded wire map and build the record; ``ProtocolError`` otherwise."""
+        path = path or cls._path_name()
+        if not isinstance(data, dict):
+            raise _fail(ErrorCode.WRONG_TYPE, path, f"expected a map, got {_kind(data)}")
+        schema = cls._SCHEMA
+        for key in data:
+            if key not in schema and key != cls._TAG_KEY:
+                shown = repr(key) if len(repr(key)) <= 40 else repr(key)[:40] + "…"
+                raise _fail(ErrorCode.EXTRA_FIELD, f"{path}.{shown}", "unknown field")
+        values: dict[str, Any] = {}
+        for name, spec in schema.items():
+            if name in data:
+                values[name] = spec.decode(data[name], f"{path}.{name}")
+            elif not spec.optional:
+                raise _fail(ErrorCode.MISSING_FIELD, f"{path}.{name}", "missing")
+        obj = cls(**values)
+        for rule in cls._RULES:
+            rule.check(obj, path)
+        return obj
+
+    def to_wire(self, path: str | None = None) -> dict[str, Any]:
+        """The wire map of this record, checked field by field."""
+        path = path or self._path_name()
+        out: dict[str, Any] = {}
+        if self._TAG_KEY is not None:
+            out[self._TAG_KEY] = self.TAG
+        for name, spec in self._SCHEMA.items():
+            value = getattr(self, name)
+            if value is None:
+                if not spec.optional:
+                    raise _fail(ErrorCode.MISSING_FIELD, f"{path}.{name}", "missing")
+                continue
+            out[name] = spec.encode(value, f"{path}.{name}")
+        for rule in self._RULES:
+            rule.check(self, path)
+        return out
+
+    @classmethod
+    def _path_name(cls) -> str:
+        return cls.TAG or cls.__name__
+
+    @classmethod
+    def fields(cls) -> Iterator[tuple[str, Spec, str]]:
+        """(name, spec, doc) of each field, in declaration order (for the reference)."""
+        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+            yield f.name, f.metadata["spec"], f.metadata["doc"]
+
+
+R = TypeVar("R", bound="Record")
+
+
+def record(cls: type[R]) -> type[R]:
+    """Make ``cls`` a frozen, slotted, keyword-only dataclass and compile its schema."""
+    cls = dataclasses.dataclass(frozen=True, slots=True, kw_only=True)(cls)
+    cls._SCHEMA = {f.name: f.metadata["spec"] for f in dataclasses.fields(cls)}
+    return cls
+
+
+def tagged(tag: str) -> Callable[[type[Record]], type[Record]]:
+    """``@record`` plus registration under ``tag`` in the nearest tagged base's registry."""
+
+    def wrap(cls: type[Record]) -> type[Record]:
+        if tag in cls._REGISTRY:
+            raise ValueError(f"duplicate tag {tag!r}")
+        cls = record(cls)
+        cls.TAG = tag
+        cls._REGISTRY[tag] = cls
+        return cls
+
+    return wrap
