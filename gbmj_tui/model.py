@@ -1,0 +1,472 @@
+"""The client's view model: what one viewer sees of a table, as small immutable values.
+
+The widgets draw these values and nothing else. The model is filled from the wire: a
+``snapshot`` builds a ``TableView``, and each event kind of docs/vocabulary.md has one
+reducer here (``on_discard``, ``on_draw``...) that returns the next ``TableView``. The
+reducers take the event's own fields as keyword arguments, so filling the model from a
+protocol message is one call: ``EVENT_REDUCERS[event.kind](view, **fields)``.
+
+Seats are absolute (0-3, turn order). The screen places them relative to the viewer:
+``RIGHT`` is the next seat in turn (下家), ``LEFT`` the previous (上家).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from protocol.tiles import Tile
+
+# Where a seat sits as seen from the viewer (relative = (seat - viewer) mod 4).
+BOTTOM, RIGHT, TOP, LEFT = 0, 1, 2, 3
+
+WINDS_ZH = "东南西北"
+WINDS_EN = "ESWN"
+
+# Action kinds of docs/vocabulary.md.
+OWN_TURN_KINDS = ("discard", "win", "concealed_kong", "added_kong")
+CLAIM_KINDS = ("win", "pung", "exposed_kong", "chow", "pass")
+TIMERS = ("first_discard", "turn", "claim_window")
+
+
+@dataclass(frozen=True, slots=True)
+class MeldView:
+    """A declared meld as a viewer sees it.
+
+    ``tile`` is the lowest tile (chow) or the tile (pung, kong); ``None`` for another
+    seat's concealed kong. ``claimed_from`` is relative to the owner (1 left, 2 opposite,
+    3 right, 0 nobody), as on the wire.
+    """
+
+    kind: str  # "chow" | "pung" | "kong"
+    tile: int | None
+    concealed: bool = False
+    claimed_from: int = 0
+    claimed_tile: int | None = None
+    added: bool = False
+
+    @property
+    def tiles(self) -> tuple[int | None, ...]:
+        t = self.tile
+        if self.kind == "chow":
+            assert t is not None
+            return (t, t + 1, t + 2)
+        return (t,) * (4 if self.kind == "kong" else 3)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """One seat as the viewer sees it: public information only, plus a tile count."""
+
+    seat: int
+    name: str = ""
+    wind: int = 0  # seat wind for the hand: 0 E, 1 S, 2 W, 3 N
+    score: int = 0
+    concealed_count: int = 0
+    melds: tuple[MeldView, ...] = ()
+    flowers: tuple[int, ...] = ()
+    discards: tuple[int, ...] = ()
+    bot: bool = False
+    connected: bool = True
+    auto_play: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One legal action of a prompt (docs/vocabulary.md: kind + optional tile)."""
+
+    kind: str
+    tile: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PromptView:
+    """The legal actions the server offers the viewer now, and the time to answer."""
+
+    actions: tuple[Choice, ...]
+    timer: str  # one of TIMERS
+    ms_left: int
+    seq: int = 0
+    tile: int | None = None  # the discard (or added-kong tile) on offer, for a claim
+    from_seat: int | None = None  # who discarded it
+
+    @property
+    def is_claim(self) -> bool:
+        """A claim window: answer a discard (or a kong to rob) rather than play a turn."""
+        return self.timer == "claim_window"
+
+    def of_kind(self, kind: str) -> tuple[Choice, ...]:
+        return tuple(a for a in self.actions if a.kind == kind)
+
+    def allows(self, kind: str) -> bool:
+        return any(a.kind == kind for a in self.actions)
+
+
+@dataclass(frozen=True, slots=True)
+class TimerView:
+    """A countdown the table shows: whose decision, which timer class, time left."""
+
+    seats: tuple[int, ...]
+    timer: str
+    ms_left: int
+    total_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class FanLine:
+    """One fan of a scored hand: id (protocol.fans) and how many times it counts."""
+
+    fan_id: int
+    count: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ResultView:
+    """A hand's end: every hand revealed, the win (if any), the fans, the points."""
+
+    winner: int | None  # None: a draw (荒庄)
+    from_seat: int | None = None  # None: self-drawn
+    win_tile: int | None = None
+    fans: tuple[FanLine, ...] = ()
+    flowers: int = 0
+    points: tuple[int, int, int, int] = (0, 0, 0, 0)
+    coins: tuple[int, int, int, int] | None = None
+    hands: tuple[tuple[int, ...], ...] = ((), (), (), ())
+    melds: tuple[tuple[MeldView, ...], ...] = ((), (), (), ())
+
+
+def _four_seats() -> tuple[SeatView, ...]:
+    return tuple(SeatView(seat=s, wind=s) for s in range(4))
+
+
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """Everything one viewer (a player, or a spectator when ``me`` is None) sees."""
+
+    seats: tuple[SeatView, ...] = field(default_factory=_four_seats)
+    me: int | None = None
+    hand: tuple[int, ...] = ()  # the viewer's concealed tiles, sorted, drawn tile apart
+    drawn: int | None = None
+    table_id: int = 0
+    table_name: str = ""
+    round: int = 1  # 1-4: 东风圈 … 北风圈
+    hand_number: int = 1  # 1-4 within the round
+    prevailing: int = 0  # prevailing wind: 0 E … 3 N
+    dealer: int = 0
+    wall_count: int = 0
+    dice: tuple[int, ...] = ()
+    turn: int | None = None
+    last_discard: int | None = None  # the seat whose newest discard is the table's last
+    prompt: PromptView | None = None
+    timer: TimerView | None = None
+    result: ResultView | None = None
+    seq: int = 0
+
+    @property
+    def viewpoint(self) -> int:
+        """The seat drawn at the bottom: the player's own, or seat 0 for a spectator."""
+        return 0 if self.me is None else self.me
+
+    def seat_at(self, position: int) -> SeatView:
+        """The seat at a position relative to the viewer (BOTTOM, RIGHT, TOP, LEFT)."""
+        return self.seats[(self.viewpoint + position) % 4]
+
+    def position_of(self, seat: int) -> int:
+        return (seat - self.viewpoint) % 4
+
+    def with_seat(self, seat: int, **changes: Any) -> TableView:
+        seats = list(self.seats)
+        seats[seat] = replace(seats[seat], **changes)
+        return replace(self, seats=tuple(seats))
+
+
+def wind_name(wind: int, lang: str = "zh") -> str:
+    return WINDS_ZH[wind] if lang == "zh" else WINDS_EN[wind]
+
+
+def round_label(view: TableView, lang: str = "zh") -> str:
+    """``南风圈 第3盘`` / ``South round, hand 3``."""
+    if lang == "zh":
+        return f"{WINDS_ZH[view.prevailing]}风圈 第{view.hand_number}盘"
+    names = ("East", "South", "West", "North")
+    return f"{names[view.prevailing]} round, hand {view.hand_number}"
+
+
+def sort_tiles(tiles: Iterable[int]) -> tuple[int, ...]:
+    return tuple(sorted(Tile(t) for t in tiles))
+
+
+def _remove(tiles: tuple[int, ...], *gone: int) -> tuple[int, ...]:
+    # A tile missing here means the view is out of step; the next snapshot resyncs it,
+    # so drawing on beats crashing.
+    out = list(tiles)
+    for t in gone:
+        if t in out:
+            out.remove(t)
+    return tuple(out)
+
+
+# -- reducers: one per event kind of docs/vocabulary.md -------------------------------------
+
+
+def on_hand_start(
+    view: TableView,
+    *,
+    round: int,
+    hand_number: int,
+    dealer: int,
+    seat_winds: Iterable[int],
+    prevailing: int,
+    dice: Iterable[int] = (),
+    wall_count: int = 144,
+    **_: Any,
+) -> TableView:
+    """A new hand: clear hands, melds, flowers, discards; set round, dealer, winds."""
+    seats = tuple(
+        replace(s, wind=w, concealed_count=0, melds=(), flowers=(), discards=())
+        for s, w in zip(view.seats, seat_winds, strict=True)
+    )
+    return replace(
+        view,
+        seats=seats,
+        hand=(),
+        drawn=None,
+        round=round,
+        hand_number=hand_number,
+        dealer=dealer,
+        prevailing=prevailing,
+        dice=tuple(dice),
+        wall_count=wall_count,
+        turn=dealer,
+        last_discard=None,
+        prompt=None,
+        result=None,
+    )
+
+
+def on_deal(
+    view: TableView,
+    *,
+    seat: int,
+    tiles: Iterable[int] | None = None,
+    count: int | None = None,
+    **_: Any,
+) -> TableView:
+    """A seat's starting tiles: the viewer's own tiles, or only the count for others."""
+    if seat == view.me and tiles is not None:
+        hand = sort_tiles(tiles)
+        view = replace(view, hand=hand, drawn=None)
+        count = len(hand)
+    n = count if count is not None else len(tuple(tiles or ()))
+    return replace(view.with_seat(seat, concealed_count=n), wall_count=view.wall_count - n)
+
+
+def on_flower(view: TableView, *, seat: int, tile: int, **_: Any) -> TableView:
+    """A flower shown and set aside (its replacement comes as a draw)."""
+    s = view.seats[seat]
+    if seat == view.me:
+        if view.drawn == tile:
+            view = replace(view, drawn=None)
+        elif tile in view.hand:
+            view = replace(view, hand=_remove(view.hand, tile))
+    return view.with_seat(
+        seat, flowers=(*s.flowers, tile), concealed_count=max(s.concealed_count - 1, 0)
+    )
+
+
+def on_draw(
+    view: TableView, *, seat: int, tile: int | None = None, replacement: bool = False, **_: Any
+) -> TableView:
+    """A seat draws from the wall (front, or back for a replacement); others see no tile."""
+    s = view.seats[seat]
+    if seat == view.me and tile is not None:
+        if view.drawn is not None:  # a second draw in a row (after a flower): keep both
+            view = replace(view, hand=sort_tiles((*view.hand, view.drawn)))
+        view = replace(view, drawn=tile)
+    view = view.with_seat(seat, concealed_count=s.concealed_count + 1)
+    return replace(view, wall_count=max(view.wall_count - 1, 0), turn=seat, prompt=None)
+
+
+def on_discard(view: TableView, *, seat: int, tile: int, **_: Any) -> TableView:
+    """A discard: out of the hand, onto the seat's pool, marked as the last discard."""
+    s = view.seats[seat]
+    if seat == view.me:
+        if view.drawn == tile:
+            view = replace(view, drawn=None)
+        else:
+            rest = _remove(view.hand, tile)
+            if view.drawn is not None:
+                rest = (*rest, view.drawn)
+            view = replace(view, hand=sort_tiles(rest), drawn=None)
+    view = view.with_seat(
+        seat, discards=(*s.discards, tile), concealed_count=max(s.concealed_count - 1, 0)
+    )
+    return replace(view, last_discard=seat, prompt=None)
+
+
+def _on_claim(
+    view: TableView,
+    kind: str,
+    meld_kind: str,
+    *,
+    seat: int,
+    tiles: Iterable[int],
+    claimed_tile: int,
+    from_seat: int,
+) -> TableView:
+    tiles = sort_tiles(tiles)
+    giver = view.seats[from_seat]
+    if giver.discards and giver.discards[-1] == claimed_tile:  # the claimed tile leaves
+        view = view.with_seat(from_seat, discards=giver.discards[:-1])
+    own = _remove(tiles, claimed_tile)
+    if seat == view.me:
+        hand = view.hand if view.drawn is None else sort_tiles((*view.hand, view.drawn))
+        view = replace(view, hand=_remove(hand, *own), drawn=None)
+    s = view.seats[seat]
+    meld = MeldView(
+        kind=meld_kind,
+        tile=tiles[0],
+        claimed_from=(seat - from_seat) % 4,
+        claimed_tile=claimed_tile,
+    )
+    view = view.with_seat(
+        seat, melds=(*s.melds, meld), concealed_count=max(s.concealed_count - len(own), 0)
+    )
+    return replace(view, turn=seat, last_discard=None, prompt=None)
+
+
+def on_chow(view: TableView, **fields: Any) -> TableView:
+    return _on_claim(view, "chow", "chow", **_claim_fields(fields))
+
+
+def on_pung(view: TableView, **fields: Any) -> TableView:
+    return _on_claim(view, "pung", "pung", **_claim_fields(fields))
+
+
+def on_exposed_kong(view: TableView, **fields: Any) -> TableView:
+    return _on_claim(view, "exposed_kong", "kong", **_claim_fields(fields))
+
+
+def _claim_fields(fields: dict[str, Any]) -> dict[str, Any]:
+    keys = ("seat", "tiles", "claimed_tile", "from_seat")
+    return {k: fields[k] for k in keys}
+
+
+def on_concealed_kong(
+    view: TableView, *, seat: int, tile: int | None = None, **_: Any
+) -> TableView:
+    """暗杠: four tiles leave the hand; others see a face-down kong (tile None)."""
+    if seat == view.me and tile is not None:
+        hand = view.hand if view.drawn is None else sort_tiles((*view.hand, view.drawn))
+        view = replace(view, hand=_remove(hand, tile, tile, tile, tile), drawn=None)
+    s = view.seats[seat]
+    meld = MeldView(kind="kong", tile=tile, concealed=True)
+    view = view.with_seat(
+        seat, melds=(*s.melds, meld), concealed_count=max(s.concealed_count - 4, 0)
+    )
+    return replace(view, prompt=None)
+
+
+def on_added_kong(view: TableView, *, seat: int, tile: int, **_: Any) -> TableView:
+    """加杠: the fourth tile joins the seat's exposed pung of that tile."""
+    if seat == view.me:
+        if view.drawn == tile:
+            view = replace(view, drawn=None)
+        else:
+            rest = _remove(view.hand, tile)
+            if view.drawn is not None:
+                rest = (*rest, view.drawn)
+            view = replace(view, hand=sort_tiles(rest), drawn=None)
+    s = view.seats[seat]
+    melds = tuple(
+        replace(m, kind="kong", added=True) if m.kind == "pung" and m.tile == tile else m
+        for m in s.melds
+    )
+    view = view.with_seat(seat, melds=melds, concealed_count=max(s.concealed_count - 1, 0))
+    return replace(view, prompt=None)
+
+
+def on_win(
+    view: TableView,
+    *,
+    seat: int,
+    win_tile: int,
+    from_seat: int | None = None,
+    fans: Iterable[tuple[int, int]] = (),
+    flowers: int = 0,
+    points: Iterable[int] = (0, 0, 0, 0),
+    **_: Any,
+) -> TableView:
+    result = ResultView(
+        winner=seat,
+        from_seat=from_seat,
+        win_tile=win_tile,
+        fans=tuple(FanLine(f, c) for f, c in fans),
+        flowers=flowers,
+        points=tuple(points),  # type: ignore[arg-type]
+    )
+    return replace(view, result=result, prompt=None, timer=None)
+
+
+def on_exhaustive_draw(view: TableView, **_: Any) -> TableView:
+    return replace(view, result=ResultView(winner=None), prompt=None, timer=None)
+
+
+def on_hand_end(
+    view: TableView,
+    *,
+    hands: Iterable[Iterable[int]],
+    points: Iterable[int] = (0, 0, 0, 0),
+    **_: Any,
+) -> TableView:
+    """Every hand revealed; scores move by the hand's points."""
+    points = tuple(points)
+    result = view.result or ResultView(winner=None)
+    result = replace(
+        result,
+        hands=tuple(sort_tiles(h) for h in hands),
+        points=points,  # type: ignore[arg-type]
+    )
+    seats = tuple(replace(s, score=s.score + p) for s, p in zip(view.seats, points, strict=True))
+    return replace(view, seats=seats, result=result, prompt=None, timer=None)
+
+
+EVENT_REDUCERS: dict[str, Callable[..., TableView]] = {
+    "hand_start": on_hand_start,
+    "deal": on_deal,
+    "flower": on_flower,
+    "draw": on_draw,
+    "discard": on_discard,
+    "chow": on_chow,
+    "pung": on_pung,
+    "exposed_kong": on_exposed_kong,
+    "concealed_kong": on_concealed_kong,
+    "added_kong": on_added_kong,
+    "win": on_win,
+    "exhaustive_draw": on_exhaustive_draw,
+    "hand_end": on_hand_end,
+}
+
+
+def apply_event(view: TableView, kind: str, **fields: Any) -> TableView:
+    """The next view after one event (unknown kinds leave the view as it is)."""
+    reducer = EVENT_REDUCERS.get(kind)
+    return view if reducer is None else reducer(view, **fields)
+
+
+def on_prompt(
+    view: TableView,
+    *,
+    actions: Iterable[Choice],
+    timer: str,
+    ms_left: int,
+    seq: int = 0,
+    tile: int | None = None,
+    from_seat: int | None = None,
+) -> TableView:
+    """The server asks the viewer to act: its legal actions and the time left."""
+    prompt = PromptView(tuple(actions), timer, ms_left, seq, tile, from_seat)
+    me = view.me if view.me is not None else 0
+    timer_view = TimerView((me,), timer, ms_left, ms_left)
+    return replace(view, prompt=prompt, timer=timer_view)

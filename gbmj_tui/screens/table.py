@@ -1,0 +1,187 @@
+"""The table screen: the other three seats left, top and right, the four discard pools,
+the player's melds and hand at the bottom, the countdown and the prompt bar.
+
+The screen draws a ``TableView`` (``show(view)``) and turns the player's keys and clicks
+into ``ActionChosen`` messages; it never talks to the network itself. A spectator's view
+(``view.me is None``) has no hand row and no prompt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from gbmj_tui.i18n import tr
+from gbmj_tui.model import BOTTOM, LEFT, RIGHT, TOP, Choice, TableView, round_label, wind_name
+from gbmj_tui.tiles import TileStyle
+from gbmj_tui.widgets import CountdownBar, DiscardPool, HandRow, PromptBar, SeatPanel
+
+POSITIONS = {"left": LEFT, "top": TOP, "right": RIGHT, "bottom": BOTTOM}
+COMPACT_WIDTH = 90  # below this many columns (or COMPACT_HEIGHT rows) drop the borders
+COMPACT_HEIGHT = 28
+
+
+class ActionChosen(Message):
+    """The player chose an action for the server (discard, win, kong, claim, pass)."""
+
+    def __init__(self, choice: Choice) -> None:
+        super().__init__()
+        self.choice = choice
+
+
+class TableScreen(Screen[None]):
+    """One table as the viewer sees it."""
+
+    CSS_PATH = "../styles/table.tcss"
+    BINDINGS = [  # noqa: RUF012  (Textual's declaration style)
+        Binding("question_mark,f1", "app.help", "Help"),
+        Binding("escape", "app.leave_table", "Lobby"),
+    ]
+
+    def __init__(
+        self,
+        view: TableView | None = None,
+        *,
+        tile_style: TileStyle = TileStyle.CJK,
+        lang: str = "zh",
+    ) -> None:
+        super().__init__()
+        self.view = view or TableView()
+        self.tile_style = tile_style
+        self.lang = lang
+        self._ready = False  # widgets exist only once mounted
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="status")
+        with Vertical(id="board"):
+            for name in ("left", "top", "right"):
+                with Vertical(id=f"area-{name}", classes="area"):
+                    yield SeatPanel(id=f"seat-{name}")
+                    yield DiscardPool(id=f"pool-{name}")
+            with Vertical(id="area-pool", classes="area"):
+                yield DiscardPool(id="pool-bottom")
+        with Vertical(id="me"):
+            yield SeatPanel(id="seat-bottom")
+            yield HandRow(id="hand")
+            yield CountdownBar(id="countdown")
+            yield PromptBar(id="prompt")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._ready = True
+        self.show(self.view)
+        self.query_one(HandRow).focus()
+        self._fit(self.size.width, self.size.height)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.width, event.size.height)
+
+    def _fit(self, width: int, height: int) -> None:
+        self.set_class(width < COMPACT_WIDTH or height < COMPACT_HEIGHT, "-compact")
+        self.set_class(self.tile_style is TileStyle.ASCII, "-ascii")
+
+    # -- drawing the view -------------------------------------------------------------------
+    def show(self, view: TableView) -> None:
+        """Draw ``view`` (the whole table; cheap enough to do after every event)."""
+        self.view = view
+        if not self._ready:
+            return
+        style, lang = self.tile_style, self.lang
+        spectator = view.me is None
+        for name, position in POSITIONS.items():
+            seat = view.seat_at(position)
+            panel = self.query_one(f"#seat-{name}", SeatPanel)
+            panel.tile_style, panel.lang = style, lang
+            panel.seat = seat
+            panel.dealer = seat.seat == view.dealer
+            panel.show_count = position != BOTTOM or spectator
+            pool = self.query_one(f"#pool-{name}", DiscardPool)
+            pool.tile_style = style
+            pool.discards = seat.discards
+            pool.last = view.last_discard == seat.seat
+            if position != BOTTOM:
+                area = self.query_one(f"#area-{name}")
+                area.set_class(view.turn == seat.seat, "-turn")
+        self.query_one("#area-pool").set_class(view.turn == view.viewpoint, "-turn")
+        self.query_one("#status", Static).update(self._status(view))
+
+        hand = self.query_one(HandRow)
+        hand.display = not spectator
+        hand.tile_style = style
+        hand.set_hand(view.hand, view.drawn)
+        prompt = view.prompt
+        hand.active = prompt is not None and not prompt.is_claim and prompt.allows("discard")
+
+        bar = self.query_one(PromptBar)
+        bar.tile_style, bar.lang = style, lang
+        bar.prompt = prompt
+        bar.selected = hand.selected_tile
+        if prompt is not None and prompt.from_seat is not None:
+            giver = view.seats[prompt.from_seat]
+            bar.discarder = f"{wind_name(giver.wind, lang)} {giver.name}"
+
+        countdown = self.query_one(CountdownBar)
+        countdown.lang = lang
+        countdown.timer = view.timer
+        if view.timer is not None:
+            who = ", ".join(
+                f"{wind_name(view.seats[s].wind, lang)} {view.seats[s].name}"
+                for s in view.timer.seats
+            )
+            countdown.label = f"{tr(view.timer.timer, lang)}: {who}"
+
+    def _status(self, view: TableView) -> str:
+        lang = self.lang
+        dealer = view.seats[view.dealer]
+        dice = " ".join(str(d) for d in view.dice) or "-"
+        parts = [
+            round_label(view, lang),
+            f"{tr('dealer', lang)}: {wind_name(dealer.wind, lang)} {dealer.name}",
+            f"{tr('wall', lang)} {view.wall_count}",
+            f"{tr('dice', lang)} {dice}",
+        ]
+        if view.me is None:
+            parts.append(tr("spectating", lang))
+        if view.table_name:
+            parts.insert(0, view.table_name)
+        return "  |  ".join(parts)
+
+    # -- input ------------------------------------------------------------------------------
+    def on_key(self, event: events.Key) -> None:
+        # Keys the hand row did not take (it is not the player's turn, or it lost focus)
+        # go to the prompt bar: claim choices, pass on Space, win and kong.
+        if self.query_one(PromptBar).press(event.key):
+            event.stop()
+            event.prevent_default()
+
+    @on(PromptBar.Chosen)
+    def _chosen(self, message: PromptBar.Chosen) -> None:
+        message.stop()
+        self._send(message.choice)
+
+    @on(HandRow.Discard)
+    def _discard(self, message: HandRow.Discard) -> None:
+        message.stop()
+        prompt = self.view.prompt
+        if prompt is not None and Choice("discard", message.tile) in prompt.actions:
+            self._send(Choice("discard", message.tile))
+        elif prompt is not None and prompt.allows("discard"):
+            self.notify(tr("discard", self.lang) + ": ?", severity="warning")
+
+    @on(HandRow.Selected)
+    def _selected(self, message: HandRow.Selected) -> None:
+        self.query_one(PromptBar).selected = message.tile
+
+    def _send(self, choice: Choice) -> None:
+        # One answer per prompt: the bar clears until the server's next prompt.
+        self.post_message(ActionChosen(choice))
+        self.view = replace(self.view, prompt=None)
+        self.query_one(PromptBar).prompt = None
+        self.query_one(HandRow).active = False

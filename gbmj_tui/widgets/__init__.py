@@ -1,0 +1,9 @@
+"""The table's widgets; each draws plain values from gbmj_tui.model."""
+
+from gbmj_tui.widgets.claim import PromptBar
+from gbmj_tui.widgets.countdown import CountdownBar
+from gbmj_tui.widgets.fans import FanTable
+from gbmj_tui.widgets.hand import HandRow
+from gbmj_tui.widgets.seat import DiscardPool, SeatPanel
+
+__all__ = ["CountdownBar", "DiscardPool", "FanTable", "HandRow", "PromptBar", "SeatPanel"]

@@ -1,0 +1,81 @@
+"""The fan table of a scored hand: Chinese and English names, points, total, 8-fan check."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich import box
+from rich.table import Table
+from textual.widgets import Static
+
+from gbmj_tui.i18n import tr
+from gbmj_tui.model import FanLine
+from gbmj_tui.tiles import TileStyle
+from protocol.fans import FAN_BY_ID, FANS, Fan
+
+MIN_FAN = 8  # a win needs 8 fan without flowers
+
+
+def fan_total(fans: Sequence[FanLine]) -> int:
+    """Points of the fans (flowers not included)."""
+    return sum(FAN_BY_ID[f.fan_id].points * f.count for f in fans)
+
+
+def fan_table(
+    fans: Sequence[FanLine],
+    flowers: int = 0,
+    *,
+    style: TileStyle = TileStyle.CJK,
+    lang: str = "zh",
+) -> Table:
+    """A Rich table: one row per fan, flowers, the total and the 8-fan check."""
+    table = Table(
+        box=box.ASCII if style is TileStyle.ASCII else box.SIMPLE,
+        show_footer=False,
+        pad_edge=False,
+    )
+    table.add_column(tr("fan", lang))
+    table.add_column(tr("fan_en", lang))
+    table.add_column(tr("points", lang), justify="right")
+    table.add_column(tr("count", lang), justify="right")
+    table.add_column(tr("subtotal", lang), justify="right")
+    for line in fans:
+        fan = FAN_BY_ID[line.fan_id]
+        table.add_row(
+            fan.name_zh, fan.name_en, str(fan.points), str(line.count), str(fan.points * line.count)
+        )
+    base = fan_total(fans)
+    if flowers:
+        table.add_row(tr("flowers", lang), "Flowers", "1", str(flowers), str(flowers))
+    table.add_section()
+    table.add_row(tr("total", lang), "", "", "", str(base + flowers), style="bold")
+    ok = base >= MIN_FAN
+    check = tr("eight_ok" if ok else "eight_short", lang)
+    table.add_row(check, "", "", "", str(base), style="bold green" if ok else "bold red")
+    return table
+
+
+def reference_table(fans: Sequence[Fan] = FANS, *, style: TileStyle = TileStyle.CJK) -> Table:
+    """Every fan of the rules (the help screen): points, Chinese and English names."""
+    table = Table(box=box.ASCII if style is TileStyle.ASCII else box.SIMPLE, pad_edge=False)
+    table.add_column("#", justify="right")
+    table.add_column("番种")
+    table.add_column("Fan")
+    table.add_column("番", justify="right")
+    for fan in fans:
+        table.add_row(str(fan.id), fan.name_zh, fan.name_en, str(fan.points))
+    return table
+
+
+class FanTable(Static):
+    """A ``Static`` showing ``fan_table`` for a hand's fans."""
+
+    def show(
+        self,
+        fans: Sequence[FanLine],
+        flowers: int = 0,
+        *,
+        style: TileStyle = TileStyle.CJK,
+        lang: str = "zh",
+    ) -> None:
+        self.update(fan_table(fans, flowers, style=style, lang=lang))

@@ -1,0 +1,160 @@
+"""The player's hand: sorted concealed tiles, the drawn tile apart, and a selection cursor.
+
+Keyboard: Left/Right (and Home/End) move the cursor; the keys shown under the tiles
+(``1``-``9``, ``0``, ``-``, ``=``, ``[``, ``]``) select a tile at once; Enter, or the
+selected tile's key again, discards it. Mouse: a click selects, a click on the selected
+tile discards. Discarding is possible only while the hand is ``active`` (the player's
+turn); otherwise number keys and Enter pass on to the screen (the claim bar uses them).
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import events
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from gbmj_tui.tiles import TILE_WIDTH, TileStyle, tile_text
+
+KEY_LABELS = "1234567890-=[]"  # one key per hand position, left to right
+GAP = 1  # columns between tiles
+DRAWN_GAP = 3  # columns before the drawn tile
+
+
+class HandRow(Widget, can_focus=True):
+    """A row of the player's tiles with a cursor; posts ``Selected`` and ``Discard``."""
+
+    DEFAULT_CSS = """
+    HandRow { height: 2; width: 1fr; }
+    """
+
+    tiles: reactive[tuple[int, ...]] = reactive((), layout=True)
+    drawn: reactive[int | None] = reactive(None, layout=True)
+    cursor: reactive[int] = reactive(0)
+    active: reactive[bool] = reactive(False)
+    tile_style: reactive[TileStyle] = reactive(TileStyle.CJK)
+
+    class Selected(Message):
+        """The cursor moved to a tile."""
+
+        def __init__(self, index: int, tile: int) -> None:
+            super().__init__()
+            self.index = index
+            self.tile = tile
+
+    class Discard(Message):
+        """The player asks to discard this tile."""
+
+        def __init__(self, tile: int) -> None:
+            super().__init__()
+            self.tile = tile
+
+    # -- values ---------------------------------------------------------------------------
+    @property
+    def all_tiles(self) -> tuple[int, ...]:
+        """The hand left to right: sorted tiles, then the drawn tile if any."""
+        return self.tiles if self.drawn is None else (*self.tiles, self.drawn)
+
+    @property
+    def selected_tile(self) -> int | None:
+        tiles = self.all_tiles
+        return tiles[self.cursor] if 0 <= self.cursor < len(tiles) else None
+
+    def set_hand(self, tiles: tuple[int, ...], drawn: int | None) -> None:
+        """New tiles; the cursor goes to a new drawn tile, or stays in range."""
+        new_draw = drawn is not None and (drawn != self.drawn or tiles != self.tiles)
+        self.tiles = tiles
+        self.drawn = drawn
+        count = len(self.all_tiles)
+        if new_draw:
+            self.cursor = count - 1
+        else:
+            self.cursor = min(self.cursor, max(count - 1, 0))
+
+    def x_of(self, index: int) -> int:
+        """The column where the tile at ``index`` starts."""
+        x = index * (TILE_WIDTH + GAP)
+        if self.drawn is not None and index == len(self.tiles):
+            x += DRAWN_GAP - GAP
+        return x
+
+    def index_at(self, x: int) -> int | None:
+        for i in range(len(self.all_tiles)):
+            start = self.x_of(i)
+            if start <= x < start + TILE_WIDTH:
+                return i
+        return None
+
+    # -- drawing --------------------------------------------------------------------------
+    def render(self) -> Text:
+        tiles = self.all_tiles
+        row = Text()
+        labels = Text()
+        for i, tile in enumerate(tiles):
+            pad = self.x_of(i) - row.cell_len
+            row.append(" " * pad)
+            labels.append(" " * pad)
+            row.append_text(tile_text(tile, self.tile_style, selected=i == self.cursor))
+            key = KEY_LABELS[i] if i < len(KEY_LABELS) else " "
+            if i == self.cursor:  # the cursor is marked in text too, not only by colour
+                labels.append(f"[{key}]".center(TILE_WIDTH), style="bold")
+            else:
+                labels.append(key.center(TILE_WIDTH), style="" if self.active else "dim")
+        return Text("\n").join([row, labels])
+
+    def get_content_width(self, container, viewport) -> int:  # type: ignore[no-untyped-def]
+        n = len(self.all_tiles)
+        return self.x_of(n - 1) + TILE_WIDTH if n else 0
+
+    # -- input ----------------------------------------------------------------------------
+    def move(self, step: int) -> None:
+        count = len(self.all_tiles)
+        if count:
+            self.select((self.cursor + step) % count)
+
+    def select(self, index: int) -> None:
+        tiles = self.all_tiles
+        if 0 <= index < len(tiles):
+            self.cursor = index
+            self.post_message(self.Selected(index, tiles[index]))
+
+    def discard_selected(self) -> bool:
+        tile = self.selected_tile
+        if not self.active or tile is None:
+            return False
+        self.post_message(self.Discard(tile))
+        return True
+
+    def on_key(self, event: events.Key) -> None:
+        handled = True
+        if event.key == "left":
+            self.move(-1)
+        elif event.key == "right":
+            self.move(1)
+        elif event.key == "home":
+            self.select(0)
+        elif event.key == "end":
+            self.select(len(self.all_tiles) - 1)
+        elif event.key == "enter":
+            handled = self.discard_selected()
+        elif self.active and event.character and event.character in KEY_LABELS:
+            index = KEY_LABELS.index(event.character)
+            if index == self.cursor:
+                self.discard_selected()
+            else:
+                self.select(index)
+        else:
+            handled = False
+        if handled:
+            event.stop()
+            event.prevent_default()
+
+    def on_click(self, event: events.Click) -> None:
+        index = self.index_at(event.x)
+        if index is None:
+            return
+        if index == self.cursor and self.active:
+            self.discard_selected()
+        else:
+            self.select(index)

@@ -1,0 +1,113 @@
+"""A seat's panel and discard pool: wind, name, score, hidden-tile count, melds, flowers."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from gbmj_tui.i18n import tr
+from gbmj_tui.model import SeatView, wind_name
+from gbmj_tui.tiles import TileStyle, concealed_count, tile_text
+from gbmj_tui.widgets.render import meld_text, pack, pool_text
+
+
+def seat_header(
+    seat: SeatView,
+    *,
+    dealer: bool = False,
+    show_count: bool = True,
+    style: TileStyle = TileStyle.CJK,
+    lang: str = "zh",
+) -> Text:
+    """``东 Alice [庄] 25000 〓〓x13``: wind, name, dealer, score, hidden tiles, flags."""
+    out = Text()
+    out.append(f"[{wind_name(seat.wind, lang)}]", style="bold")
+    out.append(" ")
+    out.append(seat.name or tr("empty_seat", lang), style="bold" if seat.name else "dim")
+    if dealer:
+        out.append(f" ({tr('dealer', lang)})", style="bold yellow")
+    out.append(f" {seat.score}")
+    if show_count:
+        out.append(" ")
+        out.append_text(concealed_count(seat.concealed_count, style))
+    flags = [
+        tr(key, lang)
+        for key, on in (
+            ("bot", seat.bot),
+            ("offline", not seat.connected),
+            ("auto_play", seat.auto_play),
+        )
+        if on
+    ]
+    if flags:
+        out.append(" " + " ".join(f"<{f}>" for f in flags), style="italic")
+    return out
+
+
+def seat_body(seat: SeatView, width: int, style: TileStyle, lang: str) -> Text:
+    """Flowers then melds, packed to ``width``."""
+    chunks: list[Text] = []
+    if seat.flowers:
+        flowers = Text()
+        for f in seat.flowers:
+            flowers.append_text(tile_text(f, style))
+        chunks.append(flowers)
+    chunks.extend(meld_text(m, style, lang) for m in seat.melds)
+    return pack(chunks, max(width, 1)) if chunks else Text("")
+
+
+class SeatPanel(Widget):
+    """A seat's header line, then its flowers and melds (wrapped to the panel's width)."""
+
+    DEFAULT_CSS = """
+    SeatPanel { height: auto; min-height: 1; }
+    """
+
+    seat: reactive[SeatView | None] = reactive(None, layout=True)
+    dealer: reactive[bool] = reactive(False)
+    show_count: reactive[bool] = reactive(True)
+    tile_style: reactive[TileStyle] = reactive(TileStyle.CJK, layout=True)
+    lang: reactive[str] = reactive("zh", layout=True)
+
+    def _header(self) -> Text:
+        assert self.seat is not None
+        return seat_header(
+            self.seat,
+            dealer=self.dealer,
+            show_count=self.show_count,
+            style=self.tile_style,
+            lang=self.lang,
+        )
+
+    def render(self) -> Text:
+        if self.seat is None:
+            return Text("")
+        body = seat_body(self.seat, self.size.width or 30, self.tile_style, self.lang)
+        header = self._header()
+        return Text("\n").join([header, body]) if body.cell_len else header
+
+    def get_content_height(self, container, viewport, width: int) -> int:  # type: ignore[no-untyped-def]
+        if self.seat is None:
+            return 1
+        header_lines = len(self._header().wrap(self.app.console, max(width, 1)))
+        body = seat_body(self.seat, width, self.tile_style, self.lang)
+        return header_lines + (len(body.plain.split("\n")) if body.cell_len else 0)
+
+
+class DiscardPool(Widget):
+    """A seat's discards, six a row; the table's last discard is marked."""
+
+    DEFAULT_CSS = """
+    DiscardPool { height: auto; min-height: 1; }
+    """
+
+    discards: reactive[tuple[int, ...]] = reactive((), layout=True)
+    last: reactive[bool] = reactive(False)
+    tile_style: reactive[TileStyle] = reactive(TileStyle.CJK)
+
+    def render(self) -> Text:
+        return pool_text(self.discards, self.tile_style, last=self.last, width=self.size.width)
+
+    def get_content_height(self, container, viewport, width: int) -> int:  # type: ignore[no-untyped-def]
+        return max(1, -(-len(self.discards) // 6))

@@ -1,0 +1,141 @@
+"""The client's view model: one reducer per event kind keeps a viewer's table right."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tui_sample import sample_view
+
+from gbmj_tui.model import (
+    BOTTOM,
+    LEFT,
+    RIGHT,
+    TOP,
+    Choice,
+    TableView,
+    apply_event,
+    on_prompt,
+    round_label,
+)
+from protocol.tiles import Tile as T
+
+
+def test_positions_are_relative_to_the_viewer() -> None:
+    view = replace(sample_view(), me=2)
+    assert view.seat_at(BOTTOM).seat == 2
+    assert view.seat_at(RIGHT).seat == 3  # the next in turn (下家)
+    assert view.seat_at(TOP).seat == 0
+    assert view.seat_at(LEFT).seat == 1  # the previous in turn (上家)
+    spectator = sample_view(me=None)
+    assert spectator.seat_at(BOTTOM).seat == 0
+
+
+def test_round_label() -> None:
+    view = sample_view()
+    assert round_label(view, "zh") == "南风圈 第3盘"
+    assert round_label(view, "en") == "South round, hand 3"
+
+
+def test_hand_start_and_deal() -> None:
+    view = apply_event(
+        TableView(me=1),
+        "hand_start",
+        round=1,
+        hand_number=2,
+        dealer=1,
+        seat_winds=(3, 0, 1, 2),
+        prevailing=0,
+        dice=(2, 6),
+    )
+    assert view.dealer == 1 and view.hand_number == 2
+    assert [s.wind for s in view.seats] == [3, 0, 1, 2]
+    tiles = (T.E, T.M1, T.P5, T.M1, T.S9, T.C, T.C, T.N, T.M7, T.P1, T.P2, T.P3, T.F, T.S2)
+    view = apply_event(view, "deal", seat=1, tiles=tiles)
+    view = apply_event(view, "deal", seat=0, count=13)
+    assert view.hand == tuple(sorted(tiles))
+    assert view.seats[1].concealed_count == 14
+    assert view.seats[0].concealed_count == 13
+    assert view.wall_count == 144 - 27
+
+
+def test_flower_and_replacement_draw_for_the_viewer() -> None:
+    view = replace(TableView(me=0, hand=(T.M1, T.F2, T.P3)), wall_count=80)
+    view = view.with_seat(0, concealed_count=3)
+    view = apply_event(view, "flower", seat=0, tile=T.F2)
+    assert view.hand == (T.M1, T.P3)
+    assert view.seats[0].flowers == (T.F2,)
+    view = apply_event(view, "draw", seat=0, tile=T.S4, replacement=True)
+    assert view.drawn == T.S4 and view.seats[0].concealed_count == 3
+    assert view.wall_count == 79
+
+
+def test_others_draw_shows_no_tile() -> None:
+    view = apply_event(sample_view(), "draw", seat=1)
+    assert view.seats[1].concealed_count == 11
+    assert view.drawn is None and view.turn == 1
+
+
+def test_discard_of_a_held_tile_sorts_the_drawn_tile_in() -> None:
+    view = replace(sample_view(), drawn=T.P5)
+    view = view.with_seat(0, concealed_count=11)
+    after = apply_event(view, "discard", seat=0, tile=T.E)
+    assert after.drawn is None
+    assert after.hand == (T.M2, T.M3, T.P4, T.P5, T.P6, T.P7, T.S5, T.S5, T.S6, T.S7)
+    assert after.seats[0].discards[-1] == T.E
+    assert after.last_discard == 0
+    assert after.seats[0].concealed_count == 10
+    tsumogiri = apply_event(view, "discard", seat=0, tile=T.P5)
+    assert tsumogiri.hand == view.hand and tsumogiri.drawn is None
+
+
+def test_chow_takes_the_discard_off_the_pool_and_tiles_off_the_hand() -> None:
+    view = apply_event(sample_view(), "discard", seat=3, tile=T.M4)
+    view = apply_event(
+        view, "chow", seat=0, tiles=(T.M2, T.M3, T.M4), claimed_tile=T.M4, from_seat=3
+    )
+    assert view.seats[3].discards == (T.N, T.P2, T.M8, T.M4)  # as before the discard
+    meld = view.seats[0].melds[-1]
+    assert (meld.kind, meld.tile, meld.claimed_from, meld.claimed_tile) == ("chow", T.M2, 1, T.M4)
+    assert T.M2 not in view.hand and T.M3 not in view.hand
+    assert view.seats[0].concealed_count == 9
+    assert view.turn == 0 and view.last_discard is None
+
+
+def test_pung_from_the_right_seat_records_relative_three() -> None:
+    view = apply_event(sample_view(), "discard", seat=1, tile=T.S5)
+    view = apply_event(view, "pung", seat=0, tiles=(T.S5,) * 3, claimed_tile=T.S5, from_seat=1)
+    assert view.seats[0].melds[-1].claimed_from == 3
+    assert view.hand.count(T.S5) == 0
+
+
+def test_others_concealed_kong_is_face_down_and_added_kong_upgrades_a_pung() -> None:
+    view = apply_event(sample_view(), "concealed_kong", seat=3)
+    assert view.seats[3].melds[-1].tile is None
+    assert view.seats[3].melds[-1].tiles == (None,) * 4
+    assert view.seats[3].concealed_count == 9
+    view = apply_event(replace(view, drawn=T.C), "added_kong", seat=0, tile=T.C)
+    assert view.seats[0].melds[0].kind == "kong" and view.seats[0].melds[0].added
+    assert view.drawn is None
+
+
+def test_win_and_hand_end_move_scores() -> None:
+    view = apply_event(
+        sample_view(), "win", seat=2, win_tile=T.P3, from_seat=None, fans=((49, 1), (70, 2))
+    )
+    assert view.result is not None and view.result.winner == 2
+    view = apply_event(view, "hand_end", hands=((T.M1,), (), (T.P3,), ()), points=(-9, -9, 27, -9))
+    assert [s.score for s in view.seats] == [1191, -409, 827, -1609]
+    assert view.result is not None and view.result.hands[2] == (T.P3,)
+
+
+def test_unknown_event_kind_changes_nothing() -> None:
+    view = sample_view()
+    assert apply_event(view, "escape", seat=1) is view
+
+
+def test_prompt_sets_the_timer() -> None:
+    view = on_prompt(
+        sample_view(), actions=(Choice("pass"),), timer="claim_window", ms_left=4200, tile=T.M4
+    )
+    assert view.prompt is not None and view.prompt.is_claim
+    assert view.timer is not None and view.timer.ms_left == 4200

@@ -1,0 +1,179 @@
+"""The table screen in Textual's pilot: what it shows at 100x32 and 80x24 in both tile
+styles, the hand's selection by keys and mouse, and the claim bar's keys."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+import pytest
+from tui_harness import TableHost, screen_text
+from tui_sample import claim_prompt, sample_view, turn_prompt
+
+from gbmj_tui.model import Choice
+from gbmj_tui.tiles import TileStyle, face
+from gbmj_tui.widgets import HandRow, PromptBar
+from protocol.tiles import Tile as T
+
+SIZES = [(100, 32), (80, 24)]
+STYLES = [(TileStyle.CJK, "zh"), (TileStyle.ASCII, "en")]
+
+
+def _run(view, size, style=TileStyle.CJK, lang="zh", keys=(), check=None):
+    async def go():
+        app = TableHost(view, style, lang)
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            for key in keys:
+                await pilot.press(key)
+            await pilot.pause()
+            return check(app, pilot) if check else (app, screen_text(app))
+
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize(("style", "lang"), STYLES)
+def test_table_shows_hand_counts_discards_and_claim(size, style, lang) -> None:
+    view = claim_prompt(sample_view())
+    _app, text = _run(view, size, style, lang)
+    lines = text.split("\n")
+    assert len(lines) == size[1]
+    # the player's own hand, in order, on one row
+    hand = " ".join(face(t, style) for t in view.hand).rstrip()
+    assert any(hand in line for line in lines), text
+    # the others' hidden-tile counts and names; the player's own count is not shown
+    for name in ("Dan", "Carol", "Bot-Bao"):
+        assert name in text
+    assert text.count("x13") == 1 and text.count("x10") == 2
+    # every discard pool: Dan's last discard is marked
+    dan = "".join(face(t, style) for t in (T.N, T.P2, T.M8, T.M4))
+    assert dan.replace(" ", "") in text.replace(" ", "")
+    assert face(T.M4, style) + "<" in text
+    # the claim bar names the tile and the discarder, with one key per choice
+    bar = next(line for line in lines if "[Space]" in line)
+    assert "Dan" in bar and face(T.M4, style) in bar
+    if lang == "zh":
+        assert "[1] 吃 二三四万" in bar and "[2] 吃 三四五万" in bar and "过" in bar
+        assert "南风圈 第3盘" in text
+    else:
+        assert "[1] Chow 2m 3m 4m" in bar and "[2] Chow 3m 4m 5m" in bar and "Pass" in bar
+        assert "South round, hand 3" in text
+        assert text.isascii() or all(ord(c) < 0x2E80 for c in text), "no CJK in ASCII mode"
+    assert "[h]" not in bar and "[p]" not in bar  # only the legal choices
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_table_shows_melds_and_flowers(size) -> None:
+    _app, text = _run(sample_view(), size, TileStyle.ASCII, "en")
+    assert " 3s  4s  5s <" in text  # Carol's chow from her left
+    assert "####" * 4 in text  # Bot-Bao's concealed kong, face down
+    assert " C   C   C  ^" in text  # the player's pung from the opposite seat
+    assert " f5  f6 " in text
+
+
+def test_spectator_sees_no_hand_and_every_count() -> None:
+    _app, text = _run(sample_view(me=None), (100, 32), TileStyle.ASCII, "en")
+    assert "Spectating" in text
+    assert text.count("####x") == 4  # all four seats show only a count
+    assert "[1]" not in text  # no hand row
+
+
+def test_hand_selection_by_arrow_and_number_keys_then_enter_discards() -> None:
+    view = turn_prompt(sample_view())  # 10 tiles + drawn 5p; the cursor starts on it
+
+    def check(app, pilot):
+        hand = app.screen.query_one(HandRow)
+        return hand.cursor, hand.selected_tile, list(app.sent)
+
+    assert _run(view, (100, 32), check=check) == (10, T.P5, [])
+    assert _run(view, (100, 32), keys=["left", "left"], check=check)[:2] == (8, T.S7)
+    assert _run(view, (100, 32), keys=["right"], check=check)[:2] == (0, T.M2)  # wraps
+    assert _run(view, (100, 32), keys=["3"], check=check)[:2] == (2, T.P4)
+    assert _run(view, (100, 32), keys=["0"], check=check)[:2] == (9, T.E)
+    assert _run(view, (100, 32), keys=["3", "enter"], check=check)[2] == [Choice("discard", T.P4)]
+    # the selected tile's own key again discards it
+    assert _run(view, (100, 32), keys=["4", "4"], check=check)[2] == [Choice("discard", T.P6)]
+    assert _run(view, (80, 24), keys=["enter"], check=check)[2] == [Choice("discard", T.P5)]
+
+
+def test_hand_cannot_discard_without_a_turn_prompt() -> None:
+    def check(app, pilot):
+        return app.screen.query_one(HandRow).cursor, list(app.sent)
+
+    cursor, sent = _run(sample_view(), (100, 32), keys=["left", "enter", "3"], check=check)
+    assert sent == [] and cursor == 9
+
+
+def test_mouse_click_selects_then_discards() -> None:
+    view = turn_prompt(sample_view())
+
+    async def go():
+        app = TableHost(view)
+        async with app.run_test(size=(100, 32)) as pilot:
+            await pilot.pause()
+            hand = app.screen.query_one(HandRow)
+            x = hand.x_of(1) + 1
+            await pilot.click(HandRow, offset=(x, 0))
+            await pilot.pause()
+            selected = hand.selected_tile
+            await pilot.pause(0.3)  # a second click, not a double click
+            await pilot.click(HandRow, offset=(x, 0))
+            await pilot.pause()
+            return selected, list(app.sent)
+
+    assert asyncio.run(go()) == (T.M3, [Choice("discard", T.M3)])
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [("1", Choice("chow", T.M2)), ("2", Choice("chow", T.M3)), ("space", Choice("pass"))],
+)
+def test_claim_bar_keys_send_the_choice(key, expected) -> None:
+    view = claim_prompt(sample_view())
+
+    def check(app, pilot):
+        return list(app.sent), app.screen.query_one(PromptBar).prompt
+
+    sent, prompt_after = _run(view, (100, 32), keys=[key], check=check)
+    assert sent == [expected]
+    assert prompt_after is None  # one answer per prompt
+
+
+def test_claim_bar_ignores_keys_of_choices_not_offered() -> None:
+    view = claim_prompt(sample_view())
+    sent = _run(view, (100, 32), keys=["p", "h", "3", "g"], check=lambda app, _: list(app.sent))
+    assert sent == []
+
+
+def test_self_drawn_win_key_on_own_turn() -> None:
+    view = turn_prompt(sample_view())
+    sent = _run(view, (100, 32), keys=["h"], check=lambda app, _: list(app.sent))
+    assert sent == [Choice("win")]
+
+
+def test_redraw_after_an_event_and_resize() -> None:
+    from gbmj_tui.model import apply_event
+
+    async def go():
+        app = TableHost(sample_view(), TileStyle.ASCII, "en")
+        async with app.run_test(size=(100, 32)) as pilot:
+            await pilot.pause()
+            view = apply_event(app.table.view, "discard", seat=1, tile=T.S8)
+            app.table.show(view)
+            await pilot.pause()
+            after_event = screen_text(app)
+            await pilot.resize_terminal(80, 24)
+            await pilot.pause()
+            return after_event, screen_text(app)
+
+    after_event, resized = asyncio.run(go())
+    assert " 8s <" in after_event and " 4m <" not in after_event
+    assert len(resized.split("\n")) == 24 and " 8s <" in resized
+    assert max(len(line) for line in resized.split("\n")) <= 80
+
+
+def test_table_redraws_a_new_hand_state() -> None:
+    view = replace(sample_view(), wall_count=12)
+    _app, text = _run(view, (100, 32), TileStyle.ASCII, "en")
+    assert "Wall 12" in text

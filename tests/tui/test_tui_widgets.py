@@ -1,0 +1,138 @@
+"""The widgets' text: melds, pools, seat headers, the claim bar's options, fan tables."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.style import Style
+from rich.text import Span, Text
+
+from gbmj_tui.model import Choice, FanLine, MeldView, PromptView, SeatView
+from gbmj_tui.tiles import TileStyle
+from gbmj_tui.widgets.claim import claim_options, turn_options
+from gbmj_tui.widgets.countdown import bar_text
+from gbmj_tui.widgets.fans import fan_table, fan_total, reference_table
+from gbmj_tui.widgets.render import meld_text, pack, pool_text
+from gbmj_tui.widgets.seat import seat_header
+from protocol.fans import FANS
+from protocol.tiles import Tile as T
+
+ASCII = TileStyle.ASCII
+
+
+def _style(span: Span) -> Style:
+    return span.style if isinstance(span.style, Style) else Style.parse(span.style)
+
+
+def _plain(renderable: object, width: int = 100) -> str:
+    console = Console(width=width, record=True, color_system=None)
+    console.print(renderable)
+    return console.export_text()
+
+
+def test_meld_shows_whom_it_was_claimed_from() -> None:
+    chow = MeldView("chow", T.S3, claimed_from=1, claimed_tile=T.S4)
+    assert meld_text(chow).plain == "三条四条五条上"
+    assert meld_text(chow, ASCII, "en").plain == " 3s  4s  5s <"
+    pung = MeldView("pung", T.C, claimed_from=2, claimed_tile=T.C)
+    assert meld_text(pung, ASCII, "en").plain.endswith("^")
+    assert meld_text(MeldView("kong", T.E, claimed_from=3, claimed_tile=T.E)).plain.endswith("下")
+    claimed = [s for s in meld_text(chow).spans if _style(s).underline]
+    assert len(claimed) == 1 and meld_text(chow).plain[claimed[0].start : claimed[0].end] == "四条"
+
+
+def test_concealed_kong_is_face_down() -> None:
+    hidden = MeldView("kong", None, concealed=True)
+    assert meld_text(hidden).plain == "〓〓" * 4
+    own = MeldView("kong", T.P9, concealed=True)
+    assert meld_text(own).plain == "〓〓九饼九饼〓〓"
+    assert meld_text(own, ASCII).plain == "#### 9p  9p ####"
+
+
+def test_pool_six_a_row_last_marked() -> None:
+    discards = [T.M1, T.M2, T.M3, T.M4, T.M5, T.M6, T.M7, T.M8]
+    text = pool_text(discards, ASCII, last=True, width=30)
+    lines = text.plain.split("\n")
+    assert len(lines) == 2
+    assert lines[0] == " 1m   2m   3m   4m   5m   6m "
+    assert lines[1] == " 7m   8m <"
+    marked = [s for s in text.spans if _style(s).reverse]
+    assert len(marked) == 1 and text.plain[marked[0].start : marked[0].end] == " 8m "
+    narrow = pool_text(discards, ASCII, width=24).plain.split("\n")
+    assert narrow[0] == " 1m  2m  3m  4m  5m  6m "  # no gaps when six gapped tiles don't fit
+    assert "<" not in pool_text(discards, ASCII, last=False).plain
+
+
+def test_pack_wraps_chunks_at_the_width() -> None:
+    packed = pack([Text("aaaa"), Text("bbbb"), Text("cc")], width=9)
+    assert packed.plain == "aaaa bbbb\ncc"
+
+
+def test_seat_header() -> None:
+    seat = SeatView(seat=1, name="Bob", wind=2, score=-300, concealed_count=13, bot=True)
+    assert seat_header(seat, dealer=True).plain == "[西] Bob (庄) -300 〓〓x13 <机器人>"
+    assert seat_header(seat, show_count=False, style=ASCII, lang="en").plain == "[W] Bob -300 <bot>"
+
+
+def test_claim_options_list_only_the_legal_choices_with_one_key_each() -> None:
+    prompt = PromptView(
+        actions=(Choice("win"), Choice("pung"), Choice("chow", T.M2), Choice("chow", T.M3)),
+        timer="claim_window",
+        ms_left=5000,
+        tile=T.M4,
+        from_seat=3,
+    )
+    options = claim_options(prompt, TileStyle.CJK, "zh")
+    assert [(o.key, o.label) for o in options] == [
+        ("h", "和"),
+        ("p", "碰"),
+        ("1", "吃 二三四万"),
+        ("2", "吃 三四五万"),
+        ("space", "过"),
+    ]
+    assert options[2].choice == Choice("chow", T.M2)
+    only_pass = claim_options(
+        PromptView(actions=(Choice("pass"),), timer="claim_window", ms_left=1), ASCII, "en"
+    )
+    assert [(o.key, o.label) for o in only_pass] == [("space", "Pass")]
+
+
+def test_turn_options_kong_follows_the_selected_tile() -> None:
+    prompt = PromptView(
+        actions=(
+            Choice("discard", T.E),
+            Choice("concealed_kong", T.E),
+            Choice("added_kong", T.C),
+            Choice("win"),
+        ),
+        timer="turn",
+        ms_left=15000,
+    )
+    keys = {o.key: o for o in turn_options(prompt, T.C, ASCII, "en")}
+    assert set(keys) == {"enter", "h", "g"}
+    assert keys["g"].choice == Choice("added_kong", T.C)
+    assert turn_options(prompt, T.M1, ASCII, "en")[-1].choice == Choice("concealed_kong", T.E)
+
+
+def test_fan_table_totals_and_the_eight_fan_check() -> None:
+    fans = (FanLine(49, 1), FanLine(73, 2))  # 混一色 6 + 幺九刻 1 x2
+    assert fan_total(fans) == 8
+    text = _plain(fan_table(fans, flowers=2, lang="zh"))
+    assert "混一色" in text and "Half Flush" in text
+    assert "合计" in text and "10" in text
+    assert "达到" in text
+    short = _plain(fan_table((FanLine(49, 1),), style=ASCII, lang="en"))
+    assert "NOT met" in short
+
+
+def test_reference_table_lists_every_fan() -> None:
+    text = _plain(reference_table(), width=120)
+    for fan in FANS:
+        assert fan.name_zh in text
+
+
+def test_countdown_bar_width_and_seconds() -> None:
+    bar = bar_text("turn: Bob", 7500, 15000, 60, "en")
+    assert bar.cell_len == 60 - 1
+    assert bar.plain.endswith(" 7.5s")
+    filled = [s for s in bar.spans if "green" in str(s.style) or "yellow" in str(s.style)]
+    assert filled

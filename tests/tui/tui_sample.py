@@ -1,0 +1,95 @@
+"""A sample table for the client tests: a mid-hand view from seat 0 (plain values)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from gbmj_tui.model import Choice, MeldView, PromptView, SeatView, TableView, TimerView
+from protocol.tiles import Tile
+
+T = Tile
+
+
+def sample_view(me: int | None = 0) -> TableView:
+    """South round hand 3; seat 0 holds 10 tiles + a drawn 5p; seat 3 (left) discarded last."""
+    seats = (
+        SeatView(
+            seat=0,
+            name="Alice",
+            wind=2,
+            score=1200,
+            concealed_count=11,
+            melds=(MeldView("pung", T.C, claimed_from=2, claimed_tile=T.C),),
+            flowers=(T.F1,),
+            discards=(T.N, T.M9, T.P1),
+        ),
+        SeatView(
+            seat=1,
+            name="Bot-Bao",
+            wind=3,
+            score=-400,
+            concealed_count=10,
+            bot=True,
+            melds=(MeldView("kong", None, concealed=True),),
+            discards=(T.W, T.S1, T.S9, T.P9, T.M1, T.E, T.F),
+        ),
+        SeatView(
+            seat=2,
+            name="Carol",
+            wind=0,
+            score=800,
+            concealed_count=10,
+            melds=(MeldView("chow", T.S3, claimed_from=1, claimed_tile=T.S4),),
+            flowers=(T.F5, T.F6),
+            discards=(T.P, T.S, T.M2),
+        ),
+        SeatView(
+            seat=3,
+            name="Dan",
+            wind=1,
+            score=-1600,
+            concealed_count=13,
+            discards=(T.N, T.P2, T.M8, T.M4),
+        ),
+    )
+    return TableView(
+        seats=seats,
+        me=me,
+        hand=(T.M2, T.M3, T.P4, T.P6, T.P7, T.S5, T.S5, T.S6, T.S7, T.E) if me == 0 else (),
+        drawn=None,
+        table_name="Table 1",
+        round=2,
+        hand_number=3,
+        prevailing=1,
+        dealer=2,
+        wall_count=61,
+        dice=(3, 5),
+        turn=0,
+        last_discard=3,
+    )
+
+
+def claim_prompt(view: TableView) -> TableView:
+    """Seat 3 (left) discarded 4m: seat 0 may chow it two ways, or pass."""
+    prompt = PromptView(
+        actions=(Choice("chow", T.M2), Choice("chow", T.M3), Choice("pass")),
+        timer="claim_window",
+        ms_left=5000,
+        seq=41,
+        tile=T.M4,
+        from_seat=3,
+    )
+    return replace(view, prompt=prompt, timer=TimerView((0,), "claim_window", 5000, 5000))
+
+
+def turn_prompt(view: TableView, drawn: int = T.P5) -> TableView:
+    """Seat 0 drew ``drawn``: discard any tile, or win."""
+    tiles = (*view.hand, drawn)
+    actions = (*(Choice("discard", t) for t in sorted(set(tiles))), Choice("win"))
+    prompt = PromptView(actions=actions, timer="turn", ms_left=15000, seq=42)
+    return replace(
+        view,
+        drawn=drawn,
+        prompt=prompt,
+        timer=TimerView((0,), "turn", 15000, 15000),
+    )
