@@ -1,372 +1,254 @@
 """One example of every message and every event kind, built from the real classes.
 
 ``docs/protocol.md`` shows these (``python -m protocol.docgen`` writes them there) and the
-tests round-trip them, so the reference cannot drift from the code. They also tell a
-client author what plausible values look like.
+tests round-trip them, so the reference cannot drift from the code. They also show a
+client author what plausible values look like: here seat 0 (alice, East) wins on a
+discard from seat 1 with 花龙 + 单钓将 + two flowers, 11 fan.
 """
 
 from __future__ import annotations
 
+from . import messages as m
 from .errors import ErrorCode
-from .messages import (
-    PROTOCOL_VERSION,
-    ActionChoice,
-    AddBot,
-    AddedKong,
-    ArmTimerExtension,
-    Autoplay,
-    Buy,
-    Chat,
-    ChatSend,
-    Chow,
-    ConcealedKong,
-    ConfigureTable,
-    CreateTable,
-    Deal,
-    Discard,
-    Draw,
-    Error,
-    Escape,
-    Event,
-    EventBody,
-    ExhaustiveDraw,
-    ExposedKong,
-    FanCount,
-    Flower,
-    GameView,
-    GetInventory,
-    GetLeaderboard,
-    GetLevels,
-    GetShop,
-    Guest,
-    HandEnd,
-    HandResult,
-    HandStart,
-    Hello,
-    Inventory,
-    ItemAwarded,
-    ItemStack,
-    JoinTable,
-    Kick,
-    Leaderboard,
-    LeaderEntry,
-    LeaveTable,
-    Levels,
-    ListTables,
-    LobbySeat,
-    Login,
-    Logout,
-    MatchResult,
-    MeldView,
-    Message,
-    Ok,
-    Ping,
-    Pong,
-    Profile,
-    ProfileUpdate,
-    Prompt,
-    Pung,
-    Ready,
-    Register,
-    RemoveBot,
-    Resume,
-    RevealedHand,
-    SeatView,
-    Session,
-    Shop,
-    ShopOffer,
-    Sit,
-    Snapshot,
-    Spectate,
-    Stand,
-    Standing,
-    TableInfo,
-    TableLeft,
-    TableList,
-    TableRemoved,
-    TableSettings,
-    TableUpdate,
-    TileCounts,
-    TimerExtended,
-    TimerSettings,
-    UseTileCounter,
-    Welcome,
-    Win,
-)
-from .messages import Action as ActionMsg
 from .tiles import Tile as T
 
 COMMITMENT = "9f2b5c0e7d1a4c3b8e6f0a2d4c6e8b1a3f5d7c9e0b2a4c6e8d1f3a5c7e9b0d2f"
 SALT = "5a1c9e3b7d2f4a6c8e0b1d3f5a7c9e2b"
 TOKEN = "tok_3q9XvB7kLm2PzR8w"
-TIMERS = TimerSettings(on=True, first_discard=30, turn=15, claim_window=5)
-SETTINGS = TableSettings(name="东风局", stake=10, timers=TIMERS, rounds=4, bots_allowed=True)
-PROFILE = Profile(name="alice", guest=False, coins=10_000, rating=300, level=3)
-TABLE = TableInfo(
+TIMERS = m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5)
+SETTINGS = m.TableSettings(name="东风局", stake=10, timers=TIMERS, rounds=4, bots_allowed=True)
+PROFILE = m.Profile(name="alice", guest=False, coins=10_000, rating=300, level=3)
+TABLE = m.TableInfo(
     table_id=7,
     owner="alice",
     settings=SETTINGS,
     has_password=False,
     seats=(
-        LobbySeat(name="alice", bot=False, ready=True),
-        LobbySeat(name="bot-1", bot=True, bot_level="normal", ready=True),
-        LobbySeat(bot=False, ready=False),
-        LobbySeat(name="bob", bot=False, ready=False),
+        m.LobbySeat(name="alice", bot=False, ready=True),
+        m.LobbySeat(name="bot-1", bot=True, bot_level="normal", ready=True),
+        m.LobbySeat(bot=False, ready=False),
+        m.LobbySeat(name="bob", bot=False, ready=False),
     ),
     spectators=2,
     status="waiting",
 )
 # A wall of all 144 tiles (in code order here; a real one is shuffled).
 WALL = tuple(T(c) for c in range(34) for _ in range(4)) + tuple(T(c) for c in range(34, 42))
-PUNG_EAST = MeldView(
+DICE = ((3, 5), (2, 6))
+PUNG_EAST = m.MeldView(
     kind="pung", tile=T.E, concealed=False, claimed_from=2, claimed_tile=T.E, added=False
 )
-CHOW_123 = MeldView(
+CHOW_123 = m.MeldView(
     kind="chow", tile=T.M1, concealed=False, claimed_from=1, claimed_tile=T.M2, added=False
 )
-HIDDEN_KONG = MeldView(kind="kong", concealed=True, claimed_from=0, added=False)
-# 花龙 8 + 单钓将 1 + two flowers: 11 fan, won on a discard from seat 1.
-FANS = (FanCount(fan=39, count=1), FanCount(fan=79, count=1), FanCount(fan=81, count=2))
-HANDS = (
-    RevealedHand(
-        seat=0,
-        tiles=(T.M2, T.M3, T.M4, T.P4, T.P5, T.P6, T.S7, T.S8, T.S9, T.C, T.C),
-        melds=(CHOW_123,),
-        flowers=(T.F1, T.F6),
-    ),
-    RevealedHand(
-        seat=1,
-        tiles=(T.M1,) * 4 + (T.P1, T.P2, T.P3, T.S5, T.S5, T.W),
-        melds=(PUNG_EAST,),
-        flowers=(),
-    ),
-    RevealedHand(seat=2, tiles=tuple(T(c) for c in range(9, 22)), melds=(), flowers=(T.F3,)),
-    RevealedHand(
-        seat=3,
-        tiles=(T.S1, T.S2, T.S3, T.S4, T.S5, T.S6, T.N, T.N, T.P, T.P),
-        melds=(MeldView(kind="kong", tile=T.F, concealed=True, claimed_from=0, added=False),),
-        flowers=(),
-    ),
+KONG_GREEN = m.MeldView(kind="kong", tile=T.F, concealed=True, claimed_from=0, added=False)
+FANS = ((39, 1), (79, 1), (81, 2))  # 花龙 8, 单钓将 1, 花牌 ×2
+POINTS = (35, -19, -8, -8)  # the discarder pays 8 + 11, the others 8 each
+CONCEALED = (
+    (T.M2, T.M3, T.M4, T.P4, T.P5, T.P6, T.S7, T.S8, T.S9, T.C, T.C),
+    (T.M1, T.M1, T.M1, T.M1, T.P1, T.P2, T.P3, T.S5, T.S5, T.W),
+    tuple(T(c) for c in range(9, 22)),
+    (T.S1, T.S2, T.S3, T.S4, T.S5, T.S6, T.N, T.N, T.P, T.P),
 )
-SEATS = (
-    SeatView(
-        seat=0,
-        name="alice",
-        bot=False,
-        connected=True,
-        autoplay=False,
-        wind=T.E,
-        score=24,
-        melds=(CHOW_123,),
-        discards=(T.N, T.M9, T.S1),
-        flowers=(T.F1,),
-        concealed_count=11,
-        tiles=(T.M2, T.M3, T.M4, T.P4, T.P5, T.P6, T.S7, T.S8, T.S9, T.C, T.W),
-    ),
-    SeatView(
-        seat=1,
-        name="bot-1",
-        bot=True,
-        connected=True,
-        autoplay=False,
-        wind=T.S,
-        score=-8,
-        melds=(PUNG_EAST,),
-        discards=(T.P9, T.W),
-        flowers=(),
-        concealed_count=10,
-    ),
-    SeatView(
-        seat=2,
-        name="carol",
-        bot=False,
-        connected=False,
-        autoplay=True,
-        wind=T.W,
-        score=-8,
-        melds=(),
-        discards=(T.F, T.M1, T.P5),
-        flowers=(T.F3,),
-        concealed_count=13,
-    ),
-    SeatView(
-        seat=3,
-        name="bob",
-        bot=False,
-        connected=True,
-        autoplay=False,
-        wind=T.N,
-        score=-8,
-        melds=(HIDDEN_KONG,),
-        discards=(T.S9, T.P1),
-        flowers=(),
-        concealed_count=10,
-    ),
-)
+MELDS = ((CHOW_123,), (PUNG_EAST,), (), (KONG_GREEN,))
+FLOWERS = ((T.F1, T.F6), (), (T.F3,), ())
 
-MESSAGE_EXAMPLES: tuple[Message, ...] = (
-    Hello(version=PROTOCOL_VERSION, client="gbmj/0.1.0"),
-    Welcome(version=PROTOCOL_VERSION, server="gbmj-server/0.1.0"),
-    Error(
-        id=12,
+
+def _seat(seat: int, **shown: object) -> m.SeatView:
+    """Seat ``seat`` of the example hand as seat 0 sees it, before the winning discard."""
+    return m.SeatView(
+        seat=seat,
+        wind=(T.E, T.S, T.W, T.N)[seat],
+        concealed_count=len(CONCEALED[seat]) - (seat == 0),
+        melds=(None,) if seat == 3 else MELDS[seat],  # seat 3's concealed kong: face down
+        flowers=FLOWERS[seat],
+        discards=((T.N, T.M9, T.S1), (T.P9, T.W), (T.F, T.M1, T.P5), (T.S9, T.P1))[seat],
+        **shown,  # type: ignore[arg-type]
+    )
+
+
+MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
+    m.Hello(version=m.PROTOCOL_VERSION, client="gbmj/0.1.0"),
+    m.Welcome(version=m.PROTOCOL_VERSION, server="gbmj-server/0.1.0"),
+    m.Error(
+        id=16,
         code=ErrorCode.OUT_OF_RANGE,
         message="action.tile: 45 is not a playing tile code (0..33)",
     ),
-    Ok(id=13),
-    Ping(id=99),
-    Pong(id=99),
-    Register(id=1, name="alice", password="correct horse battery"),
-    Login(id=1, name="alice", password="correct horse battery"),
-    Guest(id=1),
-    Resume(id=1, token=TOKEN),
-    Logout(id=40),
-    Session(id=1, token=TOKEN, profile=PROFILE),
-    ProfileUpdate(profile=PROFILE),
-    GetLevels(id=5),
-    Levels(id=5, thresholds=tuple(50 * (level - 1) * level for level in range(1, 38))),
-    GetLeaderboard(id=6, limit=3),
-    Leaderboard(
+    m.Notice(code="shutdown", message="the server restarts in 60 s"),
+    m.Ok(id=13),
+    m.Ping(id=99),
+    m.Pong(id=99),
+    m.Register(id=1, name="alice", password="correct horse battery"),
+    m.Login(id=1, name="alice", password="correct horse battery"),
+    m.Guest(id=1),
+    m.Resume(id=1, token=TOKEN),
+    m.Logout(id=40),
+    m.Session(id=1, token=TOKEN, profile=PROFILE),
+    m.ProfileUpdate(profile=PROFILE),
+    m.GetLevels(id=5),
+    m.Levels(id=5, thresholds=tuple(50 * (level - 1) * level for level in range(1, 38))),
+    m.GetLeaderboard(id=6, limit=3),
+    m.Leaderboard(
         id=6,
         entries=(
-            LeaderEntry(rank=1, name="bob", level=12, rating=6_720),
-            LeaderEntry(rank=2, name="alice", level=3, rating=300),
-            LeaderEntry(rank=3, name="carol", level=1, rating=0),
+            m.LeaderEntry(rank=1, name="bob", level=12, rating=6_720),
+            m.LeaderEntry(rank=2, name="alice", level=3, rating=300),
+            m.LeaderEntry(rank=3, name="carol", level=1, rating=0),
         ),
     ),
-    ListTables(id=2),
-    TableList(id=2, tables=(TABLE,)),
-    TableUpdate(table=TABLE),
-    TableRemoved(table_id=7),
-    CreateTable(id=3, settings=SETTINGS),
-    ConfigureTable(id=4, table_id=7, settings=SETTINGS, password="mahjong"),
-    JoinTable(id=3, table_id=7),
-    Spectate(id=3, table_id=7, password="mahjong"),
-    Sit(id=8, table_id=7, seat=2),
-    Stand(id=9, table_id=7),
-    Ready(id=10, table_id=7, ready=True),
-    AddBot(id=11, table_id=7, seat=1, level="normal"),
-    RemoveBot(id=11, table_id=7, seat=1),
-    Kick(id=11, table_id=7, seat=3),
-    LeaveTable(id=14, table_id=7),
-    TableLeft(table_id=7, reason="kicked"),
-    Autoplay(id=15, table_id=7, on=True),
-    Snapshot(
+    m.ListTables(id=2),
+    m.TableList(id=2, tables=(TABLE,)),
+    m.TableUpdate(table=TABLE),
+    m.TableRemoved(table_id=7),
+    m.CreateTable(id=3, settings=SETTINGS),
+    m.ConfigureTable(id=4, table_id=7, settings=SETTINGS, password="mahjong"),
+    m.JoinTable(id=3, table_id=7),
+    m.Spectate(id=3, table_id=7, password="mahjong"),
+    m.Sit(id=8, table_id=7, seat=2),
+    m.Stand(id=9, table_id=7),
+    m.Ready(id=10, table_id=7, ready=True),
+    m.AddBot(id=11, table_id=7, seat=1, level="normal"),
+    m.RemoveBot(id=11, table_id=7, seat=1),
+    m.Kick(id=11, table_id=7, seat=3),
+    m.LeaveTable(id=14, table_id=7),
+    m.TableLeft(table_id=7, reason="kicked"),
+    m.AutoPlay(id=15, table_id=7, on=True),
+    m.Snapshot(
         id=3,
         table=TABLE,
         seat=0,
         seq=57,
-        game=GameView(
-            round=1,
-            hand=2,
-            prevailing_wind=T.E,
+        players=(
+            m.PlayerView(name="alice", bot=False, connected=True, auto_play=False, score=24),
+            m.PlayerView(name="bot-1", bot=True, connected=True, auto_play=False, score=-8),
+            m.PlayerView(name="carol", bot=False, connected=False, auto_play=True, score=-8),
+            m.PlayerView(name="bob", bot=False, connected=True, auto_play=False, score=-8),
+        ),
+        game=m.GameView(
+            round_number=1,
+            hand_number=2,
             dealer=0,
-            dice=(3, 5),
+            prevailing_wind=T.E,
+            dice=DICE,
+            break_stack=16,
             commitment=COMMITMENT,
-            wall_count=83,
-            turn=0,
+            wall_remaining=83,
+            phase="turn",
+            to_act=(0,),
             timer="turn",
             ms_left=12_400,
-            seats=SEATS,
+            seats=(
+                _seat(0, concealed=(*CONCEALED[0][:-1], T.W), drawn=T.W),
+                _seat(1),
+                _seat(2),
+                _seat(3),
+            ),
         ),
     ),
-    Event(table_id=7, seq=58, event=Discard(seat=0, tile=T.S1)),
-    Prompt(
+    m.Event(table_id=7, seq=58, event=m.Discard(seat=0, tile=T.S1)),
+    m.Prompt(
         table_id=7,
         seq=58,
         actions=(
-            ActionChoice(kind="chow", tile=T.S1),
-            ActionChoice(kind="pung"),
-            ActionChoice(kind="pass"),
+            m.ActionChoice(kind="chow", tile=T.S1),
+            m.ActionChoice(kind="pung"),
+            m.ActionChoice(kind="pass"),
         ),
         timer="claim_window",
         ms_left=4_800,
     ),
-    ActionMsg(id=16, table_id=7, seq=58, kind="chow", tile=T.S1),
-    HandResult(
+    m.Action(id=16, table_id=7, seq=58, kind="chow", tile=T.S1),
+    m.HandResult(
         table_id=7,
-        round=1,
-        hand=2,
+        round_number=1,
+        hand_number=2,
+        outcome="win",
         winner=0,
         from_seat=1,
         win_tile=T.C,
         fans=FANS,
         total=11,
-        points=(35, -19, -8, -8),
+        points=POINTS,
         scores=(59, -27, -16, -16),
-        hands=HANDS,
-        wall=WALL,
+        concealed=CONCEALED,
+        melds=MELDS,
+        flowers=FLOWERS,
+        wall_order=WALL,
         salt=SALT,
         commitment=COMMITMENT,
     ),
-    MatchResult(
+    m.MatchResult(
         table_id=7,
         standings=(
-            Standing(seat=0, name="alice", rank=1, points=120, coins=1_200),
-            Standing(seat=3, name="bob", rank=2, points=-16, coins=-160),
-            Standing(seat=2, name="carol", rank=3, points=-40, coins=-400),
-            Standing(seat=1, name="bot-1", rank=4, points=-64, coins=-640),
+            m.Standing(seat=0, name="alice", rank=1, points=120, coins=1_200),
+            m.Standing(seat=3, name="bob", rank=2, points=-16, coins=-160),
+            m.Standing(seat=2, name="carol", rank=3, points=-40, coins=-400),
+            m.Standing(seat=1, name="bot-1", rank=4, points=-64, coins=-640),
         ),
     ),
-    TimerExtended(table_id=7, seat=2, ms_left=90_000),
-    GetInventory(id=20),
-    Inventory(
+    m.TimerExtended(table_id=7, seat=2, ms_left=90_000),
+    m.GetInventory(id=20),
+    m.Inventory(
         id=20,
-        slots=(ItemStack(item="timer_extension", count=3), ItemStack(item="tile_counter", count=1)),
+        slots=(
+            m.ItemStack(item="timer_extension", count=3),
+            m.ItemStack(item="tile_counter", count=1),
+        ),
         capacity=30,
     ),
-    GetShop(id=21),
-    Shop(
+    m.GetShop(id=21),
+    m.Shop(
         id=21,
         offers=(
-            ShopOffer(item="timer_extension", price=500),
-            ShopOffer(item="tile_counter", price=800),
+            m.ShopOffer(item="timer_extension", price=500),
+            m.ShopOffer(item="tile_counter", price=800),
         ),
     ),
-    Buy(id=22, item="tile_counter", count=2),
-    ItemAwarded(item="timer_extension", count=1),
-    ArmTimerExtension(id=23, table_id=7, armed=True),
-    UseTileCounter(id=24, table_id=7),
-    TileCounts(id=24, table_id=7, seq=58, counts=(4, 3, 3, 2, 3, 3, 4, 4, 3) + (3,) * 25),
-    ChatSend(id=25, channel="lobby", text="anyone for a 5-stake table?"),
-    Chat(channel="table", table_id=7, sender="bob", text="好牌!"),
+    m.Buy(id=22, item="tile_counter", count=2),
+    m.ItemAwarded(item="timer_extension", count=1),
+    m.ArmTimerExtension(id=23, table_id=7, armed=True),
+    m.UseTileCounter(id=24, table_id=7),
+    m.TileCounts(id=24, table_id=7, seq=58, counts=(4, 3, 3, 2, 3, 3, 4, 4, 3) + (3,) * 25),
+    m.ChatSend(id=25, channel="lobby", text="anyone for a 5-stake table?"),
+    m.Chat(channel="table", table_id=7, sender="bob", text="好牌!"),
 )
 
-EVENT_EXAMPLES: tuple[EventBody, ...] = (
-    HandStart(
-        round=1,
-        hand=2,
-        dealer=1,
-        winds=(T.N, T.E, T.S, T.W),
+EVENT_EXAMPLES: tuple[m.EventBody, ...] = (
+    m.HandStart(
+        round_number=1,
+        hand_number=2,
+        dealer=0,
+        seat_winds=(T.E, T.S, T.W, T.N),
         prevailing_wind=T.E,
-        dice=(3, 5, 2, 6),
-        break_point=24,
+        dice=DICE,
+        second_roller=3,
+        break_stack=16,
         commitment=COMMITMENT,
     ),
-    Deal(
-        seat=0,
-        count=13,
-        tiles=(T.M1, T.M2, T.M3, T.M4, T.M5, T.M6, T.P2, T.P3, T.P4, T.S7, T.S8, T.S9, T.F1),
+    m.Deal(seat=0, count=13, tiles=(*CONCEALED[0][:10], T.M1, T.M3, T.F1)),
+    m.Deal(seat=1, count=13),
+    m.Flower(seat=0, tile=T.F1),
+    m.Draw(seat=0, tile=T.C, replacement=True),
+    m.Draw(seat=2, replacement=False),
+    m.Discard(seat=1, tile=T.M2),
+    m.Chow(seat=0, tiles=(T.M1, T.M2, T.M3), claimed_tile=T.M2, from_seat=3),
+    m.Pung(seat=1, tiles=(T.E, T.E, T.E), claimed_tile=T.E, from_seat=3),
+    m.ExposedKong(seat=2, tiles=(T.P5,) * 4, claimed_tile=T.P5, from_seat=0),
+    m.ConcealedKong(seat=3),
+    m.ConcealedKong(seat=3, tile=T.F),
+    m.AddedKong(seat=1, tile=T.E),
+    m.Win(seat=0, from_seat=1, win_tile=T.C, fans=FANS, total=11, points=POINTS),
+    m.Win(seat=2, win_tile=T.S5, fans=((39, 1),), total=8, points=(-16, -16, 48, -16)),
+    m.ExhaustiveDraw(),
+    m.Escape(seat=3),
+    m.HandEnd(
+        outcome="win",
+        concealed=CONCEALED,
+        melds=MELDS,
+        wall_order=WALL,
+        salt=SALT,
+        commitment=COMMITMENT,
+        points=POINTS,
     ),
-    Deal(seat=1, count=14),
-    Flower(seat=0, tile=T.F1),
-    Draw(seat=0, tile=T.C, replacement=True),
-    Draw(seat=2, replacement=False),
-    Discard(seat=1, tile=T.M2),
-    Chow(seat=2, tiles=(T.M1, T.M2, T.M3), claimed_tile=T.M2, from_seat=1),
-    Pung(seat=1, tiles=(T.E, T.E, T.E), claimed_tile=T.E, from_seat=3),
-    ExposedKong(seat=0, tiles=(T.P5,) * 4, claimed_tile=T.P5, from_seat=2),
-    ConcealedKong(seat=3),
-    ConcealedKong(seat=0, tile=T.F),
-    AddedKong(seat=1, tile=T.E),
-    Win(seat=0, from_seat=1, win_tile=T.C, fans=FANS, total=11, points=(35, -19, -8, -8)),
-    Win(
-        seat=2,
-        win_tile=T.S5,
-        fans=(FanCount(fan=39, count=1),),
-        total=8,
-        points=(-16, -16, 48, -16),
-    ),
-    ExhaustiveDraw(),
-    Escape(seat=3),
-    HandEnd(hands=HANDS, wall=WALL, salt=SALT, points=(35, -19, -8, -8)),
 )

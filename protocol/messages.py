@@ -33,6 +33,7 @@ from .schema import (
     Struct,
     Tagged,
     TileCode,
+    Tuple,
     When,
     field,
     record,
@@ -56,6 +57,8 @@ ACTIONS_WITH_TILE = ("discard", "concealed_kong", "added_kong", "chow")
 ACTIONS_WITHOUT_TILE = tuple(k for k in ACTION_KINDS if k not in ACTIONS_WITH_TILE)
 TIMERS = ("first_discard", "turn", "claim_window")
 MELD_KINDS = ("chow", "pung", "kong")  # gbmj_server.rules.hand.MeldKind values
+PHASES = ("turn", "claim", "ended")  # gbmj_server.game.hand_state.Phase values
+OUTCOMES = ("win", "exhaustive_draw", "escape")  # gbmj_server.game.settlement.Outcome
 
 # -- the product's closed lists ---------------------------------------------------------
 ITEMS = ("timer_extension", "tile_counter")  # SPEC §2.6; a new item is one more name here
@@ -63,6 +66,7 @@ BOT_LEVELS = ("easy", "normal", "hard")
 TABLE_STATUSES = ("waiting", "playing")
 CHANNELS = ("lobby", "table")
 LEAVE_REASONS = ("left", "kicked", "not_enough_coins", "table_closed")
+NOTICES = ("shutdown", "replaced")  # server going down; signed in from elsewhere
 # Coins per point: 0 (free) and the 1-2-5 series (SPEC §2.2).
 STAKES = (0, *(m * 10**e for e in range(5) for m in (1, 2, 5)))
 MAX_LEVEL = 37
@@ -95,6 +99,9 @@ SOFTWARE = Str(64)  # "<name>/<version>" in hello and welcome
 CHAT_TEXT = Str(500)
 ITEM = Choice(ITEMS)
 POINTS_PER_SEAT = ListOf(POINTS, 4, 4)
+FAN_COUNT = Tuple((FanId(), Int(1, 8)))  # [fan id, times scored], e.g. two 幺九刻
+DICE = ListOf(Tuple((Int(1, 6), Int(1, 6))), 2, 2)  # two rolls of two dice (seed 003)
+CONCEALED = ListOf(PLAYING_TILE, 14)
 ACTION_RULES = (
     When("kind", ACTIONS_WITH_TILE, require=("tile",)),
     When("kind", ACTIONS_WITHOUT_TILE, forbid=("tile",)),
@@ -167,35 +174,24 @@ class ActionChoice(Record):
 
 @record
 class MeldView(Record):
-    """A declared meld as every viewer sees it (concealed kongs of others: tile hidden)."""
+    """A declared meld (``gbmj_server.rules.hand.Meld``).
+
+    In a seat's ``melds`` list, another player's concealed kong is nil: face down.
+    """
 
     _RULES = (When("concealed", (True,), forbid=("claimed_tile",)),)
     kind: str = field(Choice(MELD_KINDS))
-    tile: int | None = field(
-        Optional(PLAYING_TILE), "lowest tile; absent for another player's concealed kong"
-    )
+    tile: int = field(PLAYING_TILE, "the lowest tile of a chow; the tile of a pung or kong")
     concealed: bool = field(Bool(), "a concealed kong")
-    claimed_from: int = field(RELATIVE_SEAT, "relative to the owner: 1 left, 2 opposite, 3 right")
+    claimed_from: int = field(
+        RELATIVE_SEAT, "relative to the owner: 1 left, 2 opposite, 3 right, 0 nobody"
+    )
     claimed_tile: int | None = field(Optional(PLAYING_TILE), "the tile taken from a discard")
     added: bool = field(Bool(), "a kong made by adding to a pung")
 
 
-@record
-class FanCount(Record):
-    """A fan scored ``count`` times (e.g. two 幺九刻)."""
-
-    fan: int = field(FanId())
-    count: int = field(Int(1, 8))
-
-
-@record
-class RevealedHand(Record):
-    """A seat's whole hand at the end of a hand: concealed tiles, melds, flowers."""
-
-    seat: int = field(SEAT)
-    tiles: tuple[int, ...] = field(ListOf(PLAYING_TILE, 14), "concealed tiles")
-    melds: tuple[MeldView, ...] = field(ListOf(Struct(MeldView), 4))
-    flowers: tuple[int, ...] = field(ListOf(FLOWER, 8))
+MELDS = ListOf(Struct(MeldView), 4)
+SEAT_MELDS = ListOf(Optional(Struct(MeldView)), 4)  # nil: a face-down concealed kong
 
 
 @record
@@ -255,39 +251,54 @@ class TableInfo(Record):
 
 
 @record
-class SeatView(Record):
-    """One seat of a hand in play, as the viewer may see it."""
+class PlayerView(Record):
+    """Who plays a seat in the running match, and their score."""
 
-    seat: int = field(SEAT)
     name: str = field(NAME)
     bot: bool = field(Bool())
     connected: bool = field(Bool())
-    autoplay: bool = field(Bool(), "托管: the server plays for this seat")
-    wind: int = field(WIND, "seat wind this hand")
+    auto_play: bool = field(Bool(), "托管: the server plays for this seat")
     score: int = field(POINTS, "match points so far")
-    melds: tuple[MeldView, ...] = field(ListOf(Struct(MeldView), 4))
-    discards: tuple[int, ...] = field(ListOf(PLAYING_TILE, 64), "in order")
-    flowers: tuple[int, ...] = field(ListOf(FLOWER, 8))
-    concealed_count: int = field(Int(0, 14))
-    tiles: tuple[int, ...] | None = field(
-        Optional(ListOf(PLAYING_TILE, 14)), "the concealed tiles: only the viewer's own seat"
+
+
+@record
+class SeatView(Record):
+    """One seat of the hand in play as the viewer may see it (engine: ``SeatView``)."""
+
+    seat: int = field(SEAT)
+    wind: int = field(WIND, "seat wind this hand")
+    concealed: tuple[int, ...] | None = field(
+        Optional(CONCEALED), "the concealed tiles: the viewer's own seat only"
     )
+    concealed_count: int = field(Int(0, 14))
+    melds: tuple[MeldView | None, ...] = field(SEAT_MELDS, "nil: a face-down concealed kong")
+    flowers: tuple[int, ...] = field(ListOf(FLOWER, 8))
+    discards: tuple[int, ...] = field(ListOf(PLAYING_TILE, 64), "in order")
+    drawn: int | None = field(Optional(TILE), "the tile just drawn: its owner only")
 
 
 @record
 class GameView(Record):
-    """A hand in play: everything a viewer may see of it."""
+    """The hand in play as the viewer may see it (engine: ``HandView``)."""
 
-    round: int = field(Int(1, 4))
-    hand: int = field(Int(1, 4), "1-based within the round")
-    prevailing_wind: int = field(WIND)
+    round_number: int = field(Int(1, 4))
+    hand_number: int = field(Int(1, 4), "1-based within the round")
     dealer: int = field(SEAT)
-    dice: tuple[int, ...] = field(ListOf(Int(1, 6), 4, 2))
+    prevailing_wind: int = field(WIND)
+    dice: tuple[tuple[int, int], ...] = field(DICE)
+    break_stack: int = field(Int(0, 71), "the stack where drawing starts")
     commitment: str = field(Hex(64, 64), "SHA-256 of the wall order and salt")
-    wall_count: int = field(Int(0, 144), "tiles left in the wall")
-    turn: int = field(SEAT, "whose turn it is")
+    wall_remaining: int = field(Int(0, 144))
+    phase: str = field(Choice(PHASES))
+    to_act: tuple[int, ...] = field(
+        ListOf(SEAT, 4), "seats that must act (in a claim window: only the viewer, if asked)"
+    )
     timer: str | None = field(Optional(Choice(TIMERS)), "the running timer's class")
     ms_left: int | None = field(Optional(MS_LEFT), "time left on it; absent when untimed")
+    offer: tuple[int, int, bool] | None = field(
+        Optional(Tuple((SEAT, PLAYING_TILE, Bool()))),
+        "[seat, tile, robbing a kong]: the discard (or kong tile) that may be claimed",
+    )
     seats: tuple[SeatView, ...] = field(ListOf(Struct(SeatView), 4, 4), "seats 0-3")
 
 
@@ -336,13 +347,14 @@ EVENT_KINDS: dict[str, type[EventBody]] = EventBody._REGISTRY  # type: ignore[as
 
 @tagged("hand_start")
 class HandStart(EventBody):
-    round: int = field(Int(1, 4))
-    hand: int = field(Int(1, 4))
+    round_number: int = field(Int(1, 4))
+    hand_number: int = field(Int(1, 4))
     dealer: int = field(SEAT)
-    winds: tuple[int, ...] = field(ListOf(WIND, 4, 4), "seat wind of seats 0-3")
+    seat_winds: tuple[int, ...] = field(ListOf(WIND, 4, 4), "of seats 0-3")
     prevailing_wind: int = field(WIND)
-    dice: tuple[int, ...] = field(ListOf(Int(1, 6), 4, 2))
-    break_point: int = field(Int(0, 143), "where the wall is broken")
+    dice: tuple[tuple[int, int], ...] = field(DICE)
+    second_roller: int = field(SEAT)
+    break_stack: int = field(Int(0, 71), "the stack (in wall order) where drawing starts")
     commitment: str = field(Hex(64, 64), "SHA-256 of the wall order and salt")
 
 
@@ -414,7 +426,7 @@ class Win(EventBody):
     seat: int = field(SEAT)
     from_seat: int | None = field(Optional(SEAT), "absent when self-drawn")
     win_tile: int = field(PLAYING_TILE)
-    fans: tuple[FanCount, ...] = field(ListOf(Struct(FanCount), 82, 1))
+    fans: tuple[tuple[int, int], ...] = field(ListOf(FAN_COUNT, 82, 1), "[fan id, count]")
     total: int = field(FAN_TOTAL, "all fan including flowers")
     points: tuple[int, ...] = field(POINTS_PER_SEAT)
 
@@ -431,10 +443,15 @@ class Escape(EventBody):
 
 @tagged("hand_end")
 class HandEnd(EventBody):
-    hands: tuple[RevealedHand, ...] = field(ListOf(Struct(RevealedHand), 4, 4))
-    wall: tuple[int, ...] = field(ListOf(TILE, 144, 144), "the wall order of the deal")
+    """Everything revealed: each seat's concealed tiles and melds, the wall and its salt."""
+
+    outcome: str = field(Choice(OUTCOMES))
+    concealed: tuple[tuple[int, ...], ...] = field(ListOf(CONCEALED, 4, 4), "of seats 0-3")
+    melds: tuple[tuple[MeldView, ...], ...] = field(ListOf(MELDS, 4, 4), "of seats 0-3")
+    wall_order: tuple[int, ...] = field(ListOf(TILE, 144, 144))
     salt: str = field(Hex(2, 128))
-    points: tuple[int, ...] = field(POINTS_PER_SEAT)
+    commitment: str = field(Hex(64, 64))
+    points: tuple[int, ...] = field(POINTS_PER_SEAT, "this hand, per seat")
 
 
 # -- general ------------------------------------------------------------------------------
@@ -460,6 +477,14 @@ class Error(Message):
 
     code: str = field(Choice(tuple(c.value for c in ErrorCode)), "see Error codes")
     message: str = field(Str(500), "readable; names the field for a bad message")
+
+
+@message("notice", "server")
+class Notice(Message):
+    """Something the server tells a client unasked (it is going down; a new login)."""
+
+    code: str = field(Choice(NOTICES))
+    message: str = field(Str(500))
 
 
 @message("ok", "server")
@@ -659,8 +684,8 @@ class TableLeft(Message):
     reason: str = field(Choice(LEAVE_REASONS))
 
 
-@message("autoplay", "client", "ok")
-class Autoplay(Message):
+@message("auto_play", "client", "ok")
+class AutoPlay(Message):
     """Switch 托管 on or off."""
 
     table_id: int = field(TABLE_ID)
@@ -675,7 +700,10 @@ class Snapshot(Message):
     table: TableInfo = field(Struct(TableInfo))
     seat: int | None = field(Optional(SEAT), "the viewer's seat; absent for a spectator")
     seq: int = field(SEQ, "the last event this snapshot includes (0: none yet)")
-    game: GameView | None = field(Optional(Struct(GameView)), "absent between matches")
+    players: tuple[PlayerView, ...] | None = field(
+        Optional(ListOf(Struct(PlayerView), 4, 4)), "seats 0-3 during a match"
+    )
+    game: GameView | None = field(Optional(Struct(GameView)), "the hand in play, if any")
 
 
 @message("event", "server")
@@ -715,20 +743,28 @@ class Action(Message):
 class HandResult(Message):
     """A hand is over: the win (or draw or escape), fans, points, every hand revealed."""
 
-    _RULES = (When("winner", (None,), forbid=("from_seat", "win_tile")),)
+    _RULES = (
+        When("outcome", ("win",), require=("winner", "win_tile")),
+        When("outcome", ("exhaustive_draw", "escape"), forbid=("winner", "from_seat", "win_tile")),
+        When("outcome", ("escape",), require=("escaper",)),
+        When("outcome", ("win", "exhaustive_draw"), forbid=("escaper",)),
+    )
     table_id: int = field(TABLE_ID)
-    round: int = field(Int(1, 4))
-    hand: int = field(Int(1, 4))
-    winner: int | None = field(Optional(SEAT), "absent for a draw or an escape")
+    round_number: int = field(Int(1, 4))
+    hand_number: int = field(Int(1, 4))
+    outcome: str = field(Choice(OUTCOMES))
+    winner: int | None = field(Optional(SEAT))
     from_seat: int | None = field(Optional(SEAT), "the discarder; absent if self-drawn")
     win_tile: int | None = field(Optional(PLAYING_TILE))
-    escaper: int | None = field(Optional(SEAT), "who escaped, if the hand ended so")
-    fans: tuple[FanCount, ...] = field(ListOf(Struct(FanCount), 82))
+    escaper: int | None = field(Optional(SEAT))
+    fans: tuple[tuple[int, int], ...] = field(ListOf(FAN_COUNT, 82), "[fan id, count]")
     total: int = field(FAN_TOTAL, "all fan including flowers")
     points: tuple[int, ...] = field(POINTS_PER_SEAT, "this hand")
     scores: tuple[int, ...] = field(POINTS_PER_SEAT, "match totals after this hand")
-    hands: tuple[RevealedHand, ...] = field(ListOf(Struct(RevealedHand), 4, 4))
-    wall: tuple[int, ...] = field(ListOf(TILE, 144, 144))
+    concealed: tuple[tuple[int, ...], ...] = field(ListOf(CONCEALED, 4, 4), "of seats 0-3")
+    melds: tuple[tuple[MeldView, ...], ...] = field(ListOf(MELDS, 4, 4), "of seats 0-3")
+    flowers: tuple[tuple[int, ...], ...] = field(ListOf(ListOf(FLOWER, 8), 4, 4))
+    wall_order: tuple[int, ...] = field(ListOf(TILE, 144, 144))
     salt: str = field(Hex(2, 128))
     commitment: str = field(Hex(64, 64))
 

@@ -36,6 +36,7 @@ __all__ = [
     "Struct",
     "Tagged",
     "TileCode",
+    "Tuple",
     "When",
     "field",
     "record",
@@ -263,6 +264,40 @@ class ListOf(Spec):
     def describe(self) -> str:
         n = f"{self.min_len}" if self.min_len == self.max_len else f"{self.min_len}..{self.max_len}"
         return f"list of {n} × ({self.item.describe()})"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Tuple(Spec):
+    """A fixed-length list whose positions have their own specs (e.g. ``[fan id, count]``)."""
+
+    items: tuple[Spec, ...]
+
+    def _check(self, value: Any, path: str) -> None:
+        if not isinstance(value, tuple | list):
+            raise _fail(ErrorCode.WRONG_TYPE, path, f"expected a list, got {_kind(value)}")
+        if len(value) != len(self.items):
+            raise _fail(
+                ErrorCode.OUT_OF_RANGE,
+                path,
+                f"expected {len(self.items)} items, got {len(value)}",
+            )
+
+    def decode(self, value: Any, path: str) -> tuple[Any, ...]:
+        self._check(value, path)
+        return tuple(
+            s.decode(v, f"{path}[{i}]")
+            for i, (s, v) in enumerate(zip(self.items, value, strict=True))
+        )
+
+    def encode(self, value: Any, path: str) -> list[Any]:
+        self._check(value, path)
+        return [
+            s.encode(v, f"{path}[{i}]")
+            for i, (s, v) in enumerate(zip(self.items, value, strict=True))
+        ]
+
+    def describe(self) -> str:
+        return "[" + ", ".join(s.describe() for s in self.items) + "]"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
