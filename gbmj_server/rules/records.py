@@ -1,0 +1,119 @@
+"""Scored-hand records (tests/fixtures/README.md) <-> (Hand, WinContext), in one place.
+
+The CLI (``gbmj-fan --jsonl``), the fixture test and the speed bench all read records
+through ``record_input`` and write results with ``score_result`` / ``error_result``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from protocol.tiles import Tile
+
+from .errors import HandError
+from .hand import Hand, Meld, MeldKind
+from .scoring import Score, WinContext, score_hand
+
+_KINDS = {"chow": MeldKind.CHOW, "pung": MeldKind.PUNG, "kong": MeldKind.KONG}
+
+
+def _tile(text: object) -> Tile:
+    try:
+        return Tile.parse(str(text))
+    except ValueError:
+        raise HandError("unknown_tile", f"unknown tile {text!r}") from None
+
+
+def _meld(data: Mapping[str, Any]) -> Meld:
+    kind = _KINDS.get(data.get("type", ""))
+    if kind is None:
+        raise HandError("bad_meld", f"unknown meld type {data.get('type')!r}")
+    tiles = sorted(_tile(t) for t in data.get("tiles", ()))
+    size = 4 if kind is MeldKind.KONG else 3
+    if len(tiles) != size:
+        raise HandError("bad_meld", f"a {kind} has {size} tiles")
+    if kind is MeldKind.CHOW:
+        if [t - tiles[0] for t in tiles] != [0, 1, 2] or not tiles[0].is_suited:
+            raise HandError("bad_meld", f"{tiles} is not a chow")
+    elif len(set(tiles)) != 1:
+        raise HandError("bad_meld", f"{tiles} is not a {kind}")
+    claimed = data.get("claimed_tile")
+    return Meld(
+        kind,
+        tiles[0],
+        concealed=bool(data.get("concealed", False)),
+        claimed_from=int(data.get("claimed_from") or 0),
+        claimed_tile=_tile(claimed) if claimed else None,
+        added=bool(data.get("added", False)),
+    )
+
+
+def _wind(text: object) -> Tile:
+    tile = _tile(text)
+    if not tile.is_wind:
+        raise HandError("bad_context", f"{text!r} is not a wind")
+    return tile
+
+
+def record_input(record: Mapping[str, Any]) -> tuple[Hand, WinContext]:
+    """The hand (before the winning tile) and the win context of a record."""
+    hand = Hand(
+        tuple(_tile(t) for t in record.get("concealed", ())),
+        tuple(_meld(m) for m in record.get("melds", ())),
+    )
+    context = WinContext(
+        win_tile=_tile(record.get("win_tile")),
+        self_drawn=bool(record.get("self_drawn", False)),
+        fourth_tile=bool(record.get("fourth_tile", False)),
+        kong_related=bool(record.get("kong_related", False)),
+        last_tile=bool(record.get("last_tile", False)),
+        seat_wind=_wind(record.get("seat_wind", "E")),
+        prevalent_wind=_wind(record.get("prevalent_wind", "E")),
+        flowers=int(record.get("flowers", 0)),
+    )
+    return hand, context
+
+
+def score_json(score: Score) -> dict[str, Any]:
+    """A score as plain JSON data."""
+    return {
+        "total": score.total,
+        "total_without_flowers": score.total_without_flowers,
+        "meets_8": score.meets_8,
+        "fans": [
+            {
+                "name_zh": fc.fan.name_zh,
+                "name_en": fc.fan.name_en,
+                "points": fc.fan.points,
+                "count": fc.count,
+            }
+            for fc in score.fans
+        ],
+    }
+
+
+def score_record(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The result line of one record: ``valid`` with the score, or ``error``."""
+    rid = record.get("id")
+    try:
+        hand, context = record_input(record)
+        score = score_hand(hand, context)
+    except HandError as e:
+        return _invalid(rid, e.code, str(e))
+    except (TypeError, ValueError, AttributeError) as e:  # not even a record
+        return _invalid(rid, "bad_record", str(e))
+    return {"id": rid, "valid": True, "error": None, **score_json(score)}
+
+
+def _invalid(rid: object, code: str, message: str) -> dict[str, Any]:
+    return {
+        "id": rid,
+        "valid": False,
+        "error": code,
+        "message": message,
+        "total": None,
+        "total_without_flowers": None,
+        "meets_8": False,
+        "fans": [],
+    }
