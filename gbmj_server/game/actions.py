@@ -1,0 +1,79 @@
+"""Actions: what a seat may choose (names from docs/vocabulary.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from protocol.tiles import Tile
+
+
+class ActionKind(StrEnum):
+    DISCARD = "discard"
+    WIN = "win"
+    CONCEALED_KONG = "concealed_kong"
+    ADDED_KONG = "added_kong"
+    PUNG = "pung"
+    EXPOSED_KONG = "exposed_kong"
+    CHOW = "chow"
+    PASS = "pass"
+
+
+# The kinds that name a tile: the discard, the kong's tile, the lowest tile of a chow.
+TILE_KINDS = frozenset(
+    {ActionKind.DISCARD, ActionKind.CONCEALED_KONG, ActionKind.ADDED_KONG, ActionKind.CHOW}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One choice: ``kind`` and, for discard/kongs/chow, ``tile``."""
+
+    kind: ActionKind
+    tile: Tile | None = None
+
+    def __post_init__(self) -> None:
+        if (self.tile is not None) != (self.kind in TILE_KINDS):
+            raise ValueError(f"{self.kind} {'needs' if self.tile is None else 'takes no'} tile")
+
+    def __str__(self) -> str:
+        return self.kind.value if self.tile is None else f"{self.kind.value} {self.tile}"
+
+    def to_dict(self) -> dict:
+        d: dict = {"kind": self.kind.value}
+        if self.tile is not None:
+            d["tile"] = int(self.tile)
+        return d
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Action:
+        tile = data.get("tile")
+        return cls(ActionKind(data["kind"]), None if tile is None else Tile(tile))
+
+    @classmethod
+    def parse(cls, text: str) -> Action:
+        """``"discard 5m"``, ``"chow 3s"``, ``"pass"`` (for tests and tools)."""
+        kind, _, tile = text.strip().partition(" ")
+        return cls(ActionKind(kind), Tile.parse(tile) if tile else None)
+
+
+def discard(tile: Tile) -> Action:
+    return Action(ActionKind.DISCARD, Tile(tile))
+
+
+def chow(lowest: Tile) -> Action:
+    return Action(ActionKind.CHOW, Tile(lowest))
+
+
+def concealed_kong(tile: Tile) -> Action:
+    return Action(ActionKind.CONCEALED_KONG, Tile(tile))
+
+
+def added_kong(tile: Tile) -> Action:
+    return Action(ActionKind.ADDED_KONG, Tile(tile))
+
+
+WIN = Action(ActionKind.WIN)
+PASS = Action(ActionKind.PASS)
+PUNG = Action(ActionKind.PUNG)
+EXPOSED_KONG = Action(ActionKind.EXPOSED_KONG)

@@ -1,0 +1,198 @@
+"""Events: every change at a table, each with a form per viewer.
+
+``event.for_viewer(viewer)`` (a seat 0-3 or ``SPECTATOR``) is what that viewer may be
+sent: the deal, draws and concealed kongs of another seat lose their tiles (the deal
+keeps a count). ``event.to_dict()`` is plain data (ints, strs, lists) for the wire.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from enum import Enum, IntEnum
+from typing import ClassVar
+
+from protocol.tiles import Tile
+
+from ..rules.hand import Meld
+
+SPECTATOR = -1
+"""The viewer who sits nowhere: sees only what the table shows in public."""
+
+
+def to_plain(value: object) -> object:
+    """Ints, strs, bools, None, lists and dicts only: tiles become codes, bytes hex."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, IntEnum):
+        return int(value)
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, int | str):
+        return value
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, Meld):
+        return {
+            "kind": value.kind.value,
+            "tile": int(value.tile),
+            "concealed": value.concealed,
+            "claimed_from": value.claimed_from,
+            "claimed_tile": None if value.claimed_tile is None else int(value.claimed_tile),
+            "added": value.added,
+        }
+    if hasattr(value, "_asdict"):  # a named tuple (views)
+        return {k: to_plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, tuple | list):
+        return [to_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): to_plain(v) for k, v in value.items()}
+    if dataclasses.is_dataclass(value):
+        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    raise TypeError(f"no plain form for {value!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    kind: ClassVar[str] = "event"
+
+    def for_viewer(self, viewer: int) -> Event:
+        """This event as ``viewer`` may see it (public events are the same for all)."""
+        return self
+
+    def to_dict(self) -> dict:
+        d = {"kind": self.kind}
+        d.update(to_plain(self))  # type: ignore[arg-type]
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class HandStart(Event):
+    kind: ClassVar[str] = "hand_start"
+    round_number: int
+    hand_number: int
+    dealer: int
+    seat_winds: tuple[Tile, ...]
+    prevailing_wind: Tile
+    dice: tuple[tuple[int, int], tuple[int, int]]
+    second_roller: int
+    break_stack: int
+    commitment: str
+
+
+@dataclass(frozen=True, slots=True)
+class Deal(Event):
+    kind: ClassVar[str] = "deal"
+    seat: int
+    tiles: tuple[Tile, ...] | None
+    count: int
+
+    def for_viewer(self, viewer: int) -> Event:
+        return self if viewer == self.seat else Deal(self.seat, None, self.count)
+
+
+@dataclass(frozen=True, slots=True)
+class Flower(Event):
+    kind: ClassVar[str] = "flower"
+    seat: int
+    tile: Tile
+
+
+@dataclass(frozen=True, slots=True)
+class Draw(Event):
+    kind: ClassVar[str] = "draw"
+    seat: int
+    tile: Tile | None
+    replacement: bool
+
+    def for_viewer(self, viewer: int) -> Event:
+        return self if viewer == self.seat else Draw(self.seat, None, self.replacement)
+
+
+@dataclass(frozen=True, slots=True)
+class Discard(Event):
+    kind: ClassVar[str] = "discard"
+    seat: int
+    tile: Tile
+
+
+@dataclass(frozen=True, slots=True)
+class Chow(Event):
+    kind: ClassVar[str] = "chow"
+    seat: int
+    tiles: tuple[Tile, ...]
+    claimed_tile: Tile
+    from_seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pung(Event):
+    kind: ClassVar[str] = "pung"
+    seat: int
+    tiles: tuple[Tile, ...]
+    claimed_tile: Tile
+    from_seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class ExposedKong(Event):
+    kind: ClassVar[str] = "exposed_kong"
+    seat: int
+    tiles: tuple[Tile, ...]
+    claimed_tile: Tile
+    from_seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class ConcealedKong(Event):
+    kind: ClassVar[str] = "concealed_kong"
+    seat: int
+    tile: Tile | None
+
+    def for_viewer(self, viewer: int) -> Event:
+        return self if viewer == self.seat else ConcealedKong(self.seat, None)
+
+
+@dataclass(frozen=True, slots=True)
+class AddedKong(Event):
+    kind: ClassVar[str] = "added_kong"
+    seat: int
+    tile: Tile
+
+
+@dataclass(frozen=True, slots=True)
+class Win(Event):
+    """``fans`` are (fan id, count) pairs as the calculator listed them."""
+
+    kind: ClassVar[str] = "win"
+    seat: int
+    from_seat: int | None
+    win_tile: Tile
+    fans: tuple[tuple[int, int], ...]
+    total: int
+    points: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ExhaustiveDraw(Event):
+    kind: ClassVar[str] = "exhaustive_draw"
+
+
+@dataclass(frozen=True, slots=True)
+class Escape(Event):
+    kind: ClassVar[str] = "escape"
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandEnd(Event):
+    """Everything revealed: each seat's concealed tiles and melds, the wall and salt."""
+
+    kind: ClassVar[str] = "hand_end"
+    outcome: str
+    concealed: tuple[tuple[Tile, ...], ...]
+    melds: tuple[tuple[Meld, ...], ...]
+    wall_order: tuple[Tile, ...]
+    salt: bytes
+    commitment: str
+    points: tuple[int, ...]

@@ -1,0 +1,222 @@
+"""The wall: a seeded shuffle, the dice, the break point and the commitment.
+
+The wall is 72 stacks of two tiles, 18 in front of each seat. Its *order* (what the
+commitment covers) lists the tiles stack by stack, top before bottom, starting at the
+right end of the dealer's wall and going left (clockwise), so the dealer's wall is
+stacks 0-17, the dealer's left seat's wall 18-35, the opposite seat's 36-53 and the right
+seat's 54-71.
+
+Dice and break point (seed 003): the dealer rolls two dice; counting counter-clockwise
+from the dealer (the dealer is 1) that total names the second roller; the second roller
+rolls; the sum of both rolls counts stacks leftwards from the right end of the second
+roller's wall (past its left end into the wall of its left seat) and drawing starts at
+the next stack. The *draw sequence* is the order rotated to start there: normal draws
+take it from the front, replacement draws (flowers, kongs) from the back.
+
+Commitment (SPEC §1.1): SHA-256 over the order (one byte per tile code) plus the salt,
+announced before the deal and revealed with the salt when the hand ends;
+``verify_commitment`` lets anyone check it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from protocol.tiles import FLOWERS, PLAYING_TILES, Tile
+
+from ..rules.hand import parse_tiles
+
+WALL_SIZE = 144
+STACKS_PER_WALL = 18
+FULL_SET: tuple[Tile, ...] = tuple(t for t in PLAYING_TILES for _ in range(4)) + FLOWERS
+
+Dice = tuple[tuple[int, int], tuple[int, int]]
+
+
+class _Stream:
+    """A deterministic byte stream from SHA-256 in counter mode (no global random state)."""
+
+    def __init__(self, seed: bytes, label: bytes) -> None:
+        self._key = hashlib.sha256(label + b"\0" + seed).digest()
+        self._counter = 0
+        self._buf = b""
+
+    def bytes(self, n: int) -> bytes:
+        while len(self._buf) < n:
+            block = hashlib.sha256(self._key + self._counter.to_bytes(8, "big")).digest()
+            self._counter += 1
+            self._buf += block
+        out, self._buf = self._buf[:n], self._buf[n:]
+        return out
+
+    def below(self, n: int) -> int:
+        """A uniform integer in [0, n) by rejection sampling 32-bit words."""
+        limit = (1 << 32) - (1 << 32) % n
+        while True:
+            x = int.from_bytes(self.bytes(4), "big")
+            if x < limit:
+                return x % n
+
+
+def commitment_of(order: Sequence[int], salt: bytes) -> str:
+    """The SHA-256 hex digest of the wall order (one byte per tile code) plus the salt."""
+    return hashlib.sha256(bytes(order) + salt).hexdigest()
+
+
+def verify_commitment(commitment: str, order: Sequence[int], salt: bytes | str) -> bool:
+    """True when ``order`` and ``salt`` (bytes or hex) are what ``commitment`` promised.
+
+    Also checks that the order is a complete set of 144 tiles.
+    """
+    if isinstance(salt, str):
+        salt = bytes.fromhex(salt)
+    if sorted(order) != sorted(FULL_SET):
+        return False
+    return commitment_of(order, salt) == commitment
+
+
+def second_roller(dealer: int, first_roll: int) -> int:
+    """The seat that rolls second: counted counter-clockwise from the dealer as 1."""
+    return (dealer + first_roll - 1) % 4
+
+
+def break_stack(dealer: int, dice: Dice) -> int:
+    """The stack (0-71 in wall order) where drawing starts."""
+    first, second = sum(dice[0]), sum(dice[1])
+    roller = second_roller(dealer, first)
+    # Seat s's wall starts (right end) at stack ((dealer - s) mod 4) * 18 in wall order.
+    start_of_wall = ((dealer - roller) % 4) * STACKS_PER_WALL
+    return (start_of_wall + first + second) % (WALL_SIZE // 2)
+
+
+@dataclass(frozen=True, slots=True)
+class Wall:
+    """One hand's wall: the order, the dice, the salt and the dealer whose wall starts it."""
+
+    order: tuple[Tile, ...]
+    dice: Dice
+    salt: bytes
+    dealer: int = 0
+    # Derived once (the wall is immutable): where drawing starts and the commitment.
+    second_roller: int = field(init=False, compare=False)
+    break_stack: int = field(init=False, compare=False)
+    commitment: str = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if Counter(self.order) != _FULL_COUNTS:
+            raise ValueError("a wall holds each of the 144 tiles exactly once")
+        if len(self.dice) != 2 or not all(1 <= d <= 6 for roll in self.dice for d in roll):
+            raise ValueError("dice are two rolls of two dice, 1-6 each")
+        if self.dealer not in range(4):
+            raise ValueError("the dealer is a seat 0-3")
+        setattr_ = object.__setattr__
+        setattr_(self, "second_roller", second_roller(self.dealer, sum(self.dice[0])))
+        setattr_(self, "break_stack", break_stack(self.dealer, self.dice))
+        setattr_(self, "commitment", commitment_of(self.order, self.salt))
+
+    def draw_sequence(self) -> tuple[Tile, ...]:
+        """The tiles in the order they are drawn from the front (the back is the end)."""
+        start = 2 * self.break_stack
+        return self.order[start:] + self.order[:start]
+
+    # -- construction -----------------------------------------------------------------
+    @classmethod
+    def from_seed(cls, seed: bytes, dealer: int = 0) -> Wall:
+        """A shuffled wall, dice and salt, all derived from ``seed`` (Fisher-Yates)."""
+        stream = _Stream(seed, b"gbmj-wall")
+        tiles = list(FULL_SET)
+        for i in range(len(tiles) - 1, 0, -1):
+            j = stream.below(i + 1)
+            tiles[i], tiles[j] = tiles[j], tiles[i]
+        dice = tuple(tuple(1 + stream.below(6) for _ in range(2)) for _ in range(2))
+        salt = _Stream(seed, b"gbmj-salt").bytes(16)
+        return cls(tuple(tiles), dice, salt, dealer)  # type: ignore[arg-type]
+
+    @classmethod
+    def from_draw_sequence(
+        cls,
+        sequence: Sequence[int],
+        dice: Dice = ((1, 1), (1, 1)),
+        salt: bytes = b"\0" * 16,
+        dealer: int = 0,
+    ) -> Wall:
+        """The wall whose draw sequence (front first) is ``sequence`` (for tests)."""
+        start = 2 * break_stack(dealer, dice)
+        seq = tuple(Tile(t) for t in sequence)
+        order = seq[-start:] + seq[:-start] if start else seq
+        return cls(order, dice, salt, dealer)
+
+    @classmethod
+    def scripted(
+        cls,
+        hands: Sequence[str],
+        draws: str = "",
+        back: str = "",
+        dealer: int = 0,
+        dice: Dice = ((1, 1), (1, 1)),
+    ) -> Wall:
+        """A wall that deals ``hands`` (by seat; the dealer's has 14 tiles) and then gives
+        ``draws`` from the front and ``back`` from the back (first replacement first).
+
+        Every other tile fills the middle in code order. Tiles are in notation.
+        """
+        dealt = [parse_tiles(h) for h in hands]
+        sizes = [14 if s == dealer else 13 for s in range(4)]
+        if [len(h) for h in dealt] != sizes:
+            raise ValueError(f"hands must have {sizes} tiles, got {[len(h) for h in dealt]}")
+        front_tiles = parse_tiles(draws)
+        back_tiles = parse_tiles(back)
+        used = Counter(t for h in dealt for t in h) + Counter(front_tiles) + Counter(back_tiles)
+        if used - _FULL_COUNTS:
+            raise ValueError(f"too many copies of {sorted(used - _FULL_COUNTS)}")
+        filler = sorted((_FULL_COUNTS - used).elements())
+        seq: list[Tile | None] = [None] * WALL_SIZE
+        for s in range(4):
+            for pos, tile in zip(deal_positions((s - dealer) % 4), dealt[s], strict=True):
+                seq[pos] = tile
+        pos = DEAL_SIZE
+        for tile in front_tiles:
+            seq[pos] = tile
+            pos += 1
+        for i, tile in enumerate(back_tiles):
+            seq[WALL_SIZE - 1 - i] = tile
+        rest = iter(filler)
+        full = [t if t is not None else next(rest) for t in seq]
+        return cls.from_draw_sequence(full, dice=dice, dealer=dealer)
+
+    # -- plain data -------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return {
+            "order": [int(t) for t in self.order],
+            "dice": [list(r) for r in self.dice],
+            "salt": self.salt.hex(),
+            "dealer": self.dealer,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Wall:
+        dice = tuple(tuple(r) for r in data["dice"])
+        return cls(
+            tuple(Tile(t) for t in data["order"]),
+            dice,  # type: ignore[arg-type]
+            bytes.fromhex(data["salt"]),
+            data["dealer"],
+        )
+
+
+_FULL_COUNTS = Counter(FULL_SET)
+
+# The deal (seed 003): three times four tiles each, dealer first; then the dealer takes
+# one tile, skips a stack and takes another (跳牌) while the others take one each.
+DEAL_SIZE = 53
+
+
+def deal_positions(offset: int) -> tuple[int, ...]:
+    """Positions in the draw sequence dealt to the seat ``offset`` places after the dealer."""
+    blocks = [16 * k + 4 * offset + i for k in range(3) for i in range(4)]
+    if offset == 0:
+        return (*blocks, 48, 52)
+    return (*blocks, 48 + offset)
