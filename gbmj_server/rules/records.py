@@ -100,13 +100,14 @@ def score_record(record: Mapping[str, Any]) -> dict[str, Any]:
         hand, context = record_input(record)
         score = score_hand(hand, context)
     except HandError as e:
-        return _invalid(rid, e.code, str(e))
+        return invalid_result(rid, e.code, str(e))
     except (TypeError, ValueError, AttributeError) as e:  # not even a record
-        return _invalid(rid, "bad_record", str(e))
+        return invalid_result(rid, "bad_record", str(e))
     return {"id": rid, "valid": True, "error": None, **score_json(score)}
 
 
-def _invalid(rid: object, code: str, message: str) -> dict[str, Any]:
+def invalid_result(rid: object, code: str, message: str) -> dict[str, Any]:
+    """The result line of a record that gets no score."""
     return {
         "id": rid,
         "valid": False,
