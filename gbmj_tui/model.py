@@ -61,7 +61,7 @@ class SeatView:
 
     seat: int
     name: str = ""
-    wind: int = 0  # seat wind for the hand: 0 E, 1 S, 2 W, 3 N
+    wind: int = Tile.E  # seat wind for the hand, a wind tile code (27-30) as on the wire
     score: int = 0
     concealed_count: int = 0
     melds: tuple[MeldView, ...] = ()
@@ -125,19 +125,22 @@ class FanLine:
 class ResultView:
     """A hand's end: every hand revealed, the win (if any), the fans, the points."""
 
-    winner: int | None  # None: a draw (荒庄)
+    outcome: str = "win"  # win | exhaustive_draw | escape
+    winner: int | None = None
     from_seat: int | None = None  # None: self-drawn
     win_tile: int | None = None
-    fans: tuple[FanLine, ...] = ()
-    flowers: int = 0
-    points: tuple[int, int, int, int] = (0, 0, 0, 0)
-    coins: tuple[int, int, int, int] | None = None
+    escaper: int | None = None
+    fans: tuple[FanLine, ...] = ()  # flowers are fan 81 (花牌), as on the wire
+    total: int = 0
+    points: tuple[int, ...] = (0, 0, 0, 0)
+    scores: tuple[int, ...] | None = None  # match totals after the hand
     hands: tuple[tuple[int, ...], ...] = ((), (), (), ())
     melds: tuple[tuple[MeldView, ...], ...] = ((), (), (), ())
+    flowers: tuple[tuple[int, ...], ...] = ((), (), (), ())
 
 
 def _four_seats() -> tuple[SeatView, ...]:
-    return tuple(SeatView(seat=s, wind=s) for s in range(4))
+    return tuple(SeatView(seat=s, wind=Tile.E + s) for s in range(4))
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,14 +153,17 @@ class TableView:
     drawn: int | None = None
     table_id: int = 0
     table_name: str = ""
-    round: int = 1  # 1-4: 东风圈 … 北风圈
+    round_number: int = 1  # 1-4: 东风圈 … 北风圈
     hand_number: int = 1  # 1-4 within the round
-    prevailing: int = 0  # prevailing wind: 0 E … 3 N
+    prevailing_wind: int = Tile.E  # a wind tile code, as on the wire
     dealer: int = 0
     wall_count: int = 0
-    dice: tuple[int, ...] = ()
+    dice: tuple[tuple[int, int], ...] = ()
     turn: int | None = None
     last_discard: int | None = None  # the seat whose newest discard is the table's last
+    offer: tuple[int, int] | None = None  # (seat, tile) that may be claimed or robbed
+    timer_ms: tuple[int, int, int] | None = None  # the table's timers; None: untimed
+    playing: bool = False  # a hand is in play (else waiting, or between hands)
     prompt: PromptView | None = None
     timer: TimerView | None = None
     result: ResultView | None = None
@@ -182,15 +188,18 @@ class TableView:
 
 
 def wind_name(wind: int, lang: str = "zh") -> str:
-    return WINDS_ZH[wind] if lang == "zh" else WINDS_EN[wind]
+    """东/E for a wind tile code (27-30)."""
+    index = (wind - Tile.E) % 4
+    return WINDS_ZH[index] if lang == "zh" else WINDS_EN[index]
 
 
 def round_label(view: TableView, lang: str = "zh") -> str:
     """``南风圈 第3盘`` / ``South round, hand 3``."""
+    index = (view.prevailing_wind - Tile.E) % 4
     if lang == "zh":
-        return f"{WINDS_ZH[view.prevailing]}风圈 第{view.hand_number}盘"
+        return f"{WINDS_ZH[index]}风圈 第{view.hand_number}盘"
     names = ("East", "South", "West", "North")
-    return f"{names[view.prevailing]} round, hand {view.hand_number}"
+    return f"{names[index]} round, hand {view.hand_number}"
 
 
 def sort_tiles(tiles: Iterable[int]) -> tuple[int, ...]:
@@ -208,18 +217,27 @@ def _remove(tiles: tuple[int, ...], *gone: int) -> tuple[int, ...]:
 
 
 # -- reducers: one per event kind of docs/vocabulary.md -------------------------------------
+# Each takes the event's wire fields as keyword arguments (protocol.messages' event
+# records), so ``apply_event(view, body.kind, **fields)`` fills the model from a message.
+
+
+def _timed(view: TableView, seats: tuple[int, ...], timer: str) -> TableView:
+    """The countdown the table shows for a decision the viewer is not prompted for."""
+    if view.timer_ms is None or not seats:
+        return replace(view, timer=None)
+    total = view.timer_ms[TIMERS.index(timer)]
+    return replace(view, timer=TimerView(seats, timer, total, total))
 
 
 def on_hand_start(
     view: TableView,
     *,
-    round: int,
+    round_number: int,
     hand_number: int,
     dealer: int,
     seat_winds: Iterable[int],
-    prevailing: int,
-    dice: Iterable[int] = (),
-    wall_count: int = 144,
+    prevailing_wind: int,
+    dice: Iterable[tuple[int, int]] = (),
     **_: Any,
 ) -> TableView:
     """A new hand: clear hands, melds, flowers, discards; set round, dealer, winds."""
@@ -232,14 +250,16 @@ def on_hand_start(
         seats=seats,
         hand=(),
         drawn=None,
-        round=round,
+        round_number=round_number,
         hand_number=hand_number,
         dealer=dealer,
-        prevailing=prevailing,
-        dice=tuple(dice),
-        wall_count=wall_count,
+        prevailing_wind=prevailing_wind,
+        dice=tuple(tuple(d) for d in dice),  # type: ignore[misc]
+        wall_count=144,
         turn=dealer,
         last_discard=None,
+        offer=None,
+        playing=True,
         prompt=None,
         result=None,
     )
@@ -249,17 +269,18 @@ def on_deal(
     view: TableView,
     *,
     seat: int,
+    count: int,
     tiles: Iterable[int] | None = None,
-    count: int | None = None,
     **_: Any,
 ) -> TableView:
     """A seat's starting tiles: the viewer's own tiles, or only the count for others."""
     if seat == view.me and tiles is not None:
-        hand = sort_tiles(tiles)
-        view = replace(view, hand=hand, drawn=None)
-        count = len(hand)
-    n = count if count is not None else len(tuple(tiles or ()))
-    return replace(view.with_seat(seat, concealed_count=n), wall_count=view.wall_count - n)
+        view = replace(view, hand=sort_tiles(tiles), drawn=None)
+    view = view.with_seat(seat, concealed_count=count)
+    view = replace(view, wall_count=max(view.wall_count - count, 0))
+    if seat == view.dealer:
+        view = _timed(view, (seat,), "first_discard")
+    return view
 
 
 def on_flower(view: TableView, *, seat: int, tile: int, **_: Any) -> TableView:
@@ -285,35 +306,42 @@ def on_draw(
             view = replace(view, hand=sort_tiles((*view.hand, view.drawn)))
         view = replace(view, drawn=tile)
     view = view.with_seat(seat, concealed_count=s.concealed_count + 1)
-    return replace(view, wall_count=max(view.wall_count - 1, 0), turn=seat, prompt=None)
+    view = replace(view, wall_count=max(view.wall_count - 1, 0), turn=seat, offer=None, prompt=None)
+    return _timed(view, (seat,), "turn")
+
+
+def _out_of_hand(view: TableView, tile: int) -> TableView:
+    """The viewer's tile leaves the hand; a drawn tile that stays is sorted in."""
+    if view.drawn == tile:
+        return replace(view, drawn=None)
+    rest = _remove(view.hand, tile)
+    if view.drawn is not None:
+        rest = (*rest, view.drawn)
+    return replace(view, hand=sort_tiles(rest), drawn=None)
 
 
 def on_discard(view: TableView, *, seat: int, tile: int, **_: Any) -> TableView:
     """A discard: out of the hand, onto the seat's pool, marked as the last discard."""
     s = view.seats[seat]
     if seat == view.me:
-        if view.drawn == tile:
-            view = replace(view, drawn=None)
-        else:
-            rest = _remove(view.hand, tile)
-            if view.drawn is not None:
-                rest = (*rest, view.drawn)
-            view = replace(view, hand=sort_tiles(rest), drawn=None)
+        view = _out_of_hand(view, tile)
     view = view.with_seat(
         seat, discards=(*s.discards, tile), concealed_count=max(s.concealed_count - 1, 0)
     )
-    return replace(view, last_discard=seat, prompt=None)
+    view = replace(view, last_discard=seat, offer=(seat, tile), prompt=None)
+    others = tuple(x for x in range(4) if x != seat)
+    return _timed(view, others, "claim_window")
 
 
 def _on_claim(
     view: TableView,
-    kind: str,
     meld_kind: str,
     *,
     seat: int,
     tiles: Iterable[int],
     claimed_tile: int,
     from_seat: int,
+    **_: Any,
 ) -> TableView:
     tiles = sort_tiles(tiles)
     giver = view.seats[from_seat]
@@ -333,24 +361,20 @@ def _on_claim(
     view = view.with_seat(
         seat, melds=(*s.melds, meld), concealed_count=max(s.concealed_count - len(own), 0)
     )
-    return replace(view, turn=seat, last_discard=None, prompt=None)
+    view = replace(view, turn=seat, last_discard=None, offer=None, prompt=None)
+    return _timed(view, (seat,), "turn")
 
 
 def on_chow(view: TableView, **fields: Any) -> TableView:
-    return _on_claim(view, "chow", "chow", **_claim_fields(fields))
+    return _on_claim(view, "chow", **fields)
 
 
 def on_pung(view: TableView, **fields: Any) -> TableView:
-    return _on_claim(view, "pung", "pung", **_claim_fields(fields))
+    return _on_claim(view, "pung", **fields)
 
 
 def on_exposed_kong(view: TableView, **fields: Any) -> TableView:
-    return _on_claim(view, "exposed_kong", "kong", **_claim_fields(fields))
-
-
-def _claim_fields(fields: dict[str, Any]) -> dict[str, Any]:
-    keys = ("seat", "tiles", "claimed_tile", "from_seat")
-    return {k: fields[k] for k in keys}
+    return _on_claim(view, "kong", **fields)
 
 
 def on_concealed_kong(
@@ -369,22 +393,16 @@ def on_concealed_kong(
 
 
 def on_added_kong(view: TableView, *, seat: int, tile: int, **_: Any) -> TableView:
-    """加杠: the fourth tile joins the seat's exposed pung of that tile."""
+    """加杠: the fourth tile joins the seat's exposed pung of that tile (it may be robbed)."""
     if seat == view.me:
-        if view.drawn == tile:
-            view = replace(view, drawn=None)
-        else:
-            rest = _remove(view.hand, tile)
-            if view.drawn is not None:
-                rest = (*rest, view.drawn)
-            view = replace(view, hand=sort_tiles(rest), drawn=None)
+        view = _out_of_hand(view, tile)
     s = view.seats[seat]
     melds = tuple(
         replace(m, kind="kong", added=True) if m.kind == "pung" and m.tile == tile else m
         for m in s.melds
     )
     view = view.with_seat(seat, melds=melds, concealed_count=max(s.concealed_count - 1, 0))
-    return replace(view, prompt=None)
+    return replace(view, offer=(seat, tile), prompt=None)
 
 
 def on_win(
@@ -394,42 +412,49 @@ def on_win(
     win_tile: int,
     from_seat: int | None = None,
     fans: Iterable[tuple[int, int]] = (),
-    flowers: int = 0,
+    total: int = 0,
     points: Iterable[int] = (0, 0, 0, 0),
     **_: Any,
 ) -> TableView:
+    """A win: who, on what, the fans and points (the hand's end reveals the rest)."""
     result = ResultView(
+        outcome="win",
         winner=seat,
         from_seat=from_seat,
         win_tile=win_tile,
         fans=tuple(FanLine(f, c) for f, c in fans),
-        flowers=flowers,
-        points=tuple(points),  # type: ignore[arg-type]
+        total=total,
+        points=tuple(points),
     )
     return replace(view, result=result, prompt=None, timer=None)
 
 
 def on_exhaustive_draw(view: TableView, **_: Any) -> TableView:
-    return replace(view, result=ResultView(winner=None), prompt=None, timer=None)
+    return replace(view, result=ResultView(outcome="exhaustive_draw"), prompt=None, timer=None)
+
+
+def on_escape(view: TableView, *, seat: int, **_: Any) -> TableView:
+    result = ResultView(outcome="escape", escaper=seat)
+    return replace(view, result=result, prompt=None, timer=None)
 
 
 def on_hand_end(
     view: TableView,
     *,
-    hands: Iterable[Iterable[int]],
-    points: Iterable[int] = (0, 0, 0, 0),
+    concealed: Iterable[Iterable[int]] = ((), (), (), ()),
+    melds: Iterable[Iterable[MeldView]] = ((), (), (), ()),
+    outcome: str | None = None,
     **_: Any,
 ) -> TableView:
-    """Every hand revealed; scores move by the hand's points."""
-    points = tuple(points)
-    result = view.result or ResultView(winner=None)
+    """Every hand revealed (concealed tiles and melds, concealed kongs face up)."""
+    result = view.result or ResultView(outcome=outcome or "exhaustive_draw")
     result = replace(
         result,
-        hands=tuple(sort_tiles(h) for h in hands),
-        points=points,  # type: ignore[arg-type]
+        hands=tuple(sort_tiles(h) for h in concealed),
+        melds=tuple(tuple(m) for m in melds),
+        flowers=tuple(s.flowers for s in view.seats),
     )
-    seats = tuple(replace(s, score=s.score + p) for s, p in zip(view.seats, points, strict=True))
-    return replace(view, seats=seats, result=result, prompt=None, timer=None)
+    return replace(view, result=result, playing=False, prompt=None, timer=None, offer=None)
 
 
 EVENT_REDUCERS: dict[str, Callable[..., TableView]] = {
@@ -445,14 +470,17 @@ EVENT_REDUCERS: dict[str, Callable[..., TableView]] = {
     "added_kong": on_added_kong,
     "win": on_win,
     "exhaustive_draw": on_exhaustive_draw,
+    "escape": on_escape,
     "hand_end": on_hand_end,
 }
 
 
-def apply_event(view: TableView, kind: str, **fields: Any) -> TableView:
-    """The next view after one event (unknown kinds leave the view as it is)."""
+def apply_event(view: TableView, kind: str, seq: int | None = None, **fields: Any) -> TableView:
+    """The next view after one event (an unknown kind leaves the view as it is)."""
     reducer = EVENT_REDUCERS.get(kind)
-    return view if reducer is None else reducer(view, **fields)
+    if reducer is not None:
+        view = reducer(view, **fields)
+    return view if seq is None else replace(view, seq=seq)
 
 
 def on_prompt(
@@ -460,13 +488,16 @@ def on_prompt(
     *,
     actions: Iterable[Choice],
     timer: str,
-    ms_left: int,
+    ms_left: int | None,
     seq: int = 0,
-    tile: int | None = None,
-    from_seat: int | None = None,
+    **_: Any,
 ) -> TableView:
-    """The server asks the viewer to act: its legal actions and the time left."""
-    prompt = PromptView(tuple(actions), timer, ms_left, seq, tile, from_seat)
-    me = view.me if view.me is not None else 0
-    timer_view = TimerView((me,), timer, ms_left, ms_left)
+    """The server asks the viewer to act: its legal actions and the time left.
+
+    In a claim window the tile on offer and its discarder come from the table's offer.
+    """
+    seat, tile = view.offer if view.offer is not None and timer == "claim_window" else (None, None)
+    prompt = PromptView(tuple(actions), timer, ms_left or 0, seq, tile, seat)
+    me = view.viewpoint
+    timer_view = None if ms_left is None else TimerView((me,), timer, ms_left, ms_left)
     return replace(view, prompt=prompt, timer=timer_view)

@@ -140,18 +140,18 @@ class TableScreen(Screen[None]):
     def _status(self, view: TableView) -> str:
         lang = self.lang
         dealer = view.seats[view.dealer]
-        dice = " ".join(str(d) for d in view.dice) or "-"
+        dice = " ".join(f"{a}+{b}" for a, b in view.dice) or "-"
         parts = [
             round_label(view, lang),
             f"{tr('dealer', lang)}: {wind_name(dealer.wind, lang)} {dealer.name}",
             f"{tr('wall', lang)} {view.wall_count}",
             f"{tr('dice', lang)} {dice}",
         ]
-        if view.me is None:
-            parts.append(tr("spectating", lang))
         if view.table_name:
             parts.insert(0, view.table_name)
-        return "  |  ".join(parts)
+        if view.me is None:
+            parts.insert(0, tr("spectating", lang))
+        return " | ".join(parts)
 
     # -- input ------------------------------------------------------------------------------
     def on_key(self, event: events.Key) -> None:

@@ -14,26 +14,24 @@ from gbmj_tui.tiles import TileStyle
 from protocol.fans import FAN_BY_ID, FANS, Fan
 
 MIN_FAN = 8  # a win needs 8 fan without flowers
+FLOWER_FAN = 81  # 花牌: one per flower, counted after the 8-fan check
 
 
-def fan_total(fans: Sequence[FanLine]) -> int:
-    """Points of the fans (flowers not included)."""
-    return sum(FAN_BY_ID[f.fan_id].points * f.count for f in fans)
+def fan_total(fans: Sequence[FanLine], *, flowers: bool = True) -> int:
+    """Points of the fans, with or without the flower fan."""
+    return sum(
+        FAN_BY_ID[f.fan_id].points * f.count for f in fans if flowers or f.fan_id != FLOWER_FAN
+    )
 
 
 def fan_table(
     fans: Sequence[FanLine],
-    flowers: int = 0,
     *,
     style: TileStyle = TileStyle.CJK,
     lang: str = "zh",
 ) -> Table:
-    """A Rich table: one row per fan, flowers, the total and the 8-fan check."""
-    table = Table(
-        box=box.ASCII if style is TileStyle.ASCII else box.SIMPLE,
-        show_footer=False,
-        pad_edge=False,
-    )
+    """A Rich table: one row per fan, the total and the 8-fan check (without flowers)."""
+    table = Table(box=box.ASCII if style is TileStyle.ASCII else box.SIMPLE, pad_edge=False)
     table.add_column(tr("fan", lang))
     table.add_column(tr("fan_en", lang))
     table.add_column(tr("points", lang), justify="right")
@@ -44,11 +42,9 @@ def fan_table(
         table.add_row(
             fan.name_zh, fan.name_en, str(fan.points), str(line.count), str(fan.points * line.count)
         )
-    base = fan_total(fans)
-    if flowers:
-        table.add_row(tr("flowers", lang), "Flowers", "1", str(flowers), str(flowers))
     table.add_section()
-    table.add_row(tr("total", lang), "", "", "", str(base + flowers), style="bold")
+    table.add_row(tr("total", lang), "", "", "", str(fan_total(fans)), style="bold")
+    base = fan_total(fans, flowers=False)
     ok = base >= MIN_FAN
     check = tr("eight_ok" if ok else "eight_short", lang)
     table.add_row(check, "", "", "", str(base), style="bold green" if ok else "bold red")
@@ -71,11 +67,6 @@ class FanTable(Static):
     """A ``Static`` showing ``fan_table`` for a hand's fans."""
 
     def show(
-        self,
-        fans: Sequence[FanLine],
-        flowers: int = 0,
-        *,
-        style: TileStyle = TileStyle.CJK,
-        lang: str = "zh",
+        self, fans: Sequence[FanLine], *, style: TileStyle = TileStyle.CJK, lang: str = "zh"
     ) -> None:
-        self.update(fan_table(fans, flowers, style=style, lang=lang))
+        self.update(fan_table(fans, style=style, lang=lang))

@@ -12,6 +12,7 @@ from gbmj_tui.model import (
     RIGHT,
     TOP,
     Choice,
+    MeldView,
     TableView,
     apply_event,
     on_prompt,
@@ -38,24 +39,28 @@ def test_round_label() -> None:
 
 def test_hand_start_and_deal() -> None:
     view = apply_event(
-        TableView(me=1),
+        replace(TableView(me=1), timer_ms=(30_000, 15_000, 5_000)),
         "hand_start",
-        round=1,
+        round_number=1,
         hand_number=2,
         dealer=1,
-        seat_winds=(3, 0, 1, 2),
-        prevailing=0,
-        dice=(2, 6),
+        seat_winds=(T.N, T.E, T.S, T.W),
+        prevailing_wind=T.E,
+        dice=((2, 6), (1, 1)),
+        second_roller=2,
     )
-    assert view.dealer == 1 and view.hand_number == 2
-    assert [s.wind for s in view.seats] == [3, 0, 1, 2]
+    assert view.dealer == 1 and view.hand_number == 2 and view.playing
+    assert [s.wind for s in view.seats] == [T.N, T.E, T.S, T.W]
     tiles = (T.E, T.M1, T.P5, T.M1, T.S9, T.C, T.C, T.N, T.M7, T.P1, T.P2, T.P3, T.F, T.S2)
-    view = apply_event(view, "deal", seat=1, tiles=tiles)
     view = apply_event(view, "deal", seat=0, count=13)
+    view = apply_event(view, "deal", seat=1, count=14, tiles=tiles)
     assert view.hand == tuple(sorted(tiles))
     assert view.seats[1].concealed_count == 14
     assert view.seats[0].concealed_count == 13
     assert view.wall_count == 144 - 27
+    # the dealer's first discard is timed
+    assert view.timer is not None and view.timer.timer == "first_discard"
+    assert view.timer.seats == (1,) and view.timer.total_ms == 30_000
 
 
 def test_flower_and_replacement_draw_for_the_viewer() -> None:
@@ -118,24 +123,48 @@ def test_others_concealed_kong_is_face_down_and_added_kong_upgrades_a_pung() -> 
     assert view.drawn is None
 
 
-def test_win_and_hand_end_move_scores() -> None:
+def test_win_and_hand_end_reveal_everything() -> None:
     view = apply_event(
-        sample_view(), "win", seat=2, win_tile=T.P3, from_seat=None, fans=((49, 1), (70, 2))
+        sample_view(),
+        "win",
+        seat=2,
+        win_tile=T.P3,
+        fans=((49, 1), (81, 2)),
+        total=8,
+        points=(-16, -16, 48, -16),
     )
     assert view.result is not None and view.result.winner == 2
-    view = apply_event(view, "hand_end", hands=((T.M1,), (), (T.P3,), ()), points=(-9, -9, 27, -9))
-    assert [s.score for s in view.seats] == [1191, -409, 827, -1609]
-    assert view.result is not None and view.result.hands[2] == (T.P3,)
+    assert view.result.from_seat is None and view.result.fans[1].count == 2
+    hidden = MeldView("kong", T.P9, concealed=True)
+    view = apply_event(
+        view,
+        "hand_end",
+        outcome="win",
+        concealed=((T.M1,), (), (T.P3, T.P1), ()),
+        melds=((), (hidden,), (), ()),
+        seq=99,
+    )
+    assert view.result is not None and view.result.hands[2] == (T.P1, T.P3)
+    assert view.result.melds[1] == (hidden,)
+    assert view.result.flowers[2] == (T.F5, T.F6)
+    assert not view.playing and view.seq == 99
+
+
+def test_discard_opens_a_claim_window_that_a_prompt_names() -> None:
+    view = apply_event(sample_view(), "discard", seat=1, tile=T.S8)
+    assert view.offer == (1, T.S8)
+    assert view.timer is not None and view.timer.seats == (0, 2, 3)
+    view = on_prompt(view, actions=(Choice("pass"),), timer="claim_window", ms_left=4000)
+    assert view.prompt is not None and view.prompt.tile == T.S8 and view.prompt.from_seat == 1
+    assert view.timer is not None and view.timer.seats == (0,) and view.timer.ms_left == 4000
 
 
 def test_unknown_event_kind_changes_nothing() -> None:
     view = sample_view()
-    assert apply_event(view, "escape", seat=1) is view
+    assert apply_event(view, "no_such_event", seat=1) is view
 
 
 def test_prompt_sets_the_timer() -> None:
-    view = on_prompt(
-        sample_view(), actions=(Choice("pass"),), timer="claim_window", ms_left=4200, tile=T.M4
-    )
+    view = on_prompt(sample_view(), actions=(Choice("pass"),), timer="claim_window", ms_left=4200)
     assert view.prompt is not None and view.prompt.is_claim
     assert view.timer is not None and view.timer.ms_left == 4200

@@ -68,7 +68,7 @@ def test_pack_wraps_chunks_at_the_width() -> None:
 
 
 def test_seat_header() -> None:
-    seat = SeatView(seat=1, name="Bob", wind=2, score=-300, concealed_count=13, bot=True)
+    seat = SeatView(seat=1, name="Bob", wind=T.W, score=-300, concealed_count=13, bot=True)
     assert seat_header(seat, dealer=True).plain == "[西] Bob (庄) -300 〓〓x13 <机器人>"
     assert seat_header(seat, show_count=False, style=ASCII, lang="en").plain == "[W] Bob -300 <bot>"
 
@@ -114,13 +114,14 @@ def test_turn_options_kong_follows_the_selected_tile() -> None:
 
 
 def test_fan_table_totals_and_the_eight_fan_check() -> None:
-    fans = (FanLine(49, 1), FanLine(73, 2))  # 混一色 6 + 幺九刻 1 x2
-    assert fan_total(fans) == 8
-    text = _plain(fan_table(fans, flowers=2, lang="zh"))
-    assert "混一色" in text and "Half Flush" in text
+    fans = (FanLine(49, 1), FanLine(73, 2), FanLine(81, 2))  # 混一色 6, 幺九刻 x2, 花牌 x2
+    assert fan_total(fans) == 10 and fan_total(fans, flowers=False) == 8
+    text = _plain(fan_table(fans, lang="zh"))
+    assert "混一色" in text and "Half Flush" in text and "花牌" in text
     assert "合计" in text and "10" in text
     assert "达到" in text
-    short = _plain(fan_table((FanLine(49, 1),), style=ASCII, lang="en"))
+    # flowers do not count towards the 8 fan
+    short = _plain(fan_table((FanLine(49, 1), FanLine(81, 2)), style=ASCII, lang="en"))
     assert "NOT met" in short
 
 

@@ -16,7 +16,7 @@ def sample_view(me: int | None = 0) -> TableView:
         SeatView(
             seat=0,
             name="Alice",
-            wind=2,
+            wind=T.W,
             score=1200,
             concealed_count=11,
             melds=(MeldView("pung", T.C, claimed_from=2, claimed_tile=T.C),),
@@ -26,7 +26,7 @@ def sample_view(me: int | None = 0) -> TableView:
         SeatView(
             seat=1,
             name="Bot-Bao",
-            wind=3,
+            wind=T.N,
             score=-400,
             concealed_count=10,
             bot=True,
@@ -36,7 +36,7 @@ def sample_view(me: int | None = 0) -> TableView:
         SeatView(
             seat=2,
             name="Carol",
-            wind=0,
+            wind=T.E,
             score=800,
             concealed_count=10,
             melds=(MeldView("chow", T.S3, claimed_from=1, claimed_tile=T.S4),),
@@ -46,7 +46,7 @@ def sample_view(me: int | None = 0) -> TableView:
         SeatView(
             seat=3,
             name="Dan",
-            wind=1,
+            wind=T.S,
             score=-1600,
             concealed_count=13,
             discards=(T.N, T.P2, T.M8, T.M4),
@@ -58,14 +58,17 @@ def sample_view(me: int | None = 0) -> TableView:
         hand=(T.M2, T.M3, T.P4, T.P6, T.P7, T.S5, T.S5, T.S6, T.S7, T.E) if me == 0 else (),
         drawn=None,
         table_name="Table 1",
-        round=2,
+        round_number=2,
         hand_number=3,
-        prevailing=1,
+        prevailing_wind=T.S,
         dealer=2,
         wall_count=61,
-        dice=(3, 5),
+        dice=((3, 5), (2, 6)),
         turn=0,
         last_discard=3,
+        offer=(3, T.M4),
+        timer_ms=(30_000, 15_000, 5_000),
+        playing=True,
     )
 
 
