@@ -98,7 +98,7 @@ MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
         ),
     ),
     m.ListTables(id=2),
-    m.TableList(id=2, tables=(TABLE,)),
+    m.TableList(id=2, tables=(TABLE,), total=1),
     m.TableUpdate(table=TABLE),
     m.TableRemoved(table_id=7),
     m.CreateTable(id=3, settings=SETTINGS),

@@ -85,6 +85,30 @@ def _check_depth(obj: Any) -> None:
         stack.extend((child, depth + 1) for child in children)
 
 
+def _parse_error(err: Exception) -> ProtocolError:
+    """A readable ``ProtocolError`` for whatever msgpack raised."""
+    text = str(err)
+    if isinstance(err, msgpack.ExtraData):
+        return ProtocolError(ErrorCode.BAD_MSGPACK, "trailing bytes after the message")
+    if isinstance(err, msgpack.StackError):
+        return ProtocolError(ErrorCode.LIMIT_EXCEEDED, f"nesting deeper than {MAX_DEPTH} levels")
+    if isinstance(err, msgpack.FormatError):
+        return ProtocolError(ErrorCode.BAD_MSGPACK, "a reserved msgpack format byte (0xc1)")
+    if isinstance(err, UnicodeDecodeError):
+        return ProtocolError(ErrorCode.BAD_MSGPACK, "a string is not valid UTF-8")
+    if "max_ext_len" in text:
+        return ProtocolError(ErrorCode.BAD_MSGPACK, "msgpack extension types are not allowed")
+    if "exceeds max_" in text:
+        return ProtocolError(ErrorCode.LIMIT_EXCEEDED, f"size limit: {text}")
+    if "map key" in text:
+        return ProtocolError(ErrorCode.BAD_MSGPACK, "a map key is not a string")
+    if "incomplete input" in text:
+        return ProtocolError(ErrorCode.BAD_MSGPACK, "the frame ends inside a msgpack value")
+    return ProtocolError(
+        ErrorCode.BAD_MSGPACK, f"not valid msgpack ({type(err).__name__}: {text[:80]})"
+    )
+
+
 def decode_body(body: bytes) -> Message:
     """The message in one frame body; ``ProtocolError`` for anything else."""
     try:
@@ -103,19 +127,8 @@ def decode_body(body: bytes) -> Message:
         )
     except ProtocolError:
         raise
-    except msgpack.ExtraData:
-        raise ProtocolError(
-            ErrorCode.BAD_MSGPACK, "trailing bytes after the message in the frame"
-        ) from None
     except Exception as err:  # hostile bytes: any failure of the parser is a bad frame
-        text = str(err)
-        if "exceeds max_" in text:
-            raise ProtocolError(ErrorCode.LIMIT_EXCEEDED, f"size limit: {text}") from None
-        if isinstance(err, UnicodeDecodeError):
-            raise ProtocolError(ErrorCode.BAD_MSGPACK, "a string is not valid UTF-8") from None
-        raise ProtocolError(
-            ErrorCode.BAD_MSGPACK, f"not valid msgpack ({type(err).__name__}: {text[:80]})"
-        ) from None
+        raise _parse_error(err) from None
     _check_depth(obj)
     return Message.from_wire(obj)
 

@@ -71,6 +71,7 @@ NOTICES = ("shutdown", "replaced")  # server going down; signed in from elsewher
 STAKES = (0, *(m * 10**e for e in range(5) for m in (1, 2, 5)))
 MAX_LEVEL = 37
 INVENTORY_SLOTS = 30
+TABLE_PAGE = 60  # tables per table_list: 60 of the largest valid TableInfo fit in a frame
 STACK_LIMIT = 99
 
 # -- field specs used throughout --------------------------------------------------------
@@ -576,12 +577,18 @@ class Leaderboard(Message):
 # -- lobby ------------------------------------------------------------------------------
 @message("list_tables", "client", "table_list")
 class ListTables(Message):
-    """Ask for the table list; ``table_update``/``table_removed`` follow while in the lobby."""
+    """Ask for the table list, a page at a time; while in the lobby, ``table_update`` and
+    ``table_removed`` follow."""
+
+    offset: int | None = field(Optional(Int(0, 1_000_000)), "skip this many tables (default 0)")
 
 
 @message("table_list", "server")
 class TableList(Message):
-    tables: tuple[TableInfo, ...] = field(ListOf(Struct(TableInfo), 500))
+    """A page of the lobby's tables (at most 60, so that any page fits in a frame)."""
+
+    tables: tuple[TableInfo, ...] = field(ListOf(Struct(TableInfo), TABLE_PAGE))
+    total: int = field(Int(0, 1_000_000), "tables in the lobby")
 
 
 @message("table_update", "server")
