@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
+from gbmj_server.net.wire import ProtocolError, encode
 from gbmj_server.storage import Account
 
 if TYPE_CHECKING:
@@ -26,9 +27,8 @@ class Client:
     def __init__(self, address: str, outbox_size: int = OUTBOX_SIZE) -> None:
         self.id = next(_ids)
         self.address = address
-        self.outbox_send, self.outbox_receive = trio.open_memory_channel[dict[str, Any]](
-            outbox_size
-        )
+        # Frames, encoded once by the sender (a broadcast encodes once for everyone).
+        self.outbox_send, self.outbox_receive = trio.open_memory_channel[bytes](outbox_size)
         self.cancel_scope = trio.CancelScope()
         self.account: Account | None = None
         self.token: str | None = None
@@ -46,10 +46,22 @@ class Client:
         return self.account.name if self.account else ""
 
     def send(self, message: dict[str, Any]) -> None:
+        """Queue a message map (checked against the protocol's catalog)."""
         if self.closed:
             return
         try:
-            self.outbox_send.send_nowait(message)
+            frame = encode(message)
+        except ProtocolError:
+            log.exception("%r: server built a bad %r message", self, message.get("type"))
+            return
+        self.send_frame(frame)
+
+    def send_frame(self, frame: bytes) -> None:
+        """Queue an encoded frame; a full outbox disconnects the client."""
+        if self.closed:
+            return
+        try:
+            self.outbox_send.send_nowait(frame)
         except trio.WouldBlock:
             log.info("%r: outbox full, disconnecting", self)
             self.close("outbox full")

@@ -1,7 +1,9 @@
 """The lobby: the tables, who sits and watches where, and the table list's live updates.
 
-A ``Table`` here is the room: settings, four seats, spectators, the owner, ready flags.
-The match itself is driven by ``gbmj_server.net.match.TableGame``, one trio task per
+A ``Table`` here is the room: settings, four seats, the members (everyone who entered:
+the seated players and the spectators), the owner, ready flags. Entering a table
+(``create_table``, ``join_table``, ``spectate``) makes a client a member; ``sit`` takes a
+seat. The match is driven by ``gbmj_server.net.match.TableGame``, one trio task per
 table, started when four seats are filled and every human is ready.
 """
 
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SEATS = 4
+TABLE_PAGE = 60  # tables per table_list message (protocol.messages.TABLE_PAGE)
 WAITING = "waiting"
 PLAYING = "playing"
 
@@ -35,11 +38,12 @@ class Seat:
     """Who holds a seat: a human account (connected or not) or a bot.
 
     ``items`` is the per-seat place for prop items armed for this match (the items issue
-    fills it; the match driver consults it when a timer runs out)."""
+    fills it; the match driver consults it when a turn times out)."""
 
     name: str
     account_id: int | None = None  # None: a bot
     bot: Bot | None = None
+    bot_level: str | None = None
     client: Client | None = None
     ready: bool = False
     auto_play: bool = False
@@ -51,155 +55,141 @@ class Seat:
 
     @property
     def connected(self) -> bool:
-        return self.client is not None and not self.client.closed
+        return self.is_bot or (self.client is not None and not self.client.closed)
 
-    def public(self) -> dict[str, Any]:
+    def lobby_wire(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "bot": self.is_bot,
+            "bot_level": self.bot_level,
             "ready": self.ready or self.is_bot,
-            "connected": self.is_bot or self.connected,
-            "auto_play": self.auto_play,
         }
 
 
 class Table:
-    def __init__(self, lobby: Lobby, table_id: int, settings: TableSettings, owner: int) -> None:
+    def __init__(self, lobby: Lobby, table_id: int, settings: TableSettings, owner: Client) -> None:
+        assert owner.account is not None
         self.lobby = lobby
         self.id = table_id
         self.settings = settings
-        self.owner_id = owner
+        self.owner_id = owner.account.id
+        self.owner_name = owner.account.name
         self.seats: list[Seat | None] = [None] * SEATS
-        self.spectators: set[Client] = set()
+        self.members: set[Client] = set()
         self.status = WAITING
         self.game: TableGame | None = None
 
     # -- what people see -----------------------------------------------------------
 
-    def summary(self) -> dict[str, Any]:
-        """The table's line in the lobby list."""
+    def info(self) -> dict[str, Any]:
+        """``TableInfo``: the table in the lobby list and in snapshots."""
         return {
             "table_id": self.id,
-            "name": self.settings.name,
-            "stake": self.settings.stake,
-            "rounds": self.settings.rounds,
-            "timers": self.settings.timers,
+            "owner": self.owner_name,
+            "settings": self.settings.to_wire(),
             "has_password": bool(self.settings.password),
-            "seats_taken": sum(s is not None for s in self.seats),
-            "spectators": len(self.spectators),
+            "seats": [
+                {"bot": False, "ready": False} if s is None else s.lobby_wire() for s in self.seats
+            ],
+            "spectators": len(self.spectators()),
             "status": self.status,
         }
 
-    def state(self) -> dict[str, Any]:
-        """The room as its members see it (not the game: that is the snapshot)."""
-        owner = next(
-            (s.name for s in self.seats if s is not None and s.account_id == self.owner_id), None
-        )
-        return {
-            "type": "table_state",
-            "table_id": self.id,
-            "settings": self.settings.public(),
-            "owner": owner,
-            "status": self.status,
-            "seats": [None if s is None else s.public() for s in self.seats],
-            "spectators": len(self.spectators),
-        }
+    def spectators(self) -> list[Client]:
+        return [c for c in self.members if self.seat_index(c) is None]
 
-    def members(self) -> list[Client]:
-        seated = [s.client for s in self.seats if s is not None and s.connected]
-        return seated + list(self.spectators)  # type: ignore[operator]
+    def snapshot(self, client: Client) -> dict[str, Any]:
+        seat = self.seat_index(client)
+        if self.game is not None:
+            return self.game.snapshot(client, seat)
+        return {"type": "snapshot", "table": self.info(), "seat": seat, "seq": 0}
 
     def broadcast(self, message: dict[str, Any]) -> None:
-        for client in self.members():
+        for client in list(self.members):
             client.send(message)
 
     def changed(self) -> None:
-        """Tell members and the lobby that the room changed."""
-        self.broadcast(self.state())
+        """The room changed: the lobby list (members are in the lobby too) updates."""
         self.lobby.table_changed(self)
 
     def humans(self) -> list[Seat]:
         return [s for s in self.seats if s is not None and not s.is_bot]
 
     def seat_index(self, client: Client) -> int | None:
+        if client.account is None:
+            return None
         for index, seat in enumerate(self.seats):
-            if seat is not None and client.account and seat.account_id == client.account.id:
+            if seat is not None and seat.account_id == client.account.id:
                 return index
         return None
 
-    # -- joining and seats -------------------------------------------------------------
+    def require_seat(self, client: Client) -> int:
+        index = self.seat_index(client)
+        if index is None:
+            raise RequestError("not_seated", "you are not seated at this table")
+        return index
 
-    def check_password(self, client: Client, password: Any) -> None:
+    # -- entering, seats, leaving ------------------------------------------------------
+
+    def check_password(self, password: str | None) -> None:
         if self.settings.password and password != self.settings.password:
             raise RequestError("wrong_password", "wrong table password")
 
-    def sit(self, client: Client, seat: int | None) -> int:
+    def enter(self, client: Client) -> None:
+        self.members.add(client)
+        client.table = self
+        self.changed()
+
+    def sit(self, client: Client, seat: int) -> None:
         assert client.account is not None
         if self.status != WAITING:
             raise RequestError("match_running", "the match has started")
         current = self.seat_index(client)
-        if seat is None:
-            if current is not None:
-                return current
-            free = [i for i, s in enumerate(self.seats) if s is None]
-            if not free:
-                raise RequestError("seat_taken", "the table is full")
-            seat = free[0]
-        if self.seats[seat] is not None and seat != current:
+        if current == seat:
+            return
+        if self.seats[seat] is not None:
             raise RequestError("seat_taken", f"seat {seat} is taken")
         if current is not None:
             self.seats[current] = None
-        self.spectators.discard(client)
         self.seats[seat] = Seat(client.account.name, client.account.id, client=client)
-        client.table = self
         self.changed()
-        return seat
-
-    def watch(self, client: Client) -> None:
-        self.spectators.add(client)
-        client.table = self
-        self.changed()
-        if self.game is not None:
-            self.game.send_snapshot(client, None)
 
     def stand(self, client: Client) -> None:
-        index = self._require_seat(client)
+        index = self.require_seat(client)
         if self.status != WAITING:
             raise RequestError("match_running", "you cannot stand during a match: leave")
         self.seats[index] = None
-        self.spectators.add(client)
-        self._after_human_left(client)
+        self.changed()
 
     def leave(self, client: Client) -> None:
         """Leave the table; a seated player leaving a running match escapes."""
         index = self.seat_index(client)
+        self.members.discard(client)
         client.table = None
-        if index is None:
-            self.spectators.discard(client)
-            self.changed()
-            self.lobby.forget_if_empty(self)
-            return
-        if self.status == PLAYING and self.game is not None:
-            self.game.escape(index)  # the seat goes to a bot
-        else:
-            self.seats[index] = None
-        self._after_human_left(client)
+        if index is not None:
+            if self.status == PLAYING and self.game is not None:
+                self.game.escape(index)  # the hand ends; a bot takes the seat
+            else:
+                self.seats[index] = None
+        self._after_leaving(client)
 
-    def _after_human_left(self, client: Client) -> None:
-        assert client.account is not None
-        if client.account.id == self.owner_id:
-            heirs = self.humans()
-            if heirs:
-                self.owner_id = heirs[0].account_id  # type: ignore[assignment]
+    def _after_leaving(self, client: Client) -> None:
+        if client.account is not None and client.account.id == self.owner_id:
+            heirs = [c for c in self.members if c.account is not None]
+            heir = next((c for c in heirs if self.seat_index(c) is not None), None)
+            heir = heir or (heirs[0] if heirs else None)
+            if heir is not None:
+                self.owner_id = heir.account.id  # type: ignore[union-attr]
+                self.owner_name = heir.account.name  # type: ignore[union-attr]
         self.changed()
         if self.game is not None:
             self.game.humans_changed()
         self.lobby.forget_if_empty(self)
 
     def disconnected(self, client: Client) -> None:
-        """The connection dropped: spectators go; a seated player keeps the seat in a
-        match (the server plays it at once) but not before it."""
-        self.spectators.discard(client)
+        """The connection dropped. Spectators go; a seated player keeps the seat during a
+        match (the server plays it at once until a reconnect) but not before one."""
+        self.members.discard(client)
         index = self.seat_index(client)
         if index is not None:
             seat = self.seats[index]
@@ -208,33 +198,29 @@ class Table:
                 seat.client = None
             if self.status == WAITING:
                 self.seats[index] = None
-                self._after_human_left(client)
-                return
-            if self.game is not None:
-                self.game.humans_changed()
-        self.changed()
-        self.lobby.forget_if_empty(self)
+        self._after_leaving(client)
 
     def reattach(self, client: Client) -> None:
-        """A player of a running match is back (same or another client)."""
+        """A player of a running match is back (on the same or another client)."""
         index = self.seat_index(client)
         assert index is not None
         seat = self.seats[index]
         assert seat is not None
         old = seat.client
         if old is not None and old is not client:
+            self.members.discard(old)
             old.table = None
-            old.send({"type": "notice", "code": "replaced", "message": "signed in elsewhere"})
-            old.close("replaced", flush=True)
         seat.client = client
+        self.members.add(client)
         client.table = self
-        self.changed()
+        client.send(self.snapshot(client))
         if self.game is not None:
             self.game.humans_changed()
-            self.game.send_snapshot(client, index)
+            self.game.prompt_again(index)
+        self.changed()
 
     def set_ready(self, client: Client, ready: bool) -> None:
-        index = self._require_seat(client)
+        index = self.require_seat(client)
         if self.status != WAITING:
             raise RequestError("match_running", "the match has started")
         self.seats[index].ready = ready  # type: ignore[union-attr]
@@ -243,22 +229,15 @@ class Table:
 
     # -- the owner's powers --------------------------------------------------------
 
-    def _require_owner(self, client: Client) -> None:
+    def require_owner(self, client: Client) -> None:
         if client.account is None or client.account.id != self.owner_id:
             raise RequestError("not_owner", "only the table's owner may do that")
         if self.status != WAITING:
             raise RequestError("match_running", "not once the match has started")
 
-    def _require_seat(self, client: Client) -> int:
-        index = self.seat_index(client)
-        if index is None:
-            raise RequestError("not_seated", "you are not seated at this table")
-        return index
-
-    def configure(self, client: Client, data: Any) -> None:
-        self._require_owner(client)
-        settings = self.settings.updated(data)
-        if not settings.bots and any(s is not None and s.is_bot for s in self.seats):
+    def configure(self, client: Client, settings: TableSettings) -> None:
+        self.require_owner(client)
+        if not settings.bots_allowed and any(s is not None and s.is_bot for s in self.seats):
             raise RequestError("bots_not_allowed", "remove the bots first")
         self.settings = settings
         for seat in self.seats:  # new terms: everyone confirms again
@@ -266,18 +245,18 @@ class Table:
                 seat.ready = False
         self.changed()
 
-    def add_bot(self, client: Client, seat: int, level: str = "simple") -> None:
-        self._require_owner(client)
-        if not self.settings.bots:
+    def add_bot(self, client: Client, seat: int, level: str) -> None:
+        self.require_owner(client)
+        if not self.settings.bots_allowed:
             raise RequestError("bots_not_allowed", "this table allows no bots")
         if self.seats[seat] is not None:
             raise RequestError("seat_taken", f"seat {seat} is taken")
-        self.seats[seat] = Seat(f"bot {seat + 1}", bot=make_bot(level))
+        self.seats[seat] = Seat(f"bot-{seat + 1}", bot=make_bot(level), bot_level=level)
         self.changed()
         self.maybe_start()
 
     def remove_bot(self, client: Client, seat: int) -> None:
-        self._require_owner(client)
+        self.require_owner(client)
         held = self.seats[seat]
         if held is None or not held.is_bot:
             raise RequestError("seat_empty", f"no bot in seat {seat}")
@@ -285,16 +264,18 @@ class Table:
         self.changed()
 
     def kick(self, client: Client, seat: int) -> None:
-        self._require_owner(client)
+        self.require_owner(client)
         held = self.seats[seat]
         if held is None or held.is_bot:
             raise RequestError("seat_empty", f"no player in seat {seat}")
         if held.account_id == self.owner_id:
-            raise RequestError("bad_request", "you cannot kick yourself")
+            raise RequestError("not_expected", "you cannot kick yourself")
         self.seats[seat] = None
-        if held.client is not None:
-            held.client.table = None
-            held.client.send({"type": "kicked", "table_id": self.id})
+        kicked = held.client
+        if kicked is not None:
+            self.members.discard(kicked)
+            kicked.table = None
+            kicked.send({"type": "table_left", "table_id": self.id, "reason": "kicked"})
         self.changed()
 
     # -- the match -----------------------------------------------------------------
@@ -302,13 +283,13 @@ class Table:
     def maybe_start(self) -> None:
         if self.status != WAITING or any(s is None for s in self.seats):
             return
-        if not all(s.ready for s in self.humans()) or not self.humans():
-            return
-        self.lobby.start_game(self)
+        humans = self.humans()
+        if humans and all(s.ready for s in humans):
+            self.lobby.start_game(self)
 
     def match_over(self) -> None:
-        """The match ended (finished or abandoned): back to the room, seats kept for the
-        humans still here, ready flags cleared."""
+        """The match ended (finished or abandoned): back to the room; seats kept for
+        the humans still here, ready flags cleared."""
         self.status = WAITING
         self.game = None
         for index, seat in enumerate(self.seats):
@@ -332,27 +313,32 @@ class Lobby:
         self._ids = itertools.count(1)
         self.nursery: trio.Nursery | None = None
 
-    def table_list(self) -> dict[str, Any]:
-        return {"type": "table_list", "tables": [t.summary() for t in self.tables.values()]}
+    def table_list(self, offset: int = 0) -> dict[str, Any]:
+        """One page of the table list (a page always fits in a frame)."""
+        tables = list(self.tables.values())
+        page = tables[offset : offset + TABLE_PAGE]
+        return {"type": "table_list", "tables": [t.info() for t in page], "total": len(tables)}
 
     def broadcast(self, message: dict[str, Any]) -> None:
+        from gbmj_server.net.wire import encode
+
+        frame = encode(message)  # once for everyone
         for client in list(self.clients):
-            client.send(message)
+            client.send_frame(frame)
 
     def table_changed(self, table: Table) -> None:
         if table.id in self.tables:
-            self.broadcast({"type": "table_update", "table": table.summary()})
+            self.broadcast({"type": "table_update", "table": table.info()})
 
     def create(self, client: Client, settings: TableSettings) -> Table:
-        assert client.account is not None
-        table = Table(self, next(self._ids), settings, client.account.id)
+        table = Table(self, next(self._ids), settings, client)
         self.tables[table.id] = table
         return table
 
-    def get(self, table_id: Any) -> Table:
-        table = self.tables.get(table_id) if isinstance(table_id, int) else None
+    def get(self, table_id: int) -> Table:
+        table = self.tables.get(table_id)
         if table is None:
-            raise RequestError("no_such_table", f"no table {table_id!r}")
+            raise RequestError("no_such_table", f"no table {table_id}")
         return table
 
     def table_of_account(self, account_id: int) -> Table | None:
@@ -362,8 +348,8 @@ class Lobby:
         return None
 
     def forget_if_empty(self, table: Table) -> None:
-        """A table with no humans seated and no spectators is gone (unless it plays)."""
-        if table.status == PLAYING or table.humans() or table.spectators:
+        """A table nobody is at is gone (a running match ends itself first)."""
+        if table.status == PLAYING or table.humans() or table.members:
             return
         if self.tables.pop(table.id, None) is not None:
             self.broadcast({"type": "table_removed", "table_id": table.id})

@@ -1,86 +1,53 @@
-"""Frames on the wire: a 4-byte big-endian length, then one msgpack map (SPEC §4).
+"""The server's side of ``protocol``: frames to plain message maps and back.
 
-Interim codec for the server until ``protocol.framing`` lands: it applies the same
-limits (64 KiB a frame, checked before buffering; no extension types; string map keys)
-and hands the server plain dicts. Swap ``FrameDecoder``/``encode`` for the protocol's
-own when it exists; nothing else in ``gbmj_server.net`` touches bytes.
+The server's handlers work on the wire form of a message (a dict with ``type`` and its
+fields), already validated by the protocol's catalog on the way in; on the way out every
+dict is checked against the catalog again (``Message.from_wire``) before ``encode``, so a
+server bug never puts a bad frame on the wire.
 """
 
 from __future__ import annotations
 
-import struct
 from typing import Any
 
-import msgpack
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.framing import FrameDecoder
+from protocol.framing import encode as encode_message
+from protocol.messages import Message
 
-MAX_FRAME = 64 * 1024
-_HEADER = struct.Struct(">I")
-
-
-class ProtocolError(Exception):
-    """A frame or message the server cannot accept; ``code`` goes into the error reply."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+__all__ = ["ErrorCode", "ProtocolError", "WireDecoder", "encode"]
 
 
-def _no_ext(code: int, data: bytes) -> Any:
-    raise ProtocolError("bad_frame", f"msgpack extension type {code} is not allowed")
-
-
-def decode_body(body: bytes) -> dict[str, Any]:
-    """One frame body to a message dict with a string ``type``."""
-    try:
-        value = msgpack.unpackb(
-            body,
-            raw=False,
-            strict_map_key=True,
-            use_list=True,
-            ext_hook=_no_ext,
-        )
-    except ProtocolError:
-        raise
-    except Exception as exc:  # msgpack raises many types for hostile input
-        raise ProtocolError("bad_frame", f"frame is not valid msgpack: {exc}") from None
-    if not isinstance(value, dict):
-        raise ProtocolError("bad_message", "a frame must hold one map")
-    kind = value.get("type")
-    if not isinstance(kind, str):
-        raise ProtocolError("bad_message", "field 'type' is missing or not a string")
+def _strip(value: Any) -> Any:
+    """The same data without ``None`` entries in maps (absent optional fields)."""
+    if isinstance(value, dict):
+        return {k: _strip(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list | tuple):
+        return [_strip(v) for v in value]
     return value
 
 
-class FrameDecoder:
-    """Feed bytes in pieces of any size; get whole messages (or a ProtocolError)."""
+def encode(message: dict[str, Any]) -> bytes:
+    """One checked frame for a message map (``ProtocolError`` if it breaks the catalog)."""
+    return encode_message(Message.from_wire(_strip(message)))
+
+
+class WireDecoder:
+    """Bytes in, validated message maps out; a bad frame yields its ``ProtocolError`` in
+    place and the stream stays in step (the protocol's decoder consumes bad frames)."""
 
     def __init__(self) -> None:
-        self._buffer = bytearray()
+        self._decoder = FrameDecoder()
 
     def feed(self, data: bytes) -> list[dict[str, Any] | ProtocolError]:
-        """Messages completed by ``data``. A bad body yields its error in place (the
-        stream stays in sync); a bad length raises, since the stream is then lost."""
-        self._buffer += data
+        self._decoder.receive_data(data)
         out: list[dict[str, Any] | ProtocolError] = []
-        while len(self._buffer) >= 4:
-            (length,) = _HEADER.unpack_from(self._buffer)
-            if length > MAX_FRAME:
-                raise ProtocolError("frame_too_large", f"frame of {length} bytes > {MAX_FRAME}")
-            if len(self._buffer) < 4 + length:
-                break
-            body = bytes(self._buffer[4 : 4 + length])
-            del self._buffer[: 4 + length]
+        while True:
             try:
-                out.append(decode_body(body))
+                message = self._decoder.next_message()
             except ProtocolError as exc:
                 out.append(exc)
-        return out
-
-
-def encode(message: dict[str, Any]) -> bytes:
-    """One message dict as a frame."""
-    body = msgpack.packb(message, use_bin_type=True)
-    if len(body) > MAX_FRAME:
-        raise ValueError(f"message {message.get('type')!r} encodes to {len(body)} bytes")
-    return _HEADER.pack(len(body)) + body
+                continue
+            if message is None:
+                return out
+            out.append(message.to_wire())

@@ -6,15 +6,24 @@ import msgpack
 import pytest
 import trio
 
+from gbmj_server.net.limits import SlidingWindow
 from gbmj_server.net.server import Server
+from gbmj_server.storage import Storage
+from server.wireclient import WireClient
 
 pytestmark = pytest.mark.trio
 
 
-async def test_handshake_then_register_login_resume_logout(connect, server: Server) -> None:
+def frame(obj: object) -> bytes:
+    body = msgpack.packb(obj)
+    return len(body).to_bytes(4, "big") + body
+
+
+async def test_handshake_then_register_login_resume_logout(connect) -> None:
     alice = await connect()
     reply = await alice.register("alice", "pw-alice-1")
-    assert reply["type"] == "session" and reply["name"] == "alice" and not reply["guest"]
+    assert reply["type"] == "session" and reply["profile"]["name"] == "alice"
+    assert not reply["profile"]["guest"]
     token = reply["token"]
     assert (await alice.ok("logout"))["type"] == "ok"
     assert (await alice.request("list_tables"))["code"] == "not_logged_in"
@@ -24,20 +33,21 @@ async def test_handshake_then_register_login_resume_logout(connect, server: Serv
     login = await again.ok("login", name="ALICE", password="pw-alice-1")
     other = await connect()
     resumed = await other.ok("resume", token=login["token"])
-    assert resumed["name"] == "alice"
-    # The first connection was replaced by the second sign-in of the same account.
-    notice = await again.expect("notice")
-    assert notice["code"] == "replaced"
+    assert resumed["profile"]["name"] == "alice"
+    # The earlier connection of the same account is told and closed.
+    assert (await again.expect("notice"))["code"] == "replaced"
+    with pytest.raises(EOFError):
+        await again.expect("never")
 
 
 async def test_unsupported_version_and_no_hello_are_refused(connect) -> None:
     client = await connect(hello=False)
-    await client.send({"type": "hello", "version": 99, "client": "x"})
+    await client.send({"type": "hello", "version": 99, "client": "x/1"})
     assert (await client.expect("error"))["code"] == "unsupported_version"
     with pytest.raises(EOFError):
         await client.expect("never")
     client = await connect(hello=False)
-    await client.send({"type": "login", "name": "a", "password": "b"})
+    await client.send({"type": "login", "name": "ab", "password": "b"})
     assert (await client.expect("error"))["code"] == "not_expected"
 
 
@@ -50,29 +60,28 @@ async def test_register_refuses_taken_names_and_bad_input(connect) -> None:
         "out_of_range"
     )
     assert (await b.request("register", name="carol", password="123"))["code"] == "out_of_range"
-    assert (await b.request("register", name="carol", password=5))["code"] == "wrong_type"
     assert (await b.request("register", name="guest-1", password="123456"))["code"] == (
         "out_of_range"
     )
+    await b.send_raw(frame({"type": "register", "id": 9, "name": "carol", "password": 5}))
+    assert (await b.expect("error"))["code"] == "wrong_type"
 
 
-async def test_wrong_passwords_are_rate_limited_per_name(connect, server: Server) -> None:
+async def test_wrong_passwords_are_rate_limited_per_name(connect) -> None:
     a = await connect()
     await a.register("dave", "right-password")
     b = await connect()
     for _ in range(5):
-        assert (await b.request("login", name="dave", password="wrong"))["code"] == (
-            "bad_credentials"
-        )
+        reply = await b.request("login", name="dave", password="wrong")
+        assert reply["code"] == "bad_credentials"
     # Now even the right password is refused for a while.
-    assert (await b.request("login", name="dave", password="right-password"))["code"] == (
-        "rate_limited"
-    )
+    reply = await b.request("login", name="dave", password="right-password")
+    assert reply["code"] == "rate_limited"
     # The per-name limit does not lock other names out.
     assert (await b.request("login", name="nobody", password="x"))["code"] == "bad_credentials"
 
 
-async def test_wrong_passwords_are_rate_limited_per_address(connect, server: Server) -> None:
+async def test_wrong_passwords_are_rate_limited_per_address(connect) -> None:
     c = await connect()
     for n in range(20):
         await c.request("login", name=f"name{n}", password="wrong")
@@ -82,101 +91,112 @@ async def test_wrong_passwords_are_rate_limited_per_address(connect, server: Ser
 async def test_guest_gets_a_session(connect) -> None:
     g = await connect()
     reply = await g.ok("guest")
-    assert reply["guest"] and reply["name"].startswith("guest-")
+    assert reply["profile"]["guest"] and reply["profile"]["name"].startswith("guest-")
     h = await connect()
-    assert (await h.ok("resume", token=reply["token"]))["name"] == reply["name"]
+    assert (await h.ok("resume", token=reply["token"]))["profile"]["name"] == (
+        reply["profile"]["name"]
+    )
 
 
 async def test_bad_frames_get_errors_and_the_connection_goes_on(connect) -> None:
     c = await connect()
     await c.register("eve")
     await c.send_raw(b"\x00\x00\x00\x01\xc1")  # the reserved byte
-    assert (await c.expect("error"))["code"] == "bad_frame"
-    await c.send_raw(b"\x00\x00\x00\x03" + msgpack.packb([1, 2]))  # not a map
-    assert (await c.expect("error"))["code"] == "bad_message"
-    body = msgpack.packb({"type": "chat", "text": msgpack.ExtType(5, b"x")})
-    await c.send_raw(len(body).to_bytes(4, "big") + body)
-    assert (await c.expect("error"))["code"] == "bad_frame"
-    assert (await c.request("fly_to_moon"))["code"] == "unknown_type"
-    assert (await c.request("join_table", table_id="x"))["code"] == "no_such_table"
-    # Split into one-byte pieces: still one request.
-    frame = len(b := msgpack.packb({"type": "list_tables", "id": 77})).to_bytes(4, "big") + b
-    for i in range(len(frame)):
-        await c.send_raw(frame[i : i + 1])
+    assert (await c.expect("error"))["code"] == "bad_msgpack"
+    await c.send_raw(frame([1, 2]))  # not a map
+    assert (await c.expect("error"))["code"] == "not_a_message"
+    await c.send_raw(
+        frame({"type": "chat_send", "channel": "lobby", "text": msgpack.ExtType(5, b"x")})
+    )
+    assert (await c.expect("error"))["code"] in ("bad_msgpack", "limit_exceeded")
+    await c.send_raw(frame({"type": "fly_to_moon", "id": 3}))
+    assert (await c.expect("error"))["code"] == "unknown_type"
+    await c.send_raw(frame({"type": "join_table", "id": 4, "table_id": "x"}))
+    assert (await c.expect("error"))["code"] == "wrong_type"
+    await c.send_raw(frame({"type": "welcome", "id": 5, "version": 1, "server": "me/1"}))
+    assert (await c.expect("error", id=5))["code"] == "not_expected"
+    assert (await c.request("join_table", table_id=99))["code"] == "no_such_table"
+    # One request split into one-byte pieces is still one request.
+    whole = frame({"type": "list_tables", "id": 77})
+    for i in range(len(whole)):
+        await c.send_raw(whole[i : i + 1])
     assert (await c.expect("table_list", id=77))["tables"] == []
 
 
-async def test_an_oversized_length_closes_the_connection(connect) -> None:
+async def test_an_oversized_frame_is_refused_and_the_server_goes_on(connect) -> None:
     c = await connect()
-    await c.send_raw((1 << 30).to_bytes(4, "big"))
+    await c.send_raw((1 << 20).to_bytes(4, "big") + b"x" * 100)
     assert (await c.expect("error"))["code"] == "frame_too_large"
-    with pytest.raises(EOFError):
-        await c.expect("never")
     d = await connect()  # the server is fine
     await d.register("frank")
 
 
-async def test_tables_live_updates_owner_powers_and_chat(connect, server: Server) -> None:
-    owner, guest, watcher = await connect(), await connect(), await connect()
+async def test_repeated_abuse_closes_the_connection(connect) -> None:
+    c = await connect()
+    await c.send_raw(b"\x00\x00\x00\x01\xc1" * 60)
+    with pytest.raises(EOFError):
+        await c.expect("never")
+
+
+async def test_tables_live_updates_owner_powers_and_chat(connect) -> None:
+    owner, gina, watcher = await connect(), await connect(), await connect()
     await owner.register("owner")
-    await guest.register("gina")
+    await gina.register("gina")
     await watcher.register("watcher")
-    created = await owner.ok(
-        "create_table", settings={"name": "t1", "rounds": 1, "password": "pw", "turn_s": 10}
-    )
-    table_id = created["table_id"]
-    update = await guest.expect("table_update")
-    assert update["table"]["name"] == "t1" and update["table"]["has_password"]
-    listing = await guest.ok("list_tables")
+    table_id = await owner.create_table(password="pw", name="t1", timers={"turn": 10})
+    update = await gina.expect("table_update")
+    assert update["table"]["settings"]["name"] == "t1" and update["table"]["has_password"]
+    listing = await gina.ok("list_tables")
     assert [t["table_id"] for t in listing["tables"]] == [table_id]
+    assert "pw" not in repr(listing)
 
-    assert (await guest.request("join_table", table_id=table_id))["code"] == "wrong_password"
-    joined = await guest.ok("join_table", table_id=table_id, password="pw")
-    assert joined["seat"] == 1
-    assert (await watcher.ok("spectate", table_id=table_id))["table_id"] == table_id
-    state = await watcher.expect("table_state")
-    assert state["owner"] == "owner" and "password" not in state["settings"]
+    assert (await gina.request("join_table", table_id=table_id))["code"] == "wrong_password"
+    snap = await gina.ok("join_table", table_id=table_id, password="pw")
+    assert snap["type"] == "snapshot" and "seat" not in snap and snap["seq"] == 0
+    await owner.ok("sit", table_id=table_id, seat=0)
+    assert (await gina.request("sit", table_id=table_id, seat=0))["code"] == "seat_taken"
+    await gina.ok("sit", table_id=table_id, seat=1)
+    assert (await watcher.ok("spectate", table_id=table_id, password="pw"))["type"] == "snapshot"
+    await watcher.expect("table_update", where=lambda m: m["table"]["spectators"] == 1)
 
-    assert (await guest.request("kick", seat=0))["code"] == "not_owner"
-    assert (await guest.request("add_bot", seat=2))["code"] == "not_owner"
-    assert (await owner.request("add_bot", seat=1))["code"] == "seat_taken"
-    await owner.ok("add_bot", seat=2)
-    await owner.ok("configure_table", settings={"rounds": 2})
-    assert (await owner.request("configure_table", settings={"rounds": 9}))["code"] == (
-        "out_of_range"
+    assert (await gina.request("kick", table_id=table_id, seat=0))["code"] == "not_owner"
+    assert (await gina.request("add_bot", table_id=table_id, seat=2, level="easy"))["code"] == (
+        "not_owner"
     )
-    assert (await owner.request("configure_table", settings={"colour": 1}))["code"] == (
-        "extra_field"
+    assert (await owner.request("add_bot", table_id=table_id, seat=1, level="easy"))["code"] == (
+        "seat_taken"
     )
-    await watcher.expect("table_state", where=lambda m: m["settings"]["rounds"] == 2)
-    assert (await owner.request("configure_table", settings={"bots": False}))["code"] == (
-        "bots_not_allowed"
-    )
-    await owner.ok("remove_bot", seat=2)
-    await owner.ok("kick", seat=1)
-    assert (await guest.expect("kicked"))["table_id"] == table_id
+    await owner.ok("add_bot", table_id=table_id, seat=2, level="easy")
+    settings = dict(update["table"]["settings"], rounds=2, bots_allowed=False)
+    reply = await owner.request("configure_table", table_id=table_id, settings=settings)
+    assert reply["code"] == "bots_not_allowed"
+    await owner.ok("remove_bot", table_id=table_id, seat=2)
+    await owner.ok("configure_table", table_id=table_id, settings=settings)
+    await watcher.expect("table_update", where=lambda m: m["table"]["settings"]["rounds"] == 2)
+    await owner.ok("kick", table_id=table_id, seat=1)
+    assert (await gina.expect("table_left"))["reason"] == "kicked"
 
-    await guest.ok("chat", channel="lobby", text="hello all")
+    await gina.ok("chat_send", channel="lobby", text="hello all")
     line = await watcher.expect("chat", channel="lobby")
-    assert line["from"] == "gina" and line["text"] == "hello all"
-    await owner.ok("chat", channel="table", text="table talk")
+    assert line["sender"] == "gina" and line["text"] == "hello all"
+    await owner.ok("chat_send", channel="table", table_id=table_id, text="table talk")
     assert (await watcher.expect("chat", channel="table"))["text"] == "table talk"
-    assert (await owner.request("chat", channel="lobby", text="x" * 201))["code"] == "out_of_range"
+    reply = await gina.request("chat_send", channel="table", table_id=table_id, text="hi")
+    assert reply["code"] == "not_seated"  # gina was kicked: not at the table
+    reply = await owner.request("chat_send", channel="lobby", text="x" * 201)
+    assert reply["code"] == "out_of_range"
     for _ in range(4):  # five lines in ten seconds, counting the table line
-        await owner.ok("chat", channel="lobby", text="spam")
-    assert (await owner.request("chat", channel="lobby", text="spam"))["code"] == "rate_limited"
+        await owner.ok("chat_send", channel="lobby", text="spam")
+    reply = await owner.request("chat_send", channel="lobby", text="spam")
+    assert reply["code"] == "rate_limited"
 
-    await owner.ok("leave")
-    await watcher.ok("leave")
-    removed = await guest.expect("table_removed")
+    await owner.ok("leave_table", table_id=table_id)
+    await watcher.ok("leave_table", table_id=table_id)
+    removed = await gina.expect("table_removed")
     assert removed["table_id"] == table_id
 
 
 async def test_a_client_that_does_not_read_is_disconnected(tmp_path) -> None:
-    from gbmj_server.net.limits import SlidingWindow
-    from gbmj_server.storage import Storage
-    from server.wireclient import WireClient
-
     srv = Server(Storage(tmp_path / "db.sqlite3"), outbox_size=8)
     srv.chat_rate = SlidingWindow(limit=10**9, window=1.0)  # flood freely
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
@@ -198,8 +218,8 @@ async def test_a_client_that_does_not_read_is_disconnected(tmp_path) -> None:
         sent = 0
         with trio.fail_after(30):
             while sleeper_connected():
-                await talker.ok("chat", channel="lobby", text="x" * 200)
+                await talker.ok("chat_send", channel="lobby", text="x" * 200)
                 sent += 1
         assert sent > 8
-        await talker.ok("chat", channel="lobby", text="still here")
+        await talker.ok("chat_send", channel="lobby", text="still here")
         nursery.cancel_scope.cancel()

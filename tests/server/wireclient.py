@@ -7,7 +7,7 @@ from typing import Any
 
 import trio
 
-from gbmj_server.net.wire import FrameDecoder, ProtocolError, encode
+from gbmj_server.net.wire import ProtocolError, WireDecoder, encode
 
 TIMEOUT = 10.0
 
@@ -15,7 +15,7 @@ TIMEOUT = 10.0
 class WireClient:
     def __init__(self, stream: trio.abc.Stream) -> None:
         self.stream = stream
-        self.decoder = FrameDecoder()
+        self.decoder = WireDecoder()
         self.inbox: list[dict[str, Any]] = []
         self.seen: list[dict[str, Any]] = []  # every message ever received, in order
         self.raw: list[bytes] = []  # every byte chunk received
@@ -79,6 +79,23 @@ class WireClient:
 
     async def register(self, name: str, password: str = "secret-pw") -> dict[str, Any]:
         return await self.ok("register", name=name, password=password)
+
+    async def create_table(self, password: str | None = None, **settings: Any) -> int:
+        """Create a table (defaults: one round, timers off, bots allowed); its id."""
+        base = {
+            "name": "test table",
+            "stake": 0,
+            "rounds": 1,
+            "bots_allowed": True,
+            "timers": {"on": False, "first_discard": 30, "turn": 15, "claim_window": 5},
+        }
+        timers = settings.pop("timers", {})
+        base.update(settings)
+        base["timers"] = {**base["timers"], **timers}
+        extra = {} if password is None else {"password": password}
+        reply = await self.ok("create_table", settings=base, **extra)
+        assert reply["type"] == "snapshot"
+        return reply["table"]["table_id"]
 
     async def drain(self, seconds: float = 0.05) -> None:
         """Read whatever arrives for a moment."""
