@@ -894,8 +894,9 @@ def score_hand(hand: Hand, context: WinContext) -> Score:
     if best is None and n_melds <= 1:
         for split in knitted_straight_splits(counts):
             r = split.rest
-            best = _score_knitted(w, split.straight, r.chows, r.pungs, r.pair)
-            break
+            f = _score_knitted(w, split.straight, r.chows, r.pungs, r.pair)
+            if best is None or _points(f) > _points(best):
+                best = f
     if best is None and n_melds == 0 and is_nine_gates(counts, win_tile):
         best = _score_nine_gates(w)
     if best is not None:

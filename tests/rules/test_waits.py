@@ -28,6 +28,7 @@ def notation(tiles) -> str:
         ("147m 258p 369s EWNC", "S F P"),  # honors and knitted
         ("147m 258p 369s 23m EE", "1m 4m"),  # knitted straight + 123m / 234m
         ("4556m 123p 789s EEE", "5m"),  # closed
+        ("45567m 123p 789s EE", "3m 6m"),  # 45567 waiting 6: not only 6
         ("12m 345p 789s EEE 55s", "3m"),  # edge
         ("12345m 789s EEE 55s", "3m 6m"),  # 12345 waiting 3: not only 3
     ],
