@@ -489,15 +489,21 @@ def notice(code: str, text: str) -> dict[str, Any]:
 
 
 async def run_server(config: ServerConfig) -> None:
-    """Open the database, listen, print where, and serve until SIGINT or SIGTERM."""
+    """Open the database, listen, print where, and serve until SIGINT or SIGTERM.
+
+    On a signal: clients are told, running hands are abandoned unsettled (a database
+    write in progress finishes first: worker threads are not abandoned), the file closed.
+    """
     storage = Storage(config.db_path)
     try:
         server = Server(storage, bot_delay=0.5, hand_pause=5.0)
-        listeners = await trio.open_tcp_listeners(config.port, host=config.host)
-        port = listeners[0].socket.getsockname()[1]
-        print(f"listening on {config.host}:{port}", flush=True)
-        print(f"database: {config.db_path}", flush=True)
+        # The signal handlers go in before the address is printed: whoever reads the
+        # address may signal at once.
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            listeners = await trio.open_tcp_listeners(config.port, host=config.host)
+            port = listeners[0].socket.getsockname()[1]
+            print(f"listening on {config.host}:{port}", flush=True)
+            print(f"database: {config.db_path}", flush=True)
             async with trio.open_nursery() as nursery:
                 await nursery.start(server.serve, listeners)
                 async for signum in signals:
