@@ -18,6 +18,7 @@ Fan ids are those of ``protocol/fans.json``; names and points come from there.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import mul
 
 from protocol.fans import FAN_BY_ID, Fan
 from protocol.tiles import PLAYING_KINDS, WINDS, Tile
@@ -555,6 +556,16 @@ class _Win:
     meld_pungs: list[tuple[int, bool, bool]]  # spaced tile, concealed, kong
     exposed_melds: int  # melds other than concealed kongs
     unique_wait: bool | None = None  # computed when first needed
+    tile_fans: list[tuple[int, int]] | None = None  # computed when first needed
+
+    def add_tile_fans(self, f: list[int]) -> None:
+        """The fans of the tiles held (the same for every decomposition)."""
+        if self.tile_fans is None:
+            g = [0] * _TABLE_SIZE
+            _tile_fans(self.unique, g)
+            self.tile_fans = [(i, n) for i, n in enumerate(g) if n]
+        for i, n in self.tile_fans:
+            f[i] = n
 
     def waits_on_one(self) -> bool:
         if self.unique_wait is None:
@@ -664,7 +675,7 @@ def _score_regular(w: _Win, chows: tuple[int, ...], pungs: tuple[int, ...], pair
     elif even == 5:
         f[ALL_EVEN_PUNGS] = 1
 
-    _tile_fans(w.unique, f)
+    w.add_tile_fans(f)
     if not f[QUADRUPLE_CHOW]:
         f[TILE_HOG] = w.totals.count(4) - melded_kongs - concealed_kongs
 
@@ -809,11 +820,11 @@ def _score_nine_gates(w: _Win) -> list[int]:
 
 
 def _points(f: list[int]) -> int:
-    return sum(p * n for p, n in zip(_POINTS, f, strict=True) if n)
+    return sum(map(mul, _POINTS, f))
 
 
 def _check(hand: Hand, ctx: WinContext) -> None:
-    """Bad input never gets a score."""
+    """Bad input never gets a score (the tiles' copies are checked by ``_check_copies``)."""
     win = ctx.win_tile
     if not isinstance(win, int) or not 0 <= win < PLAYING_KINDS:
         raise HandError("bad_context", "the winning tile must be a playing tile")
@@ -826,15 +837,19 @@ def _check(hand: Hand, ctx: WinContext) -> None:
             "wrong_tile_count",
             f"the hand before the winning tile has 13 tiles (a kong counts 3), not {hand.size}",
         )
-    held = sum(1 for t in hand.all_tiles() if t == win)
-    if held >= 4:
+
+
+def _check_copies(hand: Hand, ctx: WinContext, counts: list[int], totals: list[int]) -> None:
+    """``counts``/``totals``: concealed / all tiles, the winning tile included."""
+    win = ctx.win_tile
+    if totals[win] > 4:
         raise HandError("too_many_copies", f"a fifth {Tile(win).notation} does not exist")
-    if ctx.fourth_tile and win in hand.concealed:
+    if ctx.fourth_tile and counts[win] > 1:
         raise HandError("bad_context", "和绝张, yet the hand holds a copy of the winning tile")
     if ctx.kong_related:
         if ctx.self_drawn and not any(m.is_kong for m in hand.melds):
             raise HandError("bad_context", "杠上开花 without a kong")
-        if not ctx.self_drawn and held:
+        if not ctx.self_drawn and totals[win] > 1:
             raise HandError("bad_context", "抢杠和, yet the hand holds a copy of the robbed tile")
 
 
@@ -854,14 +869,18 @@ def score_hand(hand: Hand, context: WinContext) -> Score:
     meld_pungs: list[tuple[int, bool, bool]] = []
     exposed = 0
     for m in hand.melds:
-        for t in m.tiles:
-            totals[t] += 1
+        t = m.tile
         if m.kind is MeldKind.CHOW:
-            meld_chows.append(_SP[m.tile])
+            totals[t] += 1
+            totals[t + 1] += 1
+            totals[t + 2] += 1
+            meld_chows.append(_SP[t])
         else:
-            meld_pungs.append((_SP[m.tile], m.concealed, m.is_kong))
+            totals[t] += 4 if m.kind is MeldKind.KONG else 3
+            meld_pungs.append((_SP[t], m.concealed, m.kind is MeldKind.KONG))
         if not m.concealed:
             exposed += 1
+    _check_copies(hand, context, counts, totals)
     # Own melds show three copies: the winning tile is then the last one (和绝张).
     if not context.fourth_tile and totals[win_tile] == 4 and counts[win_tile] == 1:
         context = _with_fourth_tile(context)
