@@ -41,7 +41,7 @@ def _contracts() -> str:
     pure = [
         p
         for p in ("gbmj_server.rules", "gbmj_server.game")
-        if (ROOT / p.replace(".", "/")).is_dir()
+        if (ROOT / p.replace(".", "/") / "__init__.py").is_file()
     ]
     return f"""
 [importlinter]
