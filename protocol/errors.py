@@ -69,3 +69,40 @@ class ProtocolError(Exception):
 
     def __repr__(self) -> str:
         return f"ProtocolError({self.code.value!r}, {str(self)!r})"
+
+
+# What each code means, for the protocol reference and for clients that show it.
+DESCRIPTIONS: dict[ErrorCode, str] = {
+    ErrorCode.FRAME_TOO_LARGE: "the length prefix is over the frame limit (the body is skipped)",
+    ErrorCode.BAD_MSGPACK: "the body is not exactly one valid msgpack value of allowed types",
+    ErrorCode.LIMIT_EXCEEDED: "a string, list, map or nesting limit was exceeded",
+    ErrorCode.NOT_A_MESSAGE: "the body is not a map with a `type`",
+    ErrorCode.UNKNOWN_TYPE: "no message has this `type`",
+    ErrorCode.MISSING_FIELD: "a required field is absent (or a field another one requires)",
+    ErrorCode.EXTRA_FIELD: "a field the message does not have (or one another field forbids)",
+    ErrorCode.WRONG_TYPE: "a field has the wrong wire type, e.g. a string for an integer",
+    ErrorCode.OUT_OF_RANGE: "a value out of range: tile 45, seat 7, an unknown action kind",
+    ErrorCode.UNSUPPORTED_VERSION: "`hello` with a protocol version the server does not speak",
+    ErrorCode.NOT_EXPECTED: "a message out of order (before `hello`, or needing a table)",
+    ErrorCode.NOT_LOGGED_IN: "the request needs a session (`register`, `login`, `guest`)",
+    ErrorCode.BAD_CREDENTIALS: "wrong name or password",
+    ErrorCode.NAME_TAKEN: "an account of that name exists",
+    ErrorCode.BAD_TOKEN: "`resume` with an unknown or expired session token",
+    ErrorCode.RATE_LIMITED: "too many attempts or errors; wait",
+    ErrorCode.NO_SUCH_TABLE: "no table has this id",
+    ErrorCode.WRONG_PASSWORD: "the table's password does not match",
+    ErrorCode.NOT_OWNER: "only the table's owner may do this",
+    ErrorCode.SEAT_TAKEN: "the seat is not empty",
+    ErrorCode.SEAT_EMPTY: "nobody (or no bot) sits there",
+    ErrorCode.NOT_SEATED: "the request needs a seat at the table",
+    ErrorCode.MATCH_RUNNING: "not allowed once the match has started",
+    ErrorCode.BOTS_NOT_ALLOWED: "the table's settings allow no bots",
+    ErrorCode.NOT_YOUR_TURN: "no prompt is open for this player",
+    ErrorCode.ILLEGAL_ACTION: "the action is not among the prompt's legal actions",
+    ErrorCode.STALE: "the action answers an older prompt (its `seq` is not the open one)",
+    ErrorCode.FALSE_WIN: "a declared win that is not a complete hand of 8 fan; nothing changed",
+    ErrorCode.NOT_ENOUGH_COINS: "the account has too few coins",
+    ErrorCode.NO_SUCH_ITEM: "the inventory has no such item",
+    ErrorCode.INVENTORY_FULL: "no free slot for the item",
+    ErrorCode.INTERNAL: "a fault on the server; the request had no effect",
+}
