@@ -111,16 +111,17 @@ class Bool(Spec):
         return "bool"
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# Control characters (C0, C1, line separators) and bidirectional overrides in names and
+# chat could repaint or garble another player's terminal.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Str(Spec):
-    """A string of ``min_len``..``max_len`` characters; one line unless ``multiline``."""
+    """One line of ``min_len``..``max_len`` characters, without control characters."""
 
     max_len: int
     min_len: int = 1
-    multiline: bool = False
 
     def decode(self, value: Any, path: str) -> str:
         if not isinstance(value, str):
@@ -131,8 +132,7 @@ class Str(Spec):
                 path,
                 f"length {len(value)} is out of range {self.min_len}..{self.max_len}",
             )
-        # Control characters in names and chat could repaint another player's terminal.
-        bad = _CONTROL.search(value.replace("\n", "") if self.multiline else value)
+        bad = _CONTROL.search(value)
         if bad:
             raise _fail(
                 ErrorCode.OUT_OF_RANGE, path, f"control character {bad.group()!r} not allowed"
@@ -140,9 +140,7 @@ class Str(Spec):
         return str(value)
 
     def describe(self) -> str:
-        return f"str {self.min_len}..{self.max_len} chars" + (
-            ", may span lines" if self.multiline else ""
-        )
+        return f"str {self.min_len}..{self.max_len} chars"
 
 
 _HEX = re.compile(r"[0-9a-f]*")

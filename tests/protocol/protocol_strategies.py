@@ -28,7 +28,7 @@ from protocol.schema import (
 from protocol.tiles import Tile
 
 # Printable text from all of Unicode, minus control, surrogate and line/paragraph separators.
-_TEXT = st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp"))
+_TEXT = st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp"))  # Cf left to the filter
 _SHORT = 4  # random lists are kept short; the largest ones are built by ``largest``
 
 

@@ -233,7 +233,7 @@ def test_lengths_count_characters_not_bytes() -> None:
     assert Message.from_wire(wire("login") | {"name": "国标麻将" * 6}).name == "国标麻将" * 6  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("text", ["\x1b[2J", "a\nb", "bell\x07", "\u2028", "\x85"])
+@pytest.mark.parametrize("text", ["\x1b[2J", "a\nb", "bell\x07", "\u2028", "\x85", "\u202e"])
 def test_control_characters_are_refused(text: str) -> None:
     err = refused(wire("chat_send") | {"text": text})
     assert err.code is ErrorCode.OUT_OF_RANGE and err.field == "chat_send.text"

@@ -105,7 +105,7 @@ _ANY = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     type_=st.sampled_from(sorted(MESSAGE_TYPES)),
     fields=st.dictionaries(st.text(max_size=12), _ANY, max_size=6),
