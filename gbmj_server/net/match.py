@@ -97,7 +97,10 @@ class TableGame:
             store.storage.start_match, settings.name, settings_record(settings), records
         )
         reason = "finished"
-        for round_, hand, dealer, wind in hand_plan(settings.rounds, secrets.randbelow(4)):
+        first_dealer = self.server.first_dealer
+        if first_dealer is None:
+            first_dealer = secrets.randbelow(4)
+        for round_, hand, dealer, wind in hand_plan(settings.rounds, first_dealer):
             if not table.humans():
                 reason = "abandoned"  # everyone escaped
                 break

@@ -40,7 +40,7 @@ class WireClient:
             self.seen.append(item)
 
     async def expect(
-        self, kind: str, timeout: float = TIMEOUT, where: Any = None, **fields: Any
+        self, kind: str, /, timeout: float = TIMEOUT, where: Any = None, **fields: Any
     ) -> dict[str, Any]:
         """The next message of type ``kind`` whose fields match and for which ``where``
         (if given) is true; earlier messages are skipped."""
@@ -56,7 +56,7 @@ class WireClient:
                         return message
                 await self._fill()
 
-    async def request(self, kind: str, **fields: Any) -> dict[str, Any]:
+    async def request(self, kind: str, /, **fields: Any) -> dict[str, Any]:
         """Send a request with a fresh id; return its reply (ok, error or other)."""
         request_id = next(self._ids)
         await self.send({"type": kind, "id": request_id, **fields})
@@ -68,7 +68,7 @@ class WireClient:
                         return message
                 await self._fill()
 
-    async def ok(self, kind: str, **fields: Any) -> dict[str, Any]:
+    async def ok(self, kind: str, /, **fields: Any) -> dict[str, Any]:
         reply = await self.request(kind, **fields)
         assert reply["type"] != "error", reply
         return reply
@@ -105,3 +105,72 @@ class WireClient:
 
     async def aclose(self) -> None:
         await self.stream.aclose()
+
+
+# -- playing ------------------------------------------------------------------------------
+
+# Answers that can lose a race with another seat's claim (the window closed first).
+RACE_ERRORS = ("not_your_turn", "stale", "not_expected")
+
+
+def simple_choice(prompt: dict[str, Any]) -> dict[str, Any]:
+    """A legal answer to a prompt: win if offered, pass claims, else the first discard."""
+    actions = prompt["actions"]
+    for wanted in ("win", "pass", "discard"):
+        for action in actions:
+            if action["kind"] == wanted:
+                return dict(action)
+    return dict(actions[0])
+
+
+class Pause:
+    """Holds players at their next prompt while ``event`` is set to an unset Event."""
+
+    def __init__(self) -> None:
+        self.event: trio.Event | None = None
+
+    async def wait(self) -> None:
+        if self.event is not None:
+            await self.event.wait()
+
+
+async def play(
+    client: WireClient,
+    table_id: int,
+    *,
+    until: str = "match_result",
+    prompts: int | None = None,
+    pause: Pause | None = None,
+) -> list[dict[str, Any]]:
+    """Answer prompts until a message of type ``until`` (or ``prompts`` answered);
+    returns the hand results seen. Errors other than lost races fail the test."""
+    results: list[dict[str, Any]] = []
+    answered = 0
+    while True:
+        with trio.fail_after(TIMEOUT):
+            while not client.inbox:
+                await client._fill()
+        message = client.inbox.pop(0)
+        kind = message["type"]
+        if kind == "hand_result":
+            results.append(message)
+        if kind == until:
+            return results
+        if kind == "error":
+            assert message["code"] in RACE_ERRORS, message
+        if kind == "prompt":
+            if pause is not None:
+                await pause.wait()
+            choice = simple_choice(message)
+            await client.send(
+                {
+                    "type": "action",
+                    "id": 1000 + answered,
+                    "table_id": table_id,
+                    "seq": message["seq"],
+                    **choice,
+                }
+            )
+            answered += 1
+            if prompts is not None and answered >= prompts:
+                return results

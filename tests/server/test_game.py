@@ -1,0 +1,291 @@
+"""Full matches over real TCP: four clients, spectators, disconnects, escapes, bad input,
+and no concealed tile of another player in any frame."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+import pytest
+import trio
+
+from gbmj_server.game.hand_state import HandState
+from gbmj_server.game.wall import verify_commitment
+from gbmj_server.net.server import Server
+from server.wireclient import Pause, WireClient, play
+
+pytestmark = pytest.mark.trio
+
+
+async def seat_four(connect, **settings: Any) -> tuple[list[WireClient], int]:
+    """Four registered players in seats 0-3 of a new table, all ready: the match runs."""
+    clients = [await connect() for _ in range(4)]
+    for i, client in enumerate(clients):
+        await client.register(f"player{i}")
+    table_id = await clients[0].create_table(**settings)
+    for client in clients[1:]:
+        await client.ok("join_table", table_id=table_id)
+    for i, client in enumerate(clients):
+        await client.ok("sit", table_id=table_id, seat=i)
+    for client in clients:
+        await client.ok("ready", table_id=table_id, ready=True)
+    return clients, table_id
+
+
+def assert_nothing_hidden(messages: list[dict[str, Any]], me: int | None) -> int:
+    """No message shows a concealed tile of a seat other than ``me`` (None: spectator)
+    while a hand is in play. Returns how many game messages were checked."""
+    checked = 0
+    for m in messages:
+        if m["type"] == "event":
+            checked += 1
+            ev = m["event"]
+            if ev.get("seat") != me:
+                if ev["kind"] == "deal":
+                    assert "tiles" not in ev, m
+                if ev["kind"] in ("draw", "concealed_kong"):
+                    assert "tile" not in ev, m
+        elif m["type"] == "snapshot" and "game" in m:
+            checked += 1
+            for seat in m["game"]["seats"]:
+                if seat["seat"] != me:
+                    assert "concealed" not in seat and "drawn" not in seat, m
+                    assert all(meld is None or not meld["concealed"] for meld in seat["melds"])
+                else:
+                    assert len(seat["concealed"]) == seat["concealed_count"]
+        elif m["type"] == "prompt":
+            assert me is not None, m
+    return checked
+
+
+async def test_four_clients_play_a_match_to_its_end(connect, server: Server) -> None:
+    watcher = await connect()
+    await watcher.register("watcher")
+    clients, table_id = await seat_four(connect, rounds=1)
+    await watcher.ok("spectate", table_id=table_id)
+    results: list[list[dict[str, Any]]] = [[] for _ in range(4)]
+
+    async def run(i: int) -> None:
+        results[i] = await play(clients[i], table_id)
+
+    async with trio.open_nursery() as nursery:
+        for i in range(4):
+            nursery.start_soon(run, i)
+    standings = (await watcher.expect("match_result"))["standings"]
+
+    # Everyone saw the same four hand results; points sum to zero; the wall checks out.
+    assert all(len(r) == 4 for r in results)
+    for hand in zip(*results, strict=True):
+        assert all(h == hand[0] for h in hand)
+        result = hand[0]
+        assert sum(result["points"]) == 0
+        assert verify_commitment(result["commitment"], result["wall_order"], result["salt"])
+        if result["outcome"] == "win":
+            assert result["total"] >= 8 and result["fans"]
+    assert [(h["round_number"], h["hand_number"]) for h in results[0]] == [
+        (1, n) for n in (1, 2, 3, 4)
+    ]
+    final = results[0][-1]["scores"]
+    assert sorted(s["points"] for s in standings) == sorted(final)
+    assert [s["rank"] for s in standings] == sorted(s["rank"] for s in standings)
+
+    # Nobody, spectator included, ever saw another seat's concealed tiles mid-hand.
+    for i, client in enumerate(clients):
+        assert assert_nothing_hidden(client.seen, i) > 100
+    assert assert_nothing_hidden(watcher.seen, None) > 100
+
+    # The database holds the match and every hand's log, which replays to its result.
+    storage = server.store.storage
+    match_id = storage.match_ids()[-1]
+    record = storage.match(match_id)
+    assert record.end_reason == "finished" and record.standings == final
+    hands = storage.hands(match_id)
+    assert [h.number for h in hands] == [1, 2, 3, 4]
+    for stored, result in zip(hands, results[0], strict=True):
+        log = msgpack.unpackb(stored.event_log, raw=False, strict_map_key=False)
+        replayed = HandState.from_dict(log["hand"])
+        assert list(replayed.result.points) == result["points"]
+        assert stored.result["points"] == result["points"]
+
+
+async def test_disconnect_mid_hand_then_resume_on_another_client(connect, server: Server) -> None:
+    clients, table_id = await seat_four(connect, rounds=1)
+    token = None
+    for message in clients[1].seen:
+        if message["type"] == "session":
+            token = message["token"]
+    pause = Pause()
+
+    async with trio.open_nursery() as nursery:
+        for i in (0, 2, 3):
+            nursery.start_soon(lambda i=i: play(clients[i], table_id, pause=pause))
+        await play(clients[1], table_id, prompts=3)
+        pause.event = trio.Event()  # hold the others: the hand stays in play
+        await clients[1].aclose()
+        game = server.lobby.tables[table_id].game
+        with trio.fail_after(5):
+            while server.lobby.tables[table_id].seats[1].connected:
+                await trio.sleep(0.01)
+        assert game is not None and not game.state.ended
+
+        back = await connect()
+        session = await back.ok("resume", token=token)
+        assert session["type"] == "session" and session["profile"]["name"] == "player1"
+        snapshot = await back.expect("snapshot")
+        assert snapshot["seat"] == 1 and "game" in snapshot
+        own = snapshot["game"]["seats"][1]
+        assert len(own["concealed"]) == own["concealed_count"] >= 1
+        assert snapshot["players"][1]["connected"]
+        assert_nothing_hidden([snapshot], 1)
+        pause.event.set()
+        pause.event = None
+        await play(back, table_id)  # prompts come to the new client; the match ends
+    assert_nothing_hidden(back.seen, 1)
+    assert any(m["type"] == "prompt" for m in back.seen)
+
+
+async def test_spectator_joining_mid_hand_sees_only_public_things(connect, server: Server) -> None:
+    clients, table_id = await seat_four(connect, rounds=1)
+    pause = Pause()
+    watcher = await connect()
+    await watcher.register("watcher")
+    async with trio.open_nursery() as nursery:
+        for i in (1, 2, 3):
+            nursery.start_soon(lambda i=i: play(clients[i], table_id, pause=pause))
+        await play(clients[0], table_id, prompts=2)
+        snap = await watcher.ok("spectate", table_id=table_id)
+        assert snap["type"] == "snapshot" and "seat" not in snap and "game" in snap
+        assert snap["seq"] == server.lobby.tables[table_id].game.seq
+        await play(clients[0], table_id)
+    assert (await watcher.expect("match_result"))["table_id"] == table_id
+    # Events follow the snapshot in order, without gaps.
+    seqs = [m["seq"] for m in watcher.seen if m["type"] == "event"]
+    assert seqs[0] == snap["seq"] + 1 and seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+    assert assert_nothing_hidden(watcher.seen, None) > 50
+    # A spectator cannot act.
+    reply = await watcher.request("action", table_id=table_id, seq=0, kind="pass")
+    assert reply["code"] in ("not_seated", "not_expected")
+
+
+async def test_an_escape_ends_the_hand_and_a_bot_takes_the_seat(connect, server: Server) -> None:
+    a, b = await connect(), await connect()
+    await a.register("alice")
+    await b.register("bobby")
+    table_id = await a.create_table(rounds=1)
+    await b.ok("join_table", table_id=table_id)
+    await a.ok("sit", table_id=table_id, seat=0)
+    await b.ok("sit", table_id=table_id, seat=1)
+    await a.ok("add_bot", table_id=table_id, seat=2, level="normal")
+    await a.ok("add_bot", table_id=table_id, seat=3, level="normal")
+    await a.ok("ready", table_id=table_id, ready=True)
+    await b.ok("ready", table_id=table_id, ready=True)
+    await a.expect("event", where=lambda m: m["event"]["kind"] == "hand_start")
+    await a.ok("leave_table", table_id=table_id)  # an escape: the hand ends at once
+    escape = await b.expect("event", where=lambda m: m["event"]["kind"] == "escape")
+    assert escape["event"]["seat"] == 0
+    result = await b.expect("hand_result")
+    assert result["outcome"] == "escape" and result["escaper"] == 0
+    assert result["points"] == [-80, 0, 0, 0] and "winner" not in result
+    seat0 = server.lobby.tables[table_id].seats[0]
+    assert seat0.is_bot
+    results = await play(b, table_id)  # the match goes on to its end with a bot in seat 0
+    assert len(results) == 3
+    storage = server.store.storage
+    record = storage.match(storage.match_ids()[-1])
+    assert record.seats[0].is_bot and record.end_reason == "finished"
+
+
+async def test_bad_input_gets_errors_and_the_game_goes_on(connect, server: Server) -> None:
+    clients, table_id = await seat_four(connect, rounds=1)
+    watcher = await connect()
+    await watcher.register("watcher")
+    await watcher.ok("spectate", table_id=table_id)
+    game = server.lobby.tables[table_id].game
+    # Let the table reach a turn prompt (claim windows answered by the simple policy).
+    prompt, actor = None, None
+    with trio.fail_after(10):
+        while prompt is None:
+            for i, client in enumerate(clients):
+                for message in list(client.inbox):
+                    if message["type"] == "prompt" and message["seq"] == game.seq:
+                        if message["timer"] in ("turn", "first_discard"):
+                            prompt, actor = message, i
+                        else:
+                            client.inbox.remove(message)
+                            await client.send(
+                                {
+                                    "type": "action",
+                                    "table_id": table_id,
+                                    "seq": message["seq"],
+                                    "kind": "pass",
+                                }
+                            )
+            if prompt is None:
+                await trio.sleep(0.01)
+                for client in clients:
+                    await client.drain(0.01)
+    me, other = clients[actor], clients[(actor + 1) % 4]
+    seq, state_before = game.seq, game.state.snapshot()
+    discards = {a["tile"] for a in prompt["actions"] if a["kind"] == "discard"}
+    missing = next(t for t in range(34) if t not in discards)
+
+    def act(**fields: Any) -> dict[str, Any]:
+        return {"table_id": table_id, "seq": prompt["seq"], **fields}
+
+    assert (await other.request("action", **act(kind="discard", tile=0)))["code"] == (
+        "not_your_turn"
+    )
+    assert (await me.request("action", **act(kind="discard", tile=missing)))["code"] == (
+        "illegal_action"
+    )
+    assert (await me.request("action", **act(kind="pung")))["code"] == "illegal_action"
+    if not any(a["kind"] == "win" for a in prompt["actions"]):
+        assert (await me.request("action", **act(kind="win")))["code"] == "false_win"
+    reply = await me.request("action", table_id=table_id, seq=prompt["seq"] + 99, kind="pass")
+    assert reply["code"] == "stale"
+    reply = await watcher.request("action", **act(kind="discard", tile=min(discards)))
+    assert reply["code"] == "not_seated"
+    await me.send_raw(b"\x00\x00\x00\x02\xc1\xc1")
+    assert (await me.expect("error"))["code"] == "bad_msgpack"
+    assert game.seq == seq and game.state.snapshot() == state_before  # nothing changed
+    # The right answer still works, and the match plays on to its end for everyone.
+    assert (await me.request("action", **act(kind="discard", tile=min(discards))))["type"] == "ok"
+    assert game.seq > seq
+    async with trio.open_nursery() as nursery:
+        for client in clients:
+            nursery.start_soon(play, client, table_id)
+
+
+async def test_a_client_that_stops_reading_does_not_delay_its_table(tmp_path) -> None:
+    from gbmj_server.storage import Storage
+
+    srv = Server(Storage(tmp_path / "db.sqlite3"), outbox_size=64)
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    async with trio.open_nursery() as nursery:
+        await nursery.start(srv.serve, listeners)
+
+        opened = 0
+
+        async def connect() -> WireClient:
+            nonlocal opened
+            opened += 1
+            sock = trio.socket.socket()
+            if opened == 4:  # the sleeper: a small buffer, so that it is soon full
+                sock.setsockopt(trio.socket.SOL_SOCKET, trio.socket.SO_RCVBUF, 4096)
+            await sock.connect(("127.0.0.1", port))
+            client = WireClient(trio.SocketStream(sock))
+            await client.hello()
+            return client
+
+        clients, table_id = await seat_four(connect, rounds=2)
+        sleeper = clients[3]
+        await sleeper.ok("auto_play", table_id=table_id, on=True)
+        # From now on the sleeper reads nothing: its outbox fills and the server drops
+        # it, playing its seat; the other three finish their match regardless.
+        with trio.fail_after(60):
+            async with trio.open_nursery() as players:
+                for client in clients[:3]:
+                    players.start_soon(play, client, table_id)
+        assert not any(c.account and c.account.name == "player3" for c in srv.clients)
+        nursery.cancel_scope.cancel()
