@@ -1,0 +1,685 @@
+"""One hand of Chinese Official Mahjong as a pure, deterministic state machine.
+
+Like a chess board: ``state.to_act`` names the seats that must act, ``state.timer`` the
+timer class of that decision, ``state.legal_actions(seat)`` lists a seat's choices and
+``state.apply(seat, action)`` plays one, returning the events it caused. An action that
+is not listed raises ``IllegalAction`` and changes nothing. The state is mutable (no
+copies per step); ``HandState.replay`` rebuilds it from the wall and the action log, and
+``to_dict``/``from_dict`` carry it as plain data.
+
+Flow (SPEC §1): the deal with flower replacement; turns of draw then discard (or a
+self-drawn win, a concealed or added kong); after a discard a claim window where every
+seat with a claim answers; claims resolve by priority (win > pung/kong > chow, several
+wins: the first seat counter-clockwise from the discarder) as soon as the outcome is
+certain. An added kong opens a window for robbing the kong. The hand ends with a win, an
+exhaustive draw or an escape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from enum import StrEnum
+from typing import NamedTuple
+
+from protocol.tiles import WINDS, Tile
+
+from ..rules.errors import HandError
+from ..rules.hand import Meld, MeldKind
+from ..rules.shapes import is_complete
+from . import actions as A
+from . import events as E
+from .actions import Action, ActionKind
+from .settlement import (
+    HandResult,
+    Outcome,
+    Score,
+    WinContext,
+    escape_points,
+    score_win,
+    win_points,
+)
+from .wall import DEAL_SIZE, WALL_SIZE, Wall, deal_positions
+
+
+class Phase(StrEnum):
+    TURN = "turn"  # one seat holds 14 (+ kongs) and must discard or declare
+    CLAIM = "claim"  # a discard (or an added kong's tile) is on offer
+    ENDED = "ended"
+
+
+class TimerClass(StrEnum):
+    FIRST_DISCARD = "first_discard"
+    TURN = "turn"
+    CLAIM_WINDOW = "claim_window"
+
+
+class TurnKind(StrEnum):
+    DRAW = "draw"  # after a draw (or the deal): every turn action
+    KONG = "kong"  # after a kong's replacement tile: a self-drawn win is 杠上开花
+    CLAIM = "claim"  # after a chow or pung: discard only
+
+
+class SeatData(NamedTuple):
+    concealed: tuple[Tile, ...]
+    melds: tuple[Meld, ...]
+    flowers: tuple[Tile, ...]
+    discards: tuple[Tile, ...]
+
+
+class IllegalAction(HandError):
+    """An action refused: ``code`` is ``hand_over``, ``not_your_turn`` or ``illegal_action``."""
+
+
+_TILES = tuple(Tile)
+_DISCARDS = tuple(A.discard(Tile(t)) for t in range(34))
+_CONCEALED_KONGS = tuple(A.concealed_kong(Tile(t)) for t in range(34))
+_ADDED_KONGS = tuple(A.added_kong(Tile(t)) for t in range(34))
+_CHOWS = tuple(A.chow(Tile(t)) if t < 27 and t % 9 <= 6 else None for t in range(34))
+
+
+class HandState:
+    """One hand: built from a ``Wall`` (whose ``dealer`` deals); the deal happens at once."""
+
+    def __init__(
+        self,
+        wall: Wall,
+        *,
+        prevailing_wind: Tile = Tile.E,
+        round_number: int = 1,
+        hand_number: int = 1,
+    ) -> None:
+        self.wall = wall
+        self.dealer = wall.dealer
+        self.prevailing_wind = Tile(prevailing_wind)
+        self.round_number = round_number
+        self.hand_number = hand_number
+        self.seat_winds = tuple(WINDS[(s - self.dealer) % 4] for s in range(4))
+        self._seq = wall.draw_sequence()
+        self._front = DEAL_SIZE
+        self._back = WALL_SIZE
+        self._counts = [[0] * 34 for _ in range(4)]
+        self._melds: list[list[Meld]] = [[] for _ in range(4)]
+        self._flowers: list[list[Tile]] = [[] for _ in range(4)]
+        self._discards: list[list[Tile]] = [[] for _ in range(4)]
+        self._last_drawn: list[Tile | None] = [None] * 4
+        self.discard_count = 0
+        self.phase = Phase.TURN
+        self.turn_seat = self.dealer
+        self.turn_kind = TurnKind.DRAW
+        self._offer: tuple[int, Tile, bool] | None = None  # seat, tile, robbing a kong
+        self._options: dict[int, tuple[Action, ...]] = {}
+        self._answers: dict[int, Action] = {}
+        self._turn_cache: tuple[Action, ...] | None = None
+        self._win_cache: dict[int, Score | None] = {}
+        self.result: HandResult | None = None
+        self.events: list[E.Event] = []
+        self.log: list[tuple[int, Action | None]] = []  # (seat, action); None = escape
+        self.version = 0  # bumped by every step: views cache per version
+        self._seat_cache: tuple[int, tuple[SeatData, ...]] | None = None
+        self._deal()
+
+    # -- the deal ---------------------------------------------------------------------
+    def _deal(self) -> None:
+        w = self.wall
+        ev = self.events
+        ev.append(
+            E.HandStart(
+                self.round_number,
+                self.hand_number,
+                self.dealer,
+                self.seat_winds,
+                self.prevailing_wind,
+                w.dice,
+                w.second_roller,
+                w.break_stack,
+                w.commitment,
+            )
+        )
+        pending: list[list[Tile]] = [[] for _ in range(4)]
+        for offset in range(4):
+            seat = (self.dealer + offset) % 4
+            tiles = tuple(self._seq[p] for p in deal_positions(offset))
+            ev.append(E.Deal(seat, tiles, len(tiles)))
+            for t in tiles:
+                if t >= 34:
+                    pending[seat].append(t)
+                else:
+                    self._counts[seat][t] += 1
+                    self._last_drawn[seat] = t
+        # Flower replacement: dealer first, then the others in turn, until none is left.
+        while any(pending):
+            for offset in range(4):
+                seat = (self.dealer + offset) % 4
+                flowers, pending[seat] = pending[seat], []
+                for f in flowers:
+                    self._flowers[seat].append(f)
+                    ev.append(E.Flower(seat, f))
+                    self._back -= 1
+                    t = self._seq[self._back]
+                    ev.append(E.Draw(seat, t, True))
+                    if t >= 34:
+                        pending[seat].append(t)
+                    else:
+                        self._counts[seat][t] += 1
+                        self._last_drawn[seat] = t
+
+    # -- what the server asks ---------------------------------------------------------
+    @property
+    def ended(self) -> bool:
+        return self.phase is Phase.ENDED
+
+    @property
+    def to_act(self) -> tuple[int, ...]:
+        """The seats that must act now (in claim priority order during a claim window)."""
+        if self.phase is Phase.TURN:
+            return (self.turn_seat,)
+        if self.phase is Phase.CLAIM:
+            return tuple(s for s in self._options if s not in self._answers)
+        return ()
+
+    @property
+    def timer(self) -> TimerClass | None:
+        """Which clock applies to the seats in ``to_act`` (None when the hand is over)."""
+        if self.phase is Phase.TURN:
+            return TimerClass.FIRST_DISCARD if self.discard_count == 0 else TimerClass.TURN
+        if self.phase is Phase.CLAIM:
+            return TimerClass.CLAIM_WINDOW
+        return None
+
+    @property
+    def wall_remaining(self) -> int:
+        return self._back - self._front
+
+    @property
+    def offer(self) -> tuple[int, Tile, bool] | None:
+        """During a claim window: (seat, tile, robbing a kong)."""
+        return self._offer if self.phase is Phase.CLAIM else None
+
+    def seat_data(self, seat: int) -> SeatData:
+        """The seat's tiles as immutable values, built once per step."""
+        cache = self._seat_cache
+        if cache is None or cache[0] != self.version:
+            data = []
+            for s in range(4):
+                hand: list[Tile] = []
+                for t, n in enumerate(self._counts[s]):
+                    if n:
+                        hand += _TILES[t : t + 1] * n
+                data.append(
+                    SeatData(
+                        tuple(hand),
+                        tuple(self._melds[s]),
+                        tuple(self._flowers[s]),
+                        tuple(self._discards[s]),
+                    )
+                )
+            cache = self._seat_cache = (self.version, tuple(data))
+        return cache[1][seat]
+
+    def concealed(self, seat: int) -> tuple[Tile, ...]:
+        """The seat's concealed tiles, sorted."""
+        return self.seat_data(seat).concealed
+
+    def concealed_count(self, seat: int) -> int:
+        return len(self.seat_data(seat).concealed)
+
+    def melds(self, seat: int) -> tuple[Meld, ...]:
+        return self.seat_data(seat).melds
+
+    def flowers(self, seat: int) -> tuple[Tile, ...]:
+        return self.seat_data(seat).flowers
+
+    def discards(self, seat: int) -> tuple[Tile, ...]:
+        """The seat's discard pool (a claimed discard has moved into the claimant's meld)."""
+        return self.seat_data(seat).discards
+
+    def last_drawn(self, seat: int) -> Tile | None:
+        """The tile ``seat`` just drew, while it is that seat's turn after a draw."""
+        if self.phase is not Phase.TURN or seat != self.turn_seat:
+            return None
+        return None if self.turn_kind is TurnKind.CLAIM else self._last_drawn[seat]
+
+    def legal_actions(self, seat: int) -> tuple[Action, ...]:
+        """Everything ``seat`` may do now; empty unless the seat is in ``to_act``."""
+        if self.phase is Phase.TURN:
+            if seat != self.turn_seat:
+                return ()
+            if self._turn_cache is None:
+                self._turn_cache = self._turn_actions(seat)
+            return self._turn_cache
+        if self.phase is Phase.CLAIM and seat not in self._answers:
+            return self._options.get(seat, ())
+        return ()
+
+    # -- playing ----------------------------------------------------------------------
+    def apply(self, seat: int, action: Action) -> list[E.Event]:
+        """Play ``action`` for ``seat``; returns the events. Refuses anything not legal."""
+        if self.phase is Phase.ENDED:
+            raise IllegalAction("hand_over", "the hand is over")
+        if seat not in self.to_act:
+            raise IllegalAction("not_your_turn", f"seat {seat} has nothing to decide now")
+        if action not in self.legal_actions(seat):
+            raise IllegalAction("illegal_action", f"seat {seat} may not {action} now")
+        start = len(self.events)
+        self.version += 1
+        self.log.append((seat, action))
+        if self.phase is Phase.TURN:
+            self._apply_turn(seat, action)
+        else:
+            self._answers[seat] = action
+            self._resolve()
+        return self.events[start:]
+
+    def timeout(self, seat: int) -> list[E.Event]:
+        """The default action of SPEC §2.3 for ``seat``: declare a valid win, else
+        discard the drawn tile (the rightmost tile after a chow or pung), else pass."""
+        return self.apply(seat, self.default_action(seat))
+
+    def default_action(self, seat: int) -> Action:
+        legal = self.legal_actions(seat)
+        if not legal:
+            raise IllegalAction("not_your_turn", f"seat {seat} has nothing to decide now")
+        if A.WIN in legal:
+            return A.WIN
+        if self.phase is Phase.CLAIM:
+            return A.PASS
+        drawn = self._last_drawn[seat]
+        if self.turn_kind is not TurnKind.CLAIM and drawn is not None and self._counts[seat][drawn]:
+            return _DISCARDS[drawn]
+        c = self._counts[seat]
+        return _DISCARDS[max(t for t in range(34) if c[t])]
+
+    def escape(self, seat: int) -> list[E.Event]:
+        """``seat`` leaves the match on purpose (SPEC §2.4): the hand ends at once."""
+        if self.phase is Phase.ENDED:
+            raise IllegalAction("hand_over", "the hand is over")
+        start = len(self.events)
+        self.version += 1
+        self.log.append((seat, None))
+        self.events.append(E.Escape(seat))
+        self._end(HandResult(Outcome.ESCAPE, escape_points(seat), escaper=seat))
+        return self.events[start:]
+
+    # -- turns ------------------------------------------------------------------------
+    def _turn_actions(self, seat: int) -> tuple[Action, ...]:
+        c = self._counts[seat]
+        out: list[Action] = []
+        if self.turn_kind is not TurnKind.CLAIM:
+            if self._self_drawn_score(seat) is not None:
+                out.append(A.WIN)
+            if self._front < self._back:  # a kong needs a replacement tile
+                out.extend(_CONCEALED_KONGS[t] for t in range(34) if c[t] == 4)
+                out.extend(
+                    _ADDED_KONGS[m.tile]
+                    for m in self._melds[seat]
+                    if m.kind is MeldKind.PUNG and c[m.tile]
+                )
+        out.extend(_DISCARDS[t] for t in range(34) if c[t])
+        return tuple(out)
+
+    def _apply_turn(self, seat: int, action: Action) -> None:
+        kind = action.kind
+        c = self._counts[seat]
+        ev = self.events
+        if kind is ActionKind.DISCARD:
+            t = action.tile
+            c[t] -= 1
+            self._discards[seat].append(t)
+            self.discard_count += 1
+            ev.append(E.Discard(seat, t))
+            self._open_claims(seat, t)
+        elif kind is ActionKind.WIN:
+            score = self._self_drawn_score(seat)
+            assert score is not None
+            self._win(seat, None, self._last_drawn[seat], score)
+        elif kind is ActionKind.CONCEALED_KONG:
+            t = action.tile
+            c[t] -= 4
+            self._melds[seat].append(Meld(MeldKind.KONG, t, concealed=True))
+            ev.append(E.ConcealedKong(seat, t))
+            self._draw(seat, replacement=True, after_kong=True)
+        else:  # added kong: the others may rob it first
+            t = action.tile
+            c[t] -= 1
+            ev.append(E.AddedKong(seat, t))
+            self._open_rob(seat, t)
+
+    def _start_turn(self, seat: int, kind: TurnKind) -> None:
+        self.phase = Phase.TURN
+        self.turn_seat = seat
+        self.turn_kind = kind
+        self._turn_cache = None
+        self._offer = None
+        self._options = {}
+        self._answers = {}
+
+    def _draw(self, seat: int, replacement: bool, after_kong: bool = False) -> None:
+        """Draw for ``seat`` (flowers are set aside and replaced at once), then its turn."""
+        ev = self.events
+        while True:
+            if self._front >= self._back:
+                self._exhaustive_draw()
+                return
+            if replacement:
+                self._back -= 1
+                t = self._seq[self._back]
+            else:
+                t = self._seq[self._front]
+                self._front += 1
+            ev.append(E.Draw(seat, t, replacement))
+            if t < 34:
+                break
+            self._flowers[seat].append(t)
+            ev.append(E.Flower(seat, t))
+            replacement = True
+        self._counts[seat][t] += 1
+        self._last_drawn[seat] = t
+        self._start_turn(seat, TurnKind.KONG if after_kong else TurnKind.DRAW)
+
+    # -- claims -----------------------------------------------------------------------
+    def _open_claims(self, discarder: int, t: Tile) -> None:
+        last = self._front >= self._back  # the last discard: only a win may claim it
+        options: dict[int, tuple[Action, ...]] = {}
+        self._win_cache = {}
+        for i in (1, 2, 3):
+            s = (discarder + i) % 4
+            c = self._counts[s]
+            opts: list[Action] = []
+            c[t] += 1
+            score = self._judge(s, t, False, False, last)
+            c[t] -= 1
+            if score is not None:
+                self._win_cache[s] = score
+                opts.append(A.WIN)
+            if not last:
+                if c[t] >= 2:
+                    opts.append(A.PUNG)
+                if c[t] == 3:
+                    opts.append(A.EXPOSED_KONG)
+                if i == 1 and t < 27:
+                    r = t % 9
+                    for lo in (t - 2, t - 1, t):
+                        if 0 <= r - (t - lo) <= 6 and all(
+                            c[x] for x in (lo, lo + 1, lo + 2) if x != t
+                        ):
+                            opts.append(_CHOWS[lo])
+            if opts:
+                opts.append(A.PASS)
+                options[s] = tuple(opts)
+        self._offer = (discarder, t, False)
+        if options:
+            self.phase = Phase.CLAIM
+            self._options = options
+            self._answers = {}
+        else:
+            self._after_discard(discarder)
+
+    def _open_rob(self, adder: int, t: Tile) -> None:
+        options: dict[int, tuple[Action, ...]] = {}
+        self._win_cache = {}
+        for i in (1, 2, 3):
+            s = (adder + i) % 4
+            c = self._counts[s]
+            c[t] += 1
+            score = self._judge(s, t, False, True, False)
+            c[t] -= 1
+            if score is not None:
+                self._win_cache[s] = score
+                options[s] = (A.WIN, A.PASS)
+        self._offer = (adder, t, True)
+        if options:
+            self.phase = Phase.CLAIM
+            self._options = options
+            self._answers = {}
+        else:
+            self._complete_added_kong()
+
+    def _resolve(self) -> None:
+        """Settle the claim window as soon as its outcome is certain."""
+        d, t, rob = self._offer  # type: ignore[misc]
+        order = [(d + i) % 4 for i in (1, 2, 3)]
+        options, answers = self._options, self._answers
+        for s in order:  # wins first, the first seat counter-clockwise wins
+            if A.WIN in options.get(s, ()):
+                a = answers.get(s)
+                if a is None:
+                    return
+                if a is A.WIN or a == A.WIN:
+                    if not rob:
+                        self._discards[d].pop()
+                    self._counts[s][t] += 1
+                    self._win(s, d, t, self._win_cache[s])
+                    return
+        if rob:
+            self._complete_added_kong()
+            return
+        for s in order:  # pung or kong: at most one seat can hold two of the tile
+            opts = options.get(s, ())
+            if A.PUNG in opts or A.EXPOSED_KONG in opts:
+                a = answers.get(s)
+                if a is None:
+                    return
+                if a.kind is ActionKind.PUNG or a.kind is ActionKind.EXPOSED_KONG:
+                    self._claim(s, d, t, a)
+                    return
+        left = order[0]
+        if any(a.kind is ActionKind.CHOW for a in options.get(left, ())):
+            a = answers.get(left)
+            if a is None:
+                return
+            if a.kind is ActionKind.CHOW:
+                self._claim(left, d, t, a)
+                return
+        self._after_discard(d)
+
+    def _claim(self, seat: int, d: int, t: Tile, action: Action) -> None:
+        self._discards[d].pop()
+        c = self._counts[seat]
+        rel = (seat - d) % 4
+        ev = self.events
+        kind = action.kind
+        if kind is ActionKind.CHOW:
+            lo = action.tile
+            meld = Meld(MeldKind.CHOW, lo, claimed_from=rel, claimed_tile=t)
+            for x in (lo, lo + 1, lo + 2):
+                if x != t:
+                    c[x] -= 1
+            self._melds[seat].append(meld)
+            ev.append(E.Chow(seat, meld.tiles, t, d))
+            self._start_turn(seat, TurnKind.CLAIM)
+        elif kind is ActionKind.PUNG:
+            meld = Meld(MeldKind.PUNG, t, claimed_from=rel, claimed_tile=t)
+            c[t] -= 2
+            self._melds[seat].append(meld)
+            ev.append(E.Pung(seat, meld.tiles, t, d))
+            self._start_turn(seat, TurnKind.CLAIM)
+        else:
+            meld = Meld(MeldKind.KONG, t, claimed_from=rel, claimed_tile=t)
+            c[t] -= 3
+            self._melds[seat].append(meld)
+            ev.append(E.ExposedKong(seat, meld.tiles, t, d))
+            self._draw(seat, replacement=True, after_kong=True)
+
+    def _complete_added_kong(self) -> None:
+        seat, t, _ = self._offer  # type: ignore[misc]
+        melds = self._melds[seat]
+        for i, m in enumerate(melds):
+            if m.kind is MeldKind.PUNG and m.tile == t:
+                melds[i] = Meld(
+                    MeldKind.KONG,
+                    t,
+                    claimed_from=m.claimed_from,
+                    claimed_tile=m.claimed_tile,
+                    added=True,
+                )
+                break
+        self._draw(seat, replacement=True, after_kong=True)
+
+    def _after_discard(self, discarder: int) -> None:
+        if self._front >= self._back:
+            self._exhaustive_draw()
+        else:
+            self._draw((discarder + 1) % 4, replacement=False)
+
+    # -- winning ----------------------------------------------------------------------
+    def _context(
+        self, seat: int, win_tile: Tile, self_drawn: bool, kong: bool, last: bool
+    ) -> WinContext:
+        return WinContext(
+            win_tile=Tile(win_tile),
+            self_drawn=self_drawn,
+            # a discard on offer is still in its pool: it is the winning tile, not a seen copy
+            fourth_tile=self._visible(win_tile) - (not self_drawn and not kong) == 3,
+            kong_related=kong,
+            last_tile=last,
+            seat_wind=self.seat_winds[seat],
+            prevalent_wind=self.prevailing_wind,
+            flowers=len(self._flowers[seat]),
+        )
+
+    def _visible(self, tile: Tile) -> int:
+        """Copies of ``tile`` on the table (和绝张, SPEC §1.3): in every discard pool and
+        every exposed meld.
+
+        The winner's own concealed tiles do not count: the calculator refuses 和绝张 for
+        a hand that holds a copy, since then three others cannot all be visible.
+        """
+        n = 0
+        for s in range(4):
+            n += self._discards[s].count(tile)
+            for m in self._melds[s]:
+                if m.concealed:
+                    continue
+                if m.kind is MeldKind.CHOW:
+                    n += m.tile <= tile <= m.tile + 2
+                elif m.tile == tile:
+                    n += len(m.tiles)
+        return n
+
+    def _self_drawn_score(self, seat: int) -> Score | None:
+        t = self._last_drawn[seat]
+        if t is None or not self._counts[seat][t]:
+            return None
+        last = self._front >= self._back
+        return self._judge(seat, t, True, self.turn_kind is TurnKind.KONG, last)
+
+    def _judge(
+        self, seat: int, tile: Tile, self_drawn: bool, kong: bool, last: bool
+    ) -> Score | None:
+        """The score if ``seat`` (holding ``tile`` already) may win now, else None."""
+        counts, melds = self._counts[seat], self._melds[seat]
+        if not is_complete(counts, len(melds)):  # cheap: most hands on offer do not win
+            return None
+        return score_win(counts, melds, self._context(seat, tile, self_drawn, kong, last))
+
+    def _win(self, seat: int, from_seat: int | None, tile: Tile, score: Score) -> None:
+        points = win_points(seat, from_seat, score.total)
+        fans = tuple((fc.fan.id, fc.count) for fc in score.fans)
+        self.events.append(E.Win(seat, from_seat, tile, fans, score.total, points))
+        self._end(
+            HandResult(Outcome.WIN, points, seat, from_seat, Tile(tile), score),
+        )
+
+    def _exhaustive_draw(self) -> None:
+        self.events.append(E.ExhaustiveDraw())
+        self._end(HandResult(Outcome.EXHAUSTIVE_DRAW, (0, 0, 0, 0)))
+
+    def _end(self, result: HandResult) -> None:
+        self.result = result
+        self.phase = Phase.ENDED
+        self._turn_cache = None
+        self._options = {}
+        self._answers = {}
+        w = self.wall
+        self.events.append(
+            E.HandEnd(
+                result.outcome.value,
+                tuple(self.concealed(s) for s in range(4)),
+                tuple(self.melds(s) for s in range(4)),
+                w.order,
+                w.salt,
+                w.commitment,
+                result.points,
+            )
+        )
+
+    # -- views, replay and plain data -------------------------------------------------
+    def view(self, viewer: int):  # -> HandView (imported lazily: views imports us)
+        """What ``viewer`` (a seat or ``SPECTATOR``) may see now (SPEC §2.8)."""
+        from .views import make_view
+
+        return make_view(self, viewer)
+
+    @classmethod
+    def replay(
+        cls,
+        wall: Wall,
+        log: Iterable[tuple[int, Action | None]],
+        *,
+        prevailing_wind: Tile = Tile.E,
+        round_number: int = 1,
+        hand_number: int = 1,
+    ) -> HandState:
+        """The state reached by playing ``log`` ((seat, action), None = escape) on ``wall``."""
+        state = cls(
+            wall,
+            prevailing_wind=prevailing_wind,
+            round_number=round_number,
+            hand_number=hand_number,
+        )
+        for seat, action in log:
+            if action is None:
+                state.escape(seat)
+            else:
+                state.apply(seat, action)
+        return state
+
+    def to_dict(self) -> dict:
+        """Plain data (ints, strs, lists, dicts) from which ``from_dict`` restores the hand."""
+        return {
+            "wall": self.wall.to_dict(),
+            "prevailing_wind": int(self.prevailing_wind),
+            "round_number": self.round_number,
+            "hand_number": self.hand_number,
+            "log": [
+                [seat, {"kind": "escape"} if a is None else a.to_dict()] for seat, a in self.log
+            ],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> HandState:
+        log = [
+            (seat, None if a["kind"] == "escape" else Action.from_dict(a))
+            for seat, a in data["log"]
+        ]
+        return cls.replay(
+            Wall.from_dict(data["wall"]),
+            log,
+            prevailing_wind=Tile(data["prevailing_wind"]),
+            round_number=data["round_number"],
+            hand_number=data["hand_number"],
+        )
+
+    def snapshot(self) -> tuple:
+        """Every part of the state, for comparing two states (replay checks)."""
+        return (
+            self.phase,
+            self.turn_seat,
+            self.turn_kind,
+            self._front,
+            self._back,
+            tuple(tuple(c) for c in self._counts),
+            tuple(tuple(m) for m in self._melds),
+            tuple(tuple(f) for f in self._flowers),
+            tuple(tuple(d) for d in self._discards),
+            tuple(self._last_drawn),
+            self._offer,
+            tuple(sorted(self._options.items())),
+            tuple(sorted(self._answers.items())),
+            self.discard_count,
+            self.result,
+            tuple(self.events),
+        )
+
+
+__all__: Sequence[str] = ("HandState", "IllegalAction", "Phase", "TimerClass", "TurnKind")

@@ -1,0 +1,121 @@
+"""Invariants of a hand, checked after every step by the simulation test and the bench.
+
+``check_step`` raises ``AssertionError`` naming the broken invariant. ``play_random_hand``
+plays one hand with a random legal policy (seeded: deterministic) and checks as it goes.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..rules.hand import MeldKind
+from .actions import WIN
+from .events import SPECTATOR, ConcealedKong, Deal, Draw, Event
+from .hand_state import HandState, Phase, SeatData
+from .settlement import ESCAPE_POINTS
+from .views import HandView, all_views
+from .wall import WALL_SIZE, Wall
+
+VIEWERS = (0, 1, 2, 3, SPECTATOR)
+_HIDDEN_EVENTS = (Deal, Draw, ConcealedKong)
+
+
+def check_step(state: HandState, events: list[Event]) -> None:
+    """Everything that must hold after any step (``events``: what the step emitted)."""
+    data = [state.seat_data(s) for s in range(4)]
+    phase = state.phase
+    ended = phase is Phase.ENDED
+    result = state.result
+    offer = state.offer
+    total = state.wall_remaining + (1 if offer is not None and offer[2] else 0)
+    for s, d in enumerate(data):
+        kongs = sum(1 for m in d.melds if m.kind is MeldKind.KONG)
+        n = len(d.concealed) + 3 * len(d.melds) + kongs
+        total += n + len(d.flowers) + len(d.discards)
+        expected = 13 + kongs
+        if (phase is Phase.TURN and s == state.turn_seat) or (
+            ended and result is not None and result.winner == s
+        ):
+            expected += 1
+        if ended and result is not None and result.escaper is not None:
+            # an escape may end the hand while the seat on turn holds its drawn tile
+            assert n in (expected, expected + (s == state.turn_seat)), f"seat {s} holds {n}"
+        else:
+            assert n == expected, f"seat {s} holds {n} tiles, not {expected}"
+    assert total == WALL_SIZE, f"{total} tiles accounted for, not 144"
+    for s in state.to_act:
+        assert state.legal_actions(s), f"seat {s} must act but has no legal action"
+    if ended:
+        assert result is not None and not state.to_act
+        points = sum(result.points)
+        assert points == (-ESCAPE_POINTS if result.escaper is not None else 0), "points"
+    for event in events:
+        if isinstance(event, _HIDDEN_EVENTS):
+            for viewer in VIEWERS:
+                if viewer != event.seat:
+                    seen = event.for_viewer(viewer)
+                    assert getattr(seen, "tile", None) is None, f"{event} leaks to {viewer}"
+                    assert getattr(seen, "tiles", None) is None, f"{event} leaks to {viewer}"
+    for viewer, view in all_views(state).items():
+        check_view(state, viewer, view, data)
+
+
+def check_view(
+    state: HandState, viewer: int, view: HandView, data: list[SeatData] | None = None
+) -> None:
+    """No view shows a tile its viewer may not see; after the hand everything shows."""
+    if data is None:
+        data = [state.seat_data(s) for s in range(4)]
+    ended = state.phase is Phase.ENDED
+    for sv, d in zip(view.seats, data, strict=True):
+        if ended or sv.seat == viewer:
+            assert sv.concealed == d.concealed, "own hand or reveal wrong"
+            assert sv.melds == d.melds
+        else:
+            assert sv.concealed is None, f"seat {sv.seat}'s hand shown to {viewer}"
+            assert sv.drawn is None, f"seat {sv.seat}'s draw shown to {viewer}"
+            for m in sv.melds:
+                assert m is None or not m.concealed, "a concealed kong shown face up"
+        assert sv.concealed_count == len(d.concealed)
+    if ended:
+        assert view.wall_order == state.wall.order and view.salt == state.wall.salt
+    else:
+        assert view.wall_order is None and view.salt is None, "wall shown during the hand"
+        if state.phase is Phase.CLAIM:
+            assert view.to_act in ((), (viewer,)), "other claimants shown"
+    if viewer == SPECTATOR:
+        assert view.legal_actions == ()
+
+
+def check_replay(state: HandState) -> None:
+    """The hand's plain form (wall + action log) replays to the very same state."""
+    restored = HandState.from_dict(state.to_dict())
+    assert restored.snapshot() == state.snapshot(), "replaying the log gives another state"
+
+
+def play_random_hand(
+    seed: bytes, rng: random.Random, *, check: bool = True, escape_rate: float = 0.0
+) -> HandState:
+    """One hand on the wall of ``seed`` with random legal choices (a win is taken nine
+    times in ten, a timeout used one step in ten); checks every step when ``check``."""
+    state = HandState(Wall.from_seed(seed, dealer=rng.randrange(4)))
+    if check:
+        check_step(state, state.events)
+    escape_at = rng.randrange(200) if rng.random() < escape_rate else -1
+    step = 0
+    while not state.ended:
+        seat = rng.choice(state.to_act)
+        if step == escape_at:
+            events = state.escape(seat)
+        elif rng.random() < 0.1:
+            events = state.timeout(seat)
+        else:
+            legal = state.legal_actions(seat)
+            action = WIN if WIN in legal and rng.random() < 0.9 else rng.choice(legal)
+            events = state.apply(seat, action)
+        step += 1
+        if check:
+            check_step(state, events)
+    if check:
+        check_replay(state)
+    return state

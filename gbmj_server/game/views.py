@@ -1,0 +1,152 @@
+"""Per-viewer views of a hand (SPEC §2.8).
+
+A seat sees its own concealed tiles (and the tile it just drew), every public thing
+(discards, exposed melds, flowers, counts, the wall's size, the timer) and its own legal
+actions. Others' concealed tiles are absent (only a count), their concealed kongs are
+face down (``None`` in ``melds``), and during a claim window a viewer learns only whether
+it must answer itself, never who else may claim. A spectator sees only public things.
+When the hand is over everything is revealed: every hand, the concealed kongs, the wall
+order and its salt, the result.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from protocol.tiles import Tile
+
+from ..rules.hand import Meld
+from .actions import Action
+from .events import SPECTATOR, to_plain
+from .hand_state import HandState, Phase
+
+
+class SeatView(NamedTuple):
+    seat: int
+    wind: Tile
+    concealed: tuple[Tile, ...] | None  # None: hidden from this viewer
+    concealed_count: int
+    melds: tuple[Meld | None, ...]  # None: a concealed kong, face down
+    flowers: tuple[Tile, ...]
+    discards: tuple[Tile, ...]
+    drawn: Tile | None  # the tile just drawn, shown to its owner only
+
+
+class HandView(NamedTuple):
+    viewer: int
+    round_number: int
+    hand_number: int
+    dealer: int
+    prevailing_wind: Tile
+    dice: tuple[tuple[int, int], tuple[int, int]]
+    break_stack: int
+    commitment: str
+    wall_remaining: int
+    phase: str
+    to_act: tuple[int, ...]
+    timer: str | None
+    offer: tuple[int, Tile, bool] | None  # (seat, tile, robbing a kong)
+    legal_actions: tuple[Action, ...]
+    seats: tuple[SeatView, ...]
+    result: dict | None = None
+    wall_order: tuple[Tile, ...] | None = None
+    salt: bytes | None = None
+
+    def to_dict(self) -> dict:
+        return to_plain(self)  # type: ignore[return-value]
+
+
+def make_view(state: HandState, viewer: int) -> HandView:
+    """``state`` as ``viewer`` (a seat 0-3 or ``SPECTATOR``) may see it."""
+    if viewer != SPECTATOR and viewer not in range(4):
+        raise ValueError(f"no viewer {viewer}")
+    return _Builder(state).view(viewer)
+
+
+def all_views(state: HandState) -> dict[int, HandView]:
+    """The views of the four seats and of a spectator, sharing the work."""
+    builder = _Builder(state)
+    return {v: builder.view(v) for v in (0, 1, 2, 3, SPECTATOR)}
+
+
+class _Builder:
+    """The parts common to every viewer, computed once."""
+
+    def __init__(self, state: HandState) -> None:
+        self.state = state
+        self.ended = ended = state.phase is Phase.ENDED
+        self.revealed: list[SeatView] = []
+        self.hidden: list[SeatView] = []
+        for s in range(4):
+            data = state.seat_data(s)
+            melds = data.melds
+            face_down = tuple(None if m.concealed else m for m in melds)
+            wind, count = state.seat_winds[s], len(data.concealed)
+            shown = SeatView(
+                s, wind, data.concealed, count, melds, data.flowers, data.discards, None
+            )
+            self.revealed.append(shown)
+            self.hidden.append(
+                shown
+                if ended
+                else SeatView(s, wind, None, count, face_down, data.flowers, data.discards, None)
+            )
+        self.to_act = state.to_act
+        timer = state.timer
+        result = None
+        if ended and state.result is not None:
+            r = state.result
+            result = {
+                "outcome": r.outcome.value,
+                "points": r.points,
+                "winner": r.winner,
+                "from_seat": r.from_seat,
+                "win_tile": r.win_tile,
+                "escaper": r.escaper,
+                "fans": [(fc.fan.id, fc.count) for fc in r.score.fans] if r.score else [],
+                "total": r.score.total if r.score else 0,
+            }
+        w = state.wall
+        self.common = HandView(
+            viewer=SPECTATOR,
+            round_number=state.round_number,
+            hand_number=state.hand_number,
+            dealer=state.dealer,
+            prevailing_wind=state.prevailing_wind,
+            dice=w.dice,
+            break_stack=w.break_stack,
+            commitment=w.commitment,
+            wall_remaining=state.wall_remaining,
+            phase=state.phase.value,
+            to_act=() if state.phase is Phase.CLAIM else self.to_act,
+            timer=None if timer is None else timer.value,
+            offer=state.offer,
+            legal_actions=(),
+            seats=tuple(self.hidden),
+            result=result,
+            wall_order=w.order if ended else None,
+            salt=w.salt if ended else None,
+        )
+
+    def view(self, viewer: int) -> HandView:
+        if viewer == SPECTATOR:
+            return self.common
+        state = self.state
+        seats = list(self.hidden)
+        own = self.revealed[viewer]
+        drawn = state.last_drawn(viewer)
+        seats[viewer] = own if drawn is None else own._replace(drawn=drawn)
+        fields = list(self.common)
+        fields[_VIEWER] = viewer
+        fields[_SEATS] = tuple(seats)
+        if viewer in self.to_act:
+            fields[_LEGAL] = state.legal_actions(viewer)
+            if state.phase is Phase.CLAIM:
+                fields[_TO_ACT] = (viewer,)
+        return HandView._make(fields)
+
+
+_VIEWER = HandView._fields.index("viewer")
+_SEATS = HandView._fields.index("seats")
+_LEGAL = HandView._fields.index("legal_actions")
+_TO_ACT = HandView._fields.index("to_act")
