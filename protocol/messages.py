@@ -342,6 +342,14 @@ class EventBody(Record):
     _TAG_KEY: ClassVar[str | None] = "kind"
     _REGISTRY: ClassVar[dict[str, type[Record]]] = {}
 
+    @classmethod
+    def from_wire(cls, data: Any, path: str | None = None) -> EventBody:  # type: ignore[override]
+        """``EventBody.from_wire`` takes any kind (e.g. the engine's ``event.to_dict()``)."""
+        if cls is EventBody:
+            return Tagged(EventBody).decode(data, path or "event")  # type: ignore[return-value]
+        # Explicit super: the zero-argument form fails in slotted dataclasses.
+        return super(EventBody, cls).from_wire(data, path)  # type: ignore[return-value]  # noqa: UP008
+
 
 EVENT_KINDS: dict[str, type[EventBody]] = EventBody._REGISTRY  # type: ignore[assignment]
 

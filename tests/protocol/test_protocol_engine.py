@@ -12,7 +12,6 @@ import random
 import pytest
 
 from protocol.messages import EVENT_KINDS, ActionChoice, EventBody, GameView, Prompt
-from protocol.schema import Tagged
 
 # The engine is built beside this package; until it is there, there is nothing to check.
 hand_state = pytest.importorskip("gbmj_server.game.hand_state")
@@ -49,7 +48,7 @@ def test_every_event_as_every_viewer_gets_it_decodes() -> None:
         state, _ = play(seed)
         for event in state.events:
             for viewer in VIEWERS:
-                body = Tagged(EventBody).decode(event.for_viewer(viewer).to_dict(), "event")
+                body = EventBody.from_wire(event.for_viewer(viewer).to_dict())
                 kinds.add(body.TAG)
                 assert body.to_wire() is not None  # and encodes back
     # the plays reach every kind the engine emits in normal play

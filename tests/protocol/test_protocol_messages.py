@@ -15,8 +15,10 @@ from protocol.messages import (
     Action,
     Chat,
     ChatSend,
+    Discard,
     Error,
     Event,
+    EventBody,
     HandResult,
     Hello,
     MeldView,
@@ -370,3 +372,12 @@ def test_every_message_type_has_a_distinct_class() -> None:
     assert all(t == MESSAGE_TYPES[t].TAG for t in MESSAGE_TYPES)
     assert all(c.SENDER in ("client", "server", "both") for c in MESSAGE_TYPES.values())
     assert HandResult.TAG == "hand_result"
+
+
+def test_event_bodies_decode_by_kind() -> None:
+    body = EventBody.from_wire({"kind": "discard", "seat": 1, "tile": 4})
+    assert body == Discard(seat=1, tile=Tile.M5)
+    assert Discard.from_wire({"kind": "discard", "seat": 1, "tile": 4}) == body
+    with pytest.raises(ProtocolError) as info:
+        EventBody.from_wire(["discard"])
+    assert info.value.code is ErrorCode.WRONG_TYPE
