@@ -127,7 +127,10 @@ def _fields_table(cls: type[Record], skip_id: bool = True) -> list[str]:
 
 def _doc(cls: type) -> str:
     """A class docstring as one markdown paragraph."""
-    return " ".join((cls.__doc__ or "").split()).replace("``", "`")
+    doc = cls.__doc__ or ""
+    if doc.startswith(cls.__name__ + "("):  # the signature dataclass puts there
+        return ""
+    return " ".join(doc.split()).replace("``", "`")
 
 
 def _json(value: Any, indent: int = 0) -> str:
@@ -211,7 +214,7 @@ def render() -> str:
         event_examples.setdefault(ex.TAG or "", []).append(ex)
     for kind, cls in m.EVENT_KINDS.items():
         lines += [f"#### `{kind}`", ""]
-        if cls.__doc__ and cls.__doc__ != m.EventBody.__doc__:
+        if _doc(cls) and cls.__doc__ != m.EventBody.__doc__:
             lines += [_doc(cls), ""]
         lines += _fields_table(cls, skip_id=False)
         for ex in event_examples[kind]:
@@ -222,7 +225,7 @@ def render() -> str:
     lines.append("")
     for cls in _records():
         lines += [f"### `{cls.__name__}`", ""]
-        if cls.__doc__:
+        if _doc(cls):
             lines += [_doc(cls), ""]
         lines += _fields_table(cls, skip_id=False)
         lines.append("")

@@ -316,18 +316,24 @@ class Standing(Record):
 
 @record
 class ItemStack(Record):
+    """A stack of one item in the inventory."""
+
     item: str = field(ITEM)
     count: int = field(Int(1, STACK_LIMIT))
 
 
 @record
 class ShopOffer(Record):
+    """An item for sale."""
+
     item: str = field(ITEM)
     price: int = field(COINS, "coins per item")
 
 
 @record
 class LeaderEntry(Record):
+    """A line of the leaderboard."""
+
     rank: int = field(Int(1, 100_000))
     name: str = field(NAME)
     level: int = field(LEVEL)
@@ -356,6 +362,8 @@ EVENT_KINDS: dict[str, type[EventBody]] = EventBody._REGISTRY  # type: ignore[as
 
 @tagged("hand_start")
 class HandStart(EventBody):
+    """A hand begins: the wall is committed to, the dice are rolled."""
+
     round_number: int = field(Int(1, 4))
     hand_number: int = field(Int(1, 4))
     dealer: int = field(SEAT)
@@ -369,6 +377,8 @@ class HandStart(EventBody):
 
 @tagged("deal")
 class Deal(EventBody):
+    """A seat's tiles from the deal (flowers included); others see only the count."""
+
     seat: int = field(SEAT)
     count: int = field(Int(13, 14))
     tiles: tuple[int, ...] | None = field(Optional(ListOf(TILE, 14)), "only to the seat itself")
@@ -376,12 +386,16 @@ class Deal(EventBody):
 
 @tagged("flower")
 class Flower(EventBody):
+    """A seat shows a flower and sets it aside; a replacement `draw` follows."""
+
     seat: int = field(SEAT)
     tile: int = field(FLOWER)
 
 
 @tagged("draw")
 class Draw(EventBody):
+    """A seat draws; others do not see the tile."""
+
     seat: int = field(SEAT)
     tile: int | None = field(Optional(TILE), "only to the seat itself")
     replacement: bool = field(Bool(), "from the back of the wall")
@@ -389,6 +403,8 @@ class Draw(EventBody):
 
 @tagged("discard")
 class Discard(EventBody):
+    """A seat discards a tile; a claim window may follow."""
+
     seat: int = field(SEAT)
     tile: int = field(PLAYING_TILE)
 
@@ -405,33 +421,39 @@ class Claim(EventBody):
 
 @tagged("chow")
 class Chow(Claim):
-    pass
+    """吃: a chow with the left seat's discard."""
 
 
 @tagged("pung")
 class Pung(Claim):
-    pass
+    """碰: a pung with a discard."""
 
 
 @tagged("exposed_kong")
 class ExposedKong(Claim):
-    pass
+    """明杠: a kong with a discard; a replacement `draw` follows."""
 
 
 @tagged("concealed_kong")
 class ConcealedKong(EventBody):
+    """暗杠: others see a face-down kong, without its tile."""
+
     seat: int = field(SEAT)
     tile: int | None = field(Optional(PLAYING_TILE), "only to the seat itself")
 
 
 @tagged("added_kong")
 class AddedKong(EventBody):
+    """加杠: a seat adds the fourth tile to its exposed pung (others may rob it)."""
+
     seat: int = field(SEAT)
     tile: int = field(PLAYING_TILE)
 
 
 @tagged("win")
 class Win(EventBody):
+    """和: the winning seat, the fans, and the points of each seat."""
+
     seat: int = field(SEAT)
     from_seat: int | None = field(Optional(SEAT), "absent when self-drawn")
     win_tile: int = field(PLAYING_TILE)
@@ -442,11 +464,13 @@ class Win(EventBody):
 
 @tagged("exhaustive_draw")
 class ExhaustiveDraw(EventBody):
-    pass
+    """荒庄: the wall is empty and nobody won."""
 
 
 @tagged("escape")
 class Escape(EventBody):
+    """A seat left the running match on purpose (SPEC §2.4); the hand ends."""
+
     seat: int = field(SEAT)
 
 
@@ -522,6 +546,8 @@ class Register(Message):
 
 @message("login", "client", "session")
 class Login(Message):
+    """Log in to an existing account."""
+
     name: str = field(NAME)
     password: str = field(PASSWORD)
 
@@ -562,7 +588,7 @@ class ProfileUpdate(Message):
 
 @message("get_levels", "client", "levels")
 class GetLevels(Message):
-    pass
+    """Ask for the level thresholds (SPEC §2.7)."""
 
 
 @message("levels", "server")
@@ -574,11 +600,15 @@ class Levels(Message):
 
 @message("get_leaderboard", "client", "leaderboard")
 class GetLeaderboard(Message):
+    """Ask for the best players."""
+
     limit: int | None = field(Optional(Int(1, 100)), "default 20")
 
 
 @message("leaderboard", "server")
 class Leaderboard(Message):
+    """The best players by rating."""
+
     entries: tuple[LeaderEntry, ...] = field(ListOf(Struct(LeaderEntry), 100))
 
 
@@ -608,6 +638,8 @@ class TableUpdate(Message):
 
 @message("table_removed", "server")
 class TableRemoved(Message):
+    """A table closed."""
+
     table_id: int = field(TABLE_ID)
 
 
@@ -646,17 +678,23 @@ class Spectate(Message):
 
 @message("sit", "client", "ok")
 class Sit(Message):
+    """Take an empty seat at the table the client is in."""
+
     table_id: int = field(TABLE_ID)
     seat: int = field(SEAT)
 
 
 @message("stand", "client", "ok")
 class Stand(Message):
+    """Leave the seat (before the match), staying at the table."""
+
     table_id: int = field(TABLE_ID)
 
 
 @message("ready", "client", "ok")
 class Ready(Message):
+    """Say the player is (or is no longer) ready for the match."""
+
     table_id: int = field(TABLE_ID)
     ready: bool = field(Bool())
 
@@ -672,6 +710,8 @@ class AddBot(Message):
 
 @message("remove_bot", "client", "ok")
 class RemoveBot(Message):
+    """The owner removes a bot from a seat, before the match."""
+
     table_id: int = field(TABLE_ID)
     seat: int = field(SEAT)
 
@@ -786,6 +826,8 @@ class HandResult(Message):
 
 @message("match_result", "server")
 class MatchResult(Message):
+    """The match is over: the standings."""
+
     table_id: int = field(TABLE_ID)
     standings: tuple[Standing, ...] = field(ListOf(Struct(Standing), 4, 4), "by rank")
 
@@ -802,27 +844,33 @@ class TimerExtended(Message):
 # -- items ------------------------------------------------------------------------------
 @message("get_inventory", "client", "inventory")
 class GetInventory(Message):
-    pass
+    """Ask for the player's items."""
 
 
 @message("inventory", "server")
 class Inventory(Message):
+    """The items the player holds (up to 30 slots, stacks of up to 99)."""
+
     slots: tuple[ItemStack, ...] = field(ListOf(Struct(ItemStack), INVENTORY_SLOTS))
     capacity: int = field(Int(0, INVENTORY_SLOTS))
 
 
 @message("get_shop", "client", "shop")
 class GetShop(Message):
-    pass
+    """Ask what the shop sells."""
 
 
 @message("shop", "server")
 class Shop(Message):
+    """What the shop sells, and for how many coins."""
+
     offers: tuple[ShopOffer, ...] = field(ListOf(Struct(ShopOffer), 50))
 
 
 @message("buy", "client", "inventory")
 class Buy(Message):
+    """Buy items for coins; answered by the new inventory."""
+
     item: str = field(ITEM)
     count: int = field(Int(1, STACK_LIMIT))
 
@@ -845,6 +893,8 @@ class ArmTimerExtension(Message):
 
 @message("use_tile_counter", "client", "tile_counts")
 class UseTileCounter(Message):
+    """Use a tile counter for the rest of the current hand."""
+
     table_id: int = field(TABLE_ID)
 
 
@@ -866,6 +916,8 @@ CHAT_RULES = (
 
 @message("chat_send", "client", "ok")
 class ChatSend(Message):
+    """Say something in the lobby or at a table."""
+
     _RULES = CHAT_RULES
     channel: str = field(Choice(CHANNELS))
     table_id: int | None = field(Optional(TABLE_ID), "for the table channel")
