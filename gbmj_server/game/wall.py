@@ -36,7 +36,7 @@ FULL_SET: tuple[Tile, ...] = tuple(t for t in PLAYING_TILES for _ in range(4)) +
 Dice = tuple[tuple[int, int], tuple[int, int]]
 
 
-class _Stream:
+class SeedStream:
     """A deterministic byte stream from SHA-256 in counter mode (no global random state)."""
 
     def __init__(self, seed: bytes, label: bytes) -> None:
@@ -126,13 +126,13 @@ class Wall:
     @classmethod
     def from_seed(cls, seed: bytes, dealer: int = 0) -> Wall:
         """A shuffled wall, dice and salt, all derived from ``seed`` (Fisher-Yates)."""
-        stream = _Stream(seed, b"gbmj-wall")
+        stream = SeedStream(seed, b"gbmj-wall")
         tiles = list(FULL_SET)
         for i in range(len(tiles) - 1, 0, -1):
             j = stream.below(i + 1)
             tiles[i], tiles[j] = tiles[j], tiles[i]
         dice = tuple(tuple(1 + stream.below(6) for _ in range(2)) for _ in range(2))
-        salt = _Stream(seed, b"gbmj-salt").bytes(16)
+        salt = SeedStream(seed, b"gbmj-salt").bytes(16)
         return cls(tuple(tiles), dice, salt, dealer)  # type: ignore[arg-type]
 
     @classmethod

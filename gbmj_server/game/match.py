@@ -1,0 +1,200 @@
+"""One match (局): 1 to 4 rounds (圈) of four hands, as a pure state machine.
+
+Players 0-3 are the match's participants; seats 0-3 are the places at the table in turn
+order (the hand engine's seats). Seat 0 is the East place (东风位): in every round its
+player deals the first hand, then the deal passes to seats 1, 2, 3 (no repeats). The
+first seating is drawn from the seed, so the first dealer is random. Between rounds the
+players change places as seed 003 says (SPEC §1.5):
+
+- after round 1: East <-> South, West <-> North;
+- after round 2: East and South to the opposite places, West -> South, North -> East;
+- after round 3: East <-> South, West <-> North;
+
+so everyone sits at every place once in a four-round match. The prevailing wind is East,
+South, West, North by round. Points are kept per player (standings). An escape ends the
+hand in progress: the escaper pays 80 points to the house and the others gain nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from protocol.tiles import WINDS, Tile
+
+from .actions import Action
+from .hand_state import HandState, IllegalAction
+from .wall import SeedStream, Wall
+
+HANDS_PER_ROUND = 4
+
+# After round r, the player at place p moves to place SEAT_CHANGES[r][p].
+SEAT_CHANGES: dict[int, tuple[int, int, int, int]] = {
+    1: (1, 0, 3, 2),
+    2: (2, 3, 1, 0),
+    3: (1, 0, 3, 2),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class HandRecord:
+    """One finished hand: where everyone sat and what each *player* gained."""
+
+    round_number: int
+    hand_number: int
+    dealer: int  # the seat
+    players: tuple[int, ...]  # players[seat]
+    outcome: str
+    points: tuple[int, ...]  # by player
+    winner: int | None = None  # a player
+    escaper: int | None = None  # a player
+
+
+class Match:
+    """A match: the seating, the current hand and the standings."""
+
+    def __init__(self, seed: bytes, rounds: int = 4) -> None:
+        if rounds not in range(1, 5):
+            raise ValueError("a match has 1 to 4 rounds")
+        self.seed = seed
+        self.rounds = rounds
+        self.round_number = 1
+        self.hand_number = 1
+        self.players = _first_seating(seed)  # players[seat] = player
+        self.standings = [0, 0, 0, 0]  # by player
+        self.history: list[HandRecord] = []
+        self.escaped: set[int] = set()  # players whose seat another controller plays
+        self.hand: HandState | None = None
+        self._logs: list[list] = []  # plain action logs of the booked hands
+
+    # -- where everyone sits ----------------------------------------------------------
+    def player_at(self, seat: int) -> int:
+        return self.players[seat]
+
+    def seat_of(self, player: int) -> int:
+        return self.players.index(player)
+
+    @property
+    def first_dealer(self) -> int:
+        """The player who dealt the match's first hand (drawn from the seed)."""
+        return self.history[0].players[0] if self.history else _first_seating(self.seed)[0]
+
+    @property
+    def dealer(self) -> int:
+        """The seat that deals the current (or next) hand."""
+        return self.hand_number - 1
+
+    @property
+    def prevailing_wind(self) -> Tile:
+        return WINDS[self.round_number - 1]
+
+    @property
+    def finished(self) -> bool:
+        return self.round_number > self.rounds
+
+    def ranking(self) -> list[tuple[int, int]]:
+        """(player, points), best first; ties keep the first seating order."""
+        order = _first_seating(self.seed)
+        return sorted(((p, self.standings[p]) for p in order), key=lambda pp: -pp[1])
+
+    # -- playing ----------------------------------------------------------------------
+    def start_hand(self) -> HandState:
+        """Deal the next hand (its wall comes from the match seed)."""
+        if self.finished:
+            raise IllegalAction("match_over", "the match is over")
+        if self.hand is not None and not self.hand.ended:
+            raise IllegalAction("hand_in_progress", "the current hand is not over")
+        wall = Wall.from_seed(self._hand_seed(), dealer=self.dealer)
+        self.hand = HandState(
+            wall,
+            prevailing_wind=self.prevailing_wind,
+            round_number=self.round_number,
+            hand_number=self.hand_number,
+        )
+        return self.hand
+
+    def escape(self, player: int) -> list:
+        """``player`` leaves on purpose: the hand ends, the player pays the house 80 and
+        the seat plays on under another controller. Call ``finish_hand`` after it."""
+        if self.hand is None or self.hand.ended:
+            raise IllegalAction("no_hand", "no hand is in progress")
+        self.escaped.add(player)
+        return self.hand.escape(self.seat_of(player))
+
+    def finish_hand(self) -> HandRecord:
+        """Book the ended hand into the standings and move on (dealer, round, seats)."""
+        hand = self.hand
+        if hand is None or not hand.ended or hand.result is None:
+            raise IllegalAction("hand_in_progress", "no ended hand to book")
+        result = hand.result
+        by_player = [0, 0, 0, 0]
+        for seat, pts in enumerate(result.points):
+            by_player[self.players[seat]] = pts
+        for p in range(4):
+            self.standings[p] += by_player[p]
+        record = HandRecord(
+            self.round_number,
+            self.hand_number,
+            hand.dealer,
+            tuple(self.players),
+            result.outcome.value,
+            tuple(by_player),
+            None if result.winner is None else self.players[result.winner],
+            None if result.escaper is None else self.players[result.escaper],
+        )
+        self.history.append(record)
+        self._logs.append(hand.to_dict()["log"])
+        self.hand = None
+        self.hand_number += 1
+        if self.hand_number > HANDS_PER_ROUND:
+            self.hand_number = 1
+            if self.round_number in SEAT_CHANGES and self.round_number < self.rounds:
+                moves = SEAT_CHANGES[self.round_number]
+                seated = [0, 0, 0, 0]
+                for place, player in enumerate(self.players):
+                    seated[moves[place]] = player
+                self.players = seated
+            self.round_number += 1
+        return record
+
+    def _hand_seed(self) -> bytes:
+        index = (self.round_number - 1) * HANDS_PER_ROUND + self.hand_number
+        return hashlib.sha256(b"gbmj-hand\0" + self.seed + index.to_bytes(2, "big")).digest()
+
+    # -- plain data -------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        """Plain data: the seed, the rounds and every hand's action log; ``from_dict``
+        replays them (hands are deterministic given the seed)."""
+        logs = [*self._logs]
+        if self.hand is not None:
+            logs.append(self.hand.to_dict()["log"])
+        return {
+            "seed": self.seed.hex(),
+            "rounds": self.rounds,
+            "hands": logs,
+            "booked": len(self.history),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Match:
+        match = cls(bytes.fromhex(data["seed"]), data["rounds"])
+        for i, log in enumerate(data["hands"]):
+            hand = match.start_hand()
+            for seat, a in log:
+                if a["kind"] == "escape":
+                    match.escape(match.player_at(seat))
+                else:
+                    hand.apply(seat, Action.from_dict(a))
+            if i < data["booked"]:
+                match.finish_hand()
+        return match
+
+
+def _first_seating(seed: bytes) -> list[int]:
+    """A random seating from the seed (Fisher-Yates)."""
+    stream = SeedStream(seed, b"gbmj-seating")
+    players = [0, 1, 2, 3]
+    for i in range(3, 0, -1):
+        j = stream.below(i + 1)
+        players[i], players[j] = players[j], players[i]
+    return players
