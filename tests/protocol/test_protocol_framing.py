@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import struct
+import subprocess
+import sys
 
 import msgpack
 import pytest
@@ -276,3 +278,13 @@ def test_text_limits_count_characters_and_the_widest_text_fits() -> None:
         encode(Chat(channel="lobby", text="x" * 501))
     assert info.value.code is ErrorCode.OUT_OF_RANGE
     assert info.value.field == "chat.text"
+
+
+def test_the_tile_tables_load_without_msgpack_or_the_catalog() -> None:
+    """The pure layers import ``protocol.tiles``; the package re-exports the codec lazily."""
+    code = (
+        "import sys, protocol.tiles, protocol.fans; "
+        "assert 'msgpack' not in sys.modules and 'protocol.messages' not in sys.modules; "
+        "from protocol import encode, MESSAGE_TYPES; assert 'msgpack' in sys.modules"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
