@@ -184,7 +184,9 @@ def test_fan_18_all_terminals_and_honors() -> None:
 # -- 24 ---------------------------------------------------------------------------------
 def test_fan_19_seven_pairs() -> None:
     s = win("11m 55m 33p 88p 22s 66s E", "E")
-    check(s, "七对", "不求人 门前清 单钓将")
+    check(s, "七对", "不求人 门前清 单钓将", total=24)
+    # Four alike are two pairs, and a tile hog (四张相同且未开杠).
+    check(win("1111m 33p 44p 55s 66s 7s", "7s"), {"七对": 1, "四归一": 1})
 
 
 def test_fan_20_greater_honors_and_knitted_tiles() -> None:
@@ -347,6 +349,9 @@ def test_fan_51_all_types() -> None:
 def test_fan_52_melded_hand() -> None:
     s = win("[123m<1] [456p<1] [789s<1] [EEE<2] C", "C", seat="N", round="N")
     check(s, "全求人", "单钓将 门前清")
+    # Only on another player's discard: self-drawn it is 自摸 (and the single wait).
+    s = win("[123m<1] [456p<1] [789s<1] [EEE<2] C", "C", self_drawn=True, seat="N", round="N")
+    check(s, {"自摸": 1, "单钓将": 1}, "全求人")
 
 
 def test_fan_53_two_concealed_kongs() -> None:
@@ -375,6 +380,9 @@ def test_fan_57_two_melded_kongs() -> None:
 def test_fan_58_last_tile() -> None:
     # The last copy: the hand holds no other 6m.
     check(win(CHICKEN, "6m", fourth=True), "和绝张", "无番和", total=4)
+    # Three copies shown in the winner's own melded pung are on the table too.
+    s = win("[333m<2] 45m 789s WW [567p<1]", "3m")
+    check(s, "和绝张")
 
 
 # -- 2 ----------------------------------------------------------------------------------
@@ -462,6 +470,7 @@ def test_fan_76_no_honors() -> None:
 
 def test_fan_77_edge_wait() -> None:
     check(win("12m 456p 678s 99p 789s", "3m"), "边张", "嵌张 单钓将")
+    check(win("89m 456p 678s 99p 123s", "7m"), "边张", "嵌张 单钓将")
 
 
 def test_fan_78_closed_wait() -> None:
@@ -486,6 +495,85 @@ def test_fan_81_flower_tiles() -> None:
 def test_fan_82_concealed_kong_and_melded_kong() -> None:
     s = win("[5555m] [7777p<1] 234s 678s E", "E")
     check(s, "明暗杠", "明杠 暗杠 双明杠 双暗杠")
+
+
+# -- whole scores, every fan worked out by hand --------------------------------------------------
+FULL_SCORES = [
+    # hand, winning tile, context, every fan listed
+    ("[CCC<1] FFF PPP 23m 55p", "1m", {}, {"大三元": 1, "双暗刻": 1, "缺一门": 1}),
+    # 666s concealed, 888s completed by the discard: one concealed pung only.
+    ("234s 234s 666s 33s 88s", "8s", {},
+     {"绿一色": 1, "清一色": 1, "门前清": 1, "四归一": 1, "断幺": 1, "一般高": 1}),
+    ("1112345678999m", "5m", {}, {"九莲宝灯": 1, "双暗刻": 1, "幺九刻": 1}),
+    ("[1111m] [EEEE<2] [5555p<1] [9999s<3] C", "C", {"seat": "S", "round": "W"},
+     {"四杠": 1, "五门齐": 1, "幺九刻": 3}),
+    ("111m 999m 111p 999p 9s", "9s", {}, {"清幺九": 1, "四暗刻": 1, "单钓将": 1}),
+    ("[EEE<1] [SSS<2] WWW N 123m", "N", {"seat": "N", "round": "N"},
+     {"小四喜": 1, "混一色": 1, "全带幺": 1, "单钓将": 1}),
+    ("[EEE<1] SSS WWW CCC P", "P", {"seat": "N", "round": "N"},
+     {"字一色": 1, "三暗刻": 1, "三风刻": 1, "箭刻": 1, "单钓将": 1}),
+    ("111m 555m 999p 444s 7s", "7s", {}, {"四暗刻": 1, "幺九刻": 2, "无字": 1, "单钓将": 1}),
+    ("[222p<1] 333p 444p 555p E", "E", {},
+     {"一色四节高": 1, "三暗刻": 1, "混一色": 1, "单钓将": 1}),
+    ("123m 345m 567m 789m 5p", "5p", {},
+     {"一色四步高": 1, "门前清": 1, "平和": 1, "缺一门": 1, "单钓将": 1}),
+    # The pair and the dragon pung wait together (11s or CC): no single wait.
+    ("[111m<1] 999p EEE 11s CC", "C", {"seat": "N", "round": "N"},
+     {"混幺九": 1, "五门齐": 1, "箭刻": 1, "双暗刻": 1}),
+    ("[222m<1] 444p 666s 88m 88s", "8s", {}, {"全双刻": 1, "双暗刻": 1}),
+    # 123 345 66 678 999 (连六 + 幺九刻) beats 123 345 666 789 99 (老少副).
+    ("123m 345m 666m 789m 9m", "9m", {}, {"清一色": 1, "门前清": 1, "连六": 1, "幺九刻": 1}),
+    ("[555s<1] 666s 777s 12m 99p", "3m", {},
+     {"一色三节高": 1, "双暗刻": 1, "无字": 1, "边张": 1}),
+    ("789m 789p 999s 88s 77s", "7s", {}, {"全大": 1, "门前清": 1, "喜相逢": 1, "幺九刻": 1}),
+    ("456m 456p 555s 44s 66s", "4s", {}, {"全中": 1, "门前清": 1, "喜相逢": 1}),
+    ("123m 456m 789m 55p 79s", "8s", {},
+     {"清龙": 1, "门前清": 1, "平和": 1, "喜相逢": 1, "嵌张": 1}),
+    ("123m 789m 123p 789p 5s", "5s", {}, {"三色双龙会": 1, "门前清": 1, "单钓将": 1}),
+    # 34m + 55m also waits on 2m: no single wait.
+    ("345m 555p 456s 567s 5m", "5m", {}, {"全带五": 1, "门前清": 1}),
+    # 77p + 79p also waits on 8p: no single wait.
+    ("[777m<1] 777p 777s 234m 9p", "9p", {}, {"三同刻": 1, "双暗刻": 1, "无字": 1}),
+    ("[EEE<1] SSS WWW 123m 5p", "5p", {"seat": "N", "round": "N"},
+     {"三风刻": 1, "双暗刻": 1, "缺一门": 1, "单钓将": 1}),
+    ("234p 888p 456s 99s PP", "P", {}, {"推不倒": 1, "箭刻": 1, "门前清": 1}),
+    ("234m 234p 234s 567m 9s", "9s", {},
+     {"三色三同顺": 1, "门前清": 1, "平和": 1, "连六": 1, "单钓将": 1}),
+    ("[5555p<1] 234m 45m 789s WW", "3m", {"self_drawn": True, "kong": True},
+     {"杠上开花": 1, "明杠": 1}),
+    ("[111p<2] 555m 777s EE 99s", "E", {"seat": "N", "round": "N"},
+     {"碰碰和": 1, "双暗刻": 1, "幺九刻": 2}),
+    ("[123m<1] [456p<1] [789s<1] [EEE<2] C", "C", {"seat": "N", "round": "N"},
+     {"花龙": 1, "五门齐": 1, "全求人": 1, "幺九刻": 1}),
+    ("[5555m] [7777p] 234s 678s E", "E", {}, {"双暗杠": 1, "门前清": 1, "单钓将": 1}),
+    ("[5555m] 234s 678s 234p E", "E", {"self_drawn": True},
+     {"不求人": 1, "暗杠": 1, "喜相逢": 1, "单钓将": 1}),
+    ("[5555m<1] [7777p<2] 234s 678s E", "E", {}, {"双明杠": 1, "单钓将": 1}),
+    ("[5555m] [7777p<1] 234s 678s E", "E", {}, {"明暗杠": 1, "单钓将": 1}),
+    ("SSS 123m 456p 789s 5s", "5s", {"seat": "S", "round": "S"},
+     {"花龙": 1, "圈风刻": 1, "门风刻": 1, "门前清": 1, "单钓将": 1}),
+    # 123 345 33 also reads 33 + 123 + 45: waits on 3m and 6m.
+    ("123m 345m 567p 789s 3m", "3m", {}, {"门前清": 1, "平和": 1, "四归一": 1}),
+    ("999m 111p 456p 789s 5s", "5s", {},
+     {"门前清": 1, "双暗刻": 1, "幺九刻": 2, "无字": 1, "单钓将": 1}),
+    ("234m 456m 678s 55m 34s", "2s", {},
+     {"门前清": 1, "平和": 1, "断幺": 1, "喜相逢": 1, "缺一门": 1}),
+    ("111m 555p 678s 99s EE", "E", {},
+     {"圈风刻": 1, "门风刻": 1, "门前清": 1, "双暗刻": 1, "幺九刻": 1}),
+    ("111m 555p 678s 99s EE", "E", {"self_drawn": True},
+     {"三暗刻": 1, "不求人": 1, "圈风刻": 1, "门风刻": 1, "幺九刻": 1}),
+    ("111222333m 456p 9s", "9s", {},
+     {"一色三节高": 1, "三暗刻": 1, "门前清": 1, "幺九刻": 1, "无字": 1, "单钓将": 1}),
+    ("[234m<1] 234m 678p 678p 5s", "5s", {}, {"平和": 1, "断幺": 1, "一般高": 2, "单钓将": 1}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("hand", "tile", "context", "expected"), FULL_SCORES)
+def test_whole_score(hand: str, tile: str, context: dict, expected: dict[str, int]) -> None:
+    s = win(hand, tile, **context)
+    assert all(name in FAN_BY_NAME_ZH for name in expected)
+    assert fans_of(s) == expected
+    assert s.total == sum(FAN_BY_NAME_ZH[n].points * c for n, c in expected.items())
 
 
 # -- the waits of seed 004's examples ---------------------------------------------------------
