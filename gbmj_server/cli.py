@@ -5,7 +5,8 @@
     gbmj-server admin ... reset-password NAME | ban NAME | unban NAME
 
 Settings come from the defaults, then the TOML file (keys ``host``, ``port``, ``db``,
-``log_level``, optionally under a ``[server]`` table), then the command line.
+``log_level``, ``bot_delay``, ``hand_pause``, optionally under a ``[server]`` table),
+then the command line.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ class ServerConfig:
     port: int = DEFAULT_PORT
     db: Path | None = None  # None: the file in the user's data directory
     log_level: str = "info"
+    bot_delay: float = 0.5  # seconds a server bot "thinks" before acting
+    hand_pause: float = 5.0  # seconds between hands, to read the result
 
     @property
     def db_path(self) -> Path:
@@ -51,7 +54,7 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read config {path}: {exc}") from exc
     data = data.get("server", data)
-    unknown = set(data) - {"host", "port", "db", "log_level"}
+    unknown = set(data) - {"host", "port", "db", "log_level", "bot_delay", "hand_pause"}
     if unknown:
         raise ConfigError(f"unknown settings in {path}: {', '.join(sorted(unknown))}")
     config = base
@@ -68,6 +71,16 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
         if not isinstance(data["db"], str):
             raise ConfigError("db must be a path string")
         config = replace(config, db=(path.parent / Path(data["db"]).expanduser()))
+    for key in ("bot_delay", "hand_pause"):
+        if key in data:
+            value = data[key]
+            if (
+                not isinstance(value, int | float)
+                or isinstance(value, bool)
+                or not 0 <= value <= 60
+            ):
+                raise ConfigError(f"{key} must be a number of seconds 0-60")
+            config = replace(config, **{key: float(value)})
     if "log_level" in data:
         if data["log_level"] not in LOG_LEVELS:
             raise ConfigError(f"log_level must be one of {', '.join(LOG_LEVELS)}")

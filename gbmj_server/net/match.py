@@ -283,7 +283,7 @@ class TableGame:
     def ms_left(self) -> int | None:
         if math.isinf(self.deadline):
             return None
-        return max(0, int((self.deadline - trio.current_time()) * 1000))
+        return max(0, round((self.deadline - trio.current_time()) * 1000))
 
     def _prompt(self, index: int) -> None:
         state = self.state

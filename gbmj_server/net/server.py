@@ -50,6 +50,7 @@ NOT_YET = frozenset(
         "use_tile_counter",
     }
 )
+WRITE_BATCH = 256  # frames joined into one write at most
 SHUTDOWN_FLUSH = 0.5  # seconds to let "server shutting down" reach the clients
 
 Handler = Callable[[Client, dict[str, Any]], Awaitable[dict[str, Any] | None]]
@@ -160,8 +161,15 @@ class Server:
                 await stream.aclose()
 
     async def _writer(self, client: Client, stream: trio.abc.Stream) -> None:
-        async for frame in client.outbox_receive:
-            await stream.send_all(frame)
+        outbox = client.outbox_receive
+        async for frame in outbox:
+            # Take everything queued in one write: a busy table fills the outbox faster
+            # than one frame per scheduling round.
+            frames = [frame]
+            with contextlib.suppress(trio.WouldBlock, trio.EndOfChannel):
+                while len(frames) < WRITE_BATCH:
+                    frames.append(outbox.receive_nowait())
+            await stream.send_all(b"".join(frames))
         client.cancel_scope.cancel()  # the outbox was closed: the connection is over
 
     async def _reader(self, client: Client, stream: trio.abc.Stream) -> None:
@@ -498,7 +506,7 @@ async def run_server(config: ServerConfig) -> None:
     """
     storage = Storage(config.db_path)
     try:
-        server = Server(storage, bot_delay=0.5, hand_pause=5.0)
+        server = Server(storage, bot_delay=config.bot_delay, hand_pause=config.hand_pause)
         # The signal handlers go in before the address is printed: whoever reads the
         # address may signal at once.
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:

@@ -1,0 +1,145 @@
+"""The table's clocks, driven by ``trio.testing.MockClock`` over memory streams.
+
+The clock only moves when a test jumps it, so "nothing happened before the deadline" and
+"the server acted at the deadline" are exact. (Real-socket tests stay off the mock
+clock: see ENGINEERING-NOTES.)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+import trio.testing
+
+from gbmj_server.net.server import Server
+from gbmj_server.storage import Storage
+from server.wireclient import WireClient
+
+pytestmark = pytest.mark.trio
+
+TIMERS = {"on": True, "first_discard": 30, "turn": 15, "claim_window": 5}
+
+
+# pytest-trio runs a test on a MockClock only when the test itself asks for the clock
+# fixture, so every test here names ``mock_clock`` in its arguments.
+@pytest.fixture
+async def mem(nursery: trio.Nursery, tmp_path: Path, mock_clock: trio.testing.MockClock):
+    storage = Storage(tmp_path / "gbmj.sqlite3")
+    srv = Server(storage, first_dealer=0)
+    srv.lobby.nursery = nursery
+
+    async def connect() -> WireClient:
+        ours, theirs = trio.testing.memory_stream_pair()
+        nursery.start_soon(srv.handle_connection, theirs, "10.0.0.1")
+        client = WireClient(ours)
+        await client.hello()
+        return client
+
+    yield srv, connect, mock_clock
+    storage.close()
+
+
+async def solo_table(srv: Server, connect, **settings: Any) -> tuple[WireClient, int]:
+    """One human in seat 0 (the first dealer) and three bots: the match starts."""
+    human = await connect()
+    await human.register("solo-player")
+    table_id = await human.create_table(timers=TIMERS, **settings)
+    await human.ok("sit", table_id=table_id, seat=0)
+    for seat in (1, 2, 3):
+        await human.ok("add_bot", table_id=table_id, seat=seat, level="normal")
+    await human.ok("ready", table_id=table_id, ready=True)
+    return human, table_id
+
+
+async def test_each_timer_runs_its_length_then_the_server_acts(mem, mock_clock) -> None:
+    srv, connect, clock = mem
+    human, table_id = await solo_table(srv, connect)
+    game = srv.lobby.tables[table_id].game
+    seen: set[str] = set()
+    for _ in range(300):
+        prompt = await human.expect("prompt")
+        if prompt["seq"] != game.seq:
+            continue  # an old prompt (the decision moved on)
+        timer = prompt["timer"]
+        if timer == "first_discard":
+            assert not seen, "only the dealer's first discard has the long clock"
+        seen.add(timer)
+        length = TIMERS[timer]
+        assert prompt["ms_left"] == length * 1000
+        clock.jump(length - 0.1)
+        await trio.testing.wait_all_tasks_blocked()
+        assert game.seq == prompt["seq"], f"{timer}: the server acted before its deadline"
+        clock.jump(0.2)
+        # The timeout action: a discard on a turn (the drawn tile), a pass in a claim
+        # window (a valid win is declared instead).
+        if timer != "claim_window":
+            event = await human.expect(
+                "event", where=lambda m: m["event"]["kind"] in ("discard", "win")
+            )
+            assert event["event"]["seat"] == 0
+            if event["event"]["kind"] == "discard":
+                tiles = {a.get("tile") for a in prompt["actions"] if a["kind"] == "discard"}
+                assert event["event"]["tile"] in tiles
+        else:
+            with trio.fail_after(5):
+                while game.seq == prompt["seq"] and 0 in game.state.to_act:
+                    await trio.sleep(0)  # the mock clock is still: wait for the pass
+        if seen == {"first_discard", "turn", "claim_window"}:
+            break
+    assert seen == {"first_discard", "turn", "claim_window"}
+
+
+async def test_timers_off_mean_no_deadline(mem, mock_clock) -> None:
+    srv, connect, clock = mem
+    human = await connect()
+    await human.register("calm-player")
+    table_id = await human.create_table()  # timers off
+    await human.ok("sit", table_id=table_id, seat=0)
+    for seat in (1, 2, 3):
+        await human.ok("add_bot", table_id=table_id, seat=seat, level="easy")
+    await human.ok("ready", table_id=table_id, ready=True)
+    prompt = await human.expect("prompt")
+    assert "ms_left" not in prompt
+    clock.jump(3600)
+    await trio.testing.wait_all_tasks_blocked()
+    assert srv.lobby.tables[table_id].game.seq == prompt["seq"]
+
+
+async def test_auto_play_plays_at_once_without_the_clock(mem, mock_clock) -> None:
+    srv, connect, _ = mem
+    human, table_id = await solo_table(srv, connect)
+    prompt = await human.expect("prompt")
+    start = trio.current_time()
+    await human.ok("auto_play", table_id=table_id, on=True)
+    # The whole hand finishes with the clock standing still.
+    result = await human.expect("hand_result")
+    assert trio.current_time() == start
+    assert result["hand_number"] == 1
+    players = srv.lobby.tables[table_id].game.snapshot(human_client(srv), 0)["players"]
+    assert players[0]["auto_play"]
+    await human.ok("auto_play", table_id=table_id, on=False)
+    later = await human.expect("prompt")
+    assert later["seq"] > prompt["seq"]
+
+
+def human_client(srv: Server):
+    return next(c for c in srv.clients if c.account is not None)
+
+
+async def test_a_table_whose_humans_are_gone_ends_its_match(mem, mock_clock) -> None:
+    srv, connect, clock = mem
+    human, table_id = await solo_table(srv, connect)
+    await human.expect("prompt")
+    table = srv.lobby.tables[table_id]
+    await human.aclose()
+    await trio.testing.wait_all_tasks_blocked()
+    assert table.status == "playing"  # held for a reconnect a while
+    clock.jump(srv.abandon_grace + 1)
+    with trio.fail_after(5):
+        while table.id in srv.lobby.tables:
+            await trio.sleep(0)
+    storage = srv.store.storage
+    assert storage.match(storage.match_ids()[-1]).end_reason == "abandoned"
