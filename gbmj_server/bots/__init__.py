@@ -1,0 +1,50 @@
+"""Bot players for gbmj: ``make_bot(level, seed)`` gives a bot that plays for 8 fan.
+
+A bot is anything with ``choose(view, legal_actions) -> Action``: ``view`` is the seat's
+view from the engine (``HandState.view(seat)``), ``legal_actions`` its legal list (never
+empty when asked). Bots are pure: no I/O, no clock, randomness only from their seed.
+
+Levels: ``baseline`` minimises shanten only (the yardstick); ``easy``, ``normal`` and
+``strong`` follow fan plans (see ``strategy``), ``easy`` with much noise and few claims,
+``normal`` with some noise, ``strong`` without. ``hard`` (the protocol's word) is
+``strong``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from ..game.actions import Action
+from .players import BaselineBot, PlanBot
+from .strategy import Style
+
+STYLES: dict[str, Style] = {
+    "easy": Style("easy", q=0.25, keep=4, exact_ready=False, noise=0.6, claim_margin=0.5),
+    "normal": Style("normal", keep=6, noise=0.2, claim_margin=0.15),
+    "strong": Style("strong"),
+}
+LEVELS: tuple[str, ...] = ("baseline", "easy", "normal", "strong")
+ALIASES = {"hard": "strong", "simple": "normal"}
+
+
+class Bot(Protocol):
+    level: str
+
+    def choose(self, view: Any, legal_actions: Sequence[Action]) -> Action: ...
+
+
+def make_bot(level: str = "normal", seed: int = 0) -> Bot:
+    """A bot of ``level`` (one of ``LEVELS``, or ``hard``) drawing randomness from ``seed``.
+
+    Raises ``ValueError`` for an unknown level.
+    """
+    level = ALIASES.get(level, level)
+    if level == "baseline":
+        return BaselineBot(seed)
+    if level not in STYLES:
+        raise ValueError(f"unknown bot level {level!r}; levels: {', '.join(LEVELS)}")
+    return PlanBot(STYLES[level], seed)
+
+
+__all__ = ["LEVELS", "Bot", "BaselineBot", "PlanBot", "make_bot"]

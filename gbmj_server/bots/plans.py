@@ -1,0 +1,268 @@
+"""Target plans: the fan patterns a hand can aim for, and how far it is from each.
+
+A *plan* is a way to reach 8 fan: a flush (清一色, 混一色), all pungs (碰碰和), a straight
+(清龙, 花龙), three chows or pungs across the suits (三色三同顺, 三色三步高, 三色三节高), one
+suit's shifted or identical chows and pungs, honour pungs (三风刻, 双箭刻), seven pairs
+(七对), the knitted shapes (全不靠, 组合龙), the tile-range hands (大于五, 小于五, 全大,
+全中, 全小, 推不倒, 绿一色, 字一色) and thirteen orphans, plus ``generic``: any four sets
+and a pair, for hands whose 8 fan will come from small fans.
+
+``distance(plan, counts, melds)`` is the plan's shanten: 0 ready, -1 complete; for a
+14-tile hand it counts the best discard, like ``rules.shanten``. It reads the per-suit
+shanten tables of ``rules.shanten``. Kinds of plan:
+
+- *filter*: only some tiles may be used (a flush, a tile range): tiles outside the plan
+  count as useless and every meld must fit;
+- *core*: three fixed sets (chows or pungs) plus any set and a pair; the core's tiles
+  held are set aside, each missing one costs a draw, the rest is read as one set and a
+  pair; melds equal to a core set fill it, any other meld is the free set;
+- *pungs*: four pungs or kongs and a pair, within a filter;
+- *pairs*, *knitted*, *knitted straight*, *orphans*: the special shapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from itertools import permutations
+from typing import NamedTuple
+
+from protocol.tiles import PLAYING_KINDS
+
+from ..rules.hand import Meld, MeldKind
+from ..rules.shanten import (
+    _honors_knitted,
+    _knitted_straight,
+    _regular,
+    _thirteen_orphans,
+)
+
+FILTER, CORE, PUNGS, PAIRS, KNITTED, KNITTED_STRAIGHT, ORPHANS, GENERIC = range(8)
+
+ALL = frozenset(range(PLAYING_KINDS))
+HONORS = frozenset(range(27, 34))
+
+
+def _suit(s: int) -> frozenset[int]:
+    return frozenset(range(9 * s, 9 * s + 9))
+
+
+def _ranks(ranks: Sequence[int]) -> frozenset[int]:
+    return frozenset(9 * s + r - 1 for s in range(3) for r in ranks)
+
+
+class Plan(NamedTuple):
+    """A target: ``fan`` is what the plan's own fans are worth (at least)."""
+
+    name: str
+    fan: int
+    kind: int
+    mask: frozenset[int] = ALL
+    core: tuple[tuple[int, int], ...] = ()  # (0 chow lowest tile | 1 pung tile, tile)
+
+    @property
+    def honors_allowed(self) -> bool:
+        return bool(self.mask & HONORS)
+
+    @property
+    def concealed_only(self) -> bool:
+        return self.kind in (PAIRS, KNITTED, ORPHANS)
+
+
+CHOW, PUNG = 0, 1
+
+
+def _catalog() -> tuple[Plan, ...]:
+    plans: list[Plan] = [Plan("无番和/小番", 0, GENERIC)]
+    names = "万饼条"
+    for s in range(3):
+        plans.append(Plan(f"清一色{names[s]}", 24, FILTER, _suit(s)))
+        plans.append(Plan(f"混一色{names[s]}", 6, FILTER, _suit(s) | HONORS))
+        plans.append(Plan(f"混一色碰碰和{names[s]}", 12, PUNGS, _suit(s) | HONORS))
+        plans.append(
+            Plan(f"清龙{names[s]}", 16, CORE, core=tuple((CHOW, 9 * s + k) for k in (0, 3, 6)))
+        )
+    plans += [
+        Plan("碰碰和", 6, PUNGS),
+        Plan("字一色", 64, PUNGS, HONORS),
+        Plan("七对", 24, PAIRS),
+        Plan("全不靠", 12, KNITTED),
+        Plan("组合龙", 12, KNITTED_STRAIGHT),
+        Plan("十三幺", 88, ORPHANS),
+        Plan(
+            "推不倒", 8, FILTER, frozenset((9, 10, 11, 12, 13, 16, 17, 19, 21, 22, 23, 25, 26, 33))
+        ),
+        Plan("绿一色", 88, FILTER, frozenset((19, 20, 21, 23, 25, 32))),
+        Plan("大于五", 12, FILTER, _ranks((6, 7, 8, 9))),
+        Plan("小于五", 12, FILTER, _ranks((1, 2, 3, 4))),
+        Plan("全大", 24, FILTER, _ranks((7, 8, 9))),
+        Plan("全中", 24, FILTER, _ranks((4, 5, 6))),
+        Plan("全小", 24, FILTER, _ranks((1, 2, 3))),
+    ]
+    for a, b, c in permutations(range(3)):
+        plans.append(
+            Plan("花龙", 8, CORE, core=((CHOW, 9 * a), (CHOW, 9 * b + 3), (CHOW, 9 * c + 6)))
+        )
+        for r in range(5):
+            plans.append(
+                Plan(
+                    "三色三步高",
+                    6,
+                    CORE,
+                    core=((CHOW, 9 * a + r), (CHOW, 9 * b + r + 1), (CHOW, 9 * c + r + 2)),
+                )
+            )
+        for r in range(7):
+            plans.append(
+                Plan(
+                    "三色三节高",
+                    8,
+                    CORE,
+                    core=((PUNG, 9 * a + r), (PUNG, 9 * b + r + 1), (PUNG, 9 * c + r + 2)),
+                )
+            )
+    for r in range(7):
+        plans.append(Plan("三色三同顺", 8, CORE, core=((CHOW, r), (CHOW, 9 + r), (CHOW, 18 + r))))
+        plans.append(Plan("三同刻", 16, CORE, core=((PUNG, r), (PUNG, 9 + r), (PUNG, 18 + r))))
+    for s in range(3):
+        base = 9 * s
+        for r in range(5):
+            plans.append(
+                Plan("一色三步高", 16, CORE, core=tuple((CHOW, base + r + k) for k in range(3)))
+            )
+        for r in range(3):
+            plans.append(
+                Plan("一色三步高", 16, CORE, core=tuple((CHOW, base + r + 2 * k) for k in range(3)))
+            )
+        for r in range(7):
+            plans.append(Plan("一色三同顺", 24, CORE, core=((CHOW, base + r),) * 3))
+            plans.append(
+                Plan("一色三节高", 24, CORE, core=tuple((PUNG, base + r + k) for k in range(3)))
+            )
+    for skip in range(4):
+        winds = tuple(w for w in range(27, 31) if w != 27 + skip)
+        plans.append(Plan("三风刻", 12, CORE, core=tuple((PUNG, w) for w in winds)))
+    for skip in range(3):
+        dragons = tuple(d for d in range(31, 34) if d != 31 + skip)
+        # 双箭刻 plus the third set and pair: the free set is often a value pung too.
+        plans.append(
+            Plan("双箭刻", 6, CORE, core=tuple((PUNG, d) for d in dragons) + ((PUNG, -1),))
+        )
+    return tuple(plans)
+
+
+PLANS: tuple[Plan, ...] = _catalog()
+
+
+class MeldInfo(NamedTuple):
+    """What the plans need to know of a seat's melds, computed once per meld set."""
+
+    count: int
+    sets: tuple[tuple[int, int], ...]  # (CHOW | PUNG, tile) for each meld
+    tiles: frozenset[int]
+    any_chow: bool
+    exposed: bool  # any meld other than a concealed kong
+
+
+@cache
+def meld_info(melds: tuple[Meld, ...]) -> MeldInfo:
+    sets = tuple((CHOW if m.kind is MeldKind.CHOW else PUNG, int(m.tile)) for m in melds)
+    tiles = frozenset(int(t) for m in melds for t in m.tiles)
+    return MeldInfo(
+        len(melds),
+        sets,
+        tiles,
+        any(k == CHOW for k, _ in sets),
+        any(not m.concealed for m in melds),
+    )
+
+
+def _pung_distance(counts: Sequence[int], sets: int) -> int:
+    """Shanten of four pungs and a pair (melds already made: ``sets``)."""
+    pairs = 0
+    for c in counts:
+        if c >= 3:
+            sets += 1
+        elif c == 2:
+            pairs += 1
+    if sets > 4:
+        sets = 4
+    head = 1 if pairs else 0
+    return 8 - 2 * sets - min(pairs - head, 4 - sets) - head
+
+
+class Reach(NamedTuple):
+    """How far a hand is from a plan: ``distance`` and the tiles the core still lacks."""
+
+    distance: int
+    missing: tuple[int, ...]  # core tiles to draw (with repeats), for their live copies
+
+
+DEAD = Reach(99, ())
+
+
+def reach(plan: Plan, counts: tuple[int, ...], melds: MeldInfo) -> Reach:
+    """How far ``counts`` (concealed) with ``melds`` is from ``plan`` (``DEAD``: impossible)."""
+    kind = plan.kind
+    if kind == GENERIC:
+        return Reach(_regular(list(counts), melds.count), ())
+    if plan.concealed_only:
+        if melds.count:
+            return DEAD
+        if kind == PAIRS:
+            return Reach(6 - min(7, sum(c >> 1 for c in counts)), ())
+        if kind == KNITTED:
+            return Reach(_honors_knitted(list(counts)), ())
+        return Reach(_thirteen_orphans(list(counts)), ())
+    if kind == KNITTED_STRAIGHT:
+        if melds.count > 1:
+            return DEAD
+        return Reach(_knitted_straight(list(counts), melds.count, 99), ())
+    mask = plan.mask
+    if kind in (FILTER, PUNGS):
+        if not melds.tiles <= mask or (kind == PUNGS and melds.any_chow):
+            return DEAD
+        kept = [c if t in mask else 0 for t, c in enumerate(counts)]
+        if kind == FILTER:
+            return Reach(_regular(kept, melds.count), ())
+        return Reach(_pung_distance(kept, melds.count), ())
+    # A core of three sets (a fourth "wildcard" pung of -1 means: any set).
+    core = list(plan.core)
+    free = 0
+    for s in melds.sets:
+        if s in core:
+            core.remove(s)
+        else:
+            free += 1
+    core = [s for s in core if s[1] >= 0]
+    done = len(plan.core) - len([s for s in plan.core if s[1] < 0])
+    if free + done > 4:
+        return DEAD
+    rest = list(counts)
+    missing: list[int] = []
+    for k, t in core:
+        for x in (t, t + 1, t + 2) if k == CHOW else (t, t, t):
+            if rest[x]:
+                rest[x] -= 1
+            else:
+                missing.append(x)
+    return Reach(len(missing) + _regular(rest, done + free), tuple(missing))
+
+
+def reach_bound(plan: Plan, counts: tuple[int, ...], melds: MeldInfo) -> int:
+    """A cheap lower bound of ``reach(...).distance`` (core plans only; others 0)."""
+    if plan.kind != CORE:
+        return -1
+    have = list(counts)
+    short = 0
+    sets = melds.sets
+    for s in plan.core:
+        k, t = s
+        if t < 0 or s in sets:
+            continue
+        for x in (t, t + 1, t + 2) if k == CHOW else (t, t, t):
+            if have[x]:
+                have[x] -= 1
+            else:
+                short += 1
+    return short - 1

@@ -1,0 +1,77 @@
+"""What a bot knows: the public table and its own tiles, read from its seat's view.
+
+A ``Position`` is built from the engine's per-seat view (``HandView``) and nothing else,
+so a bot can never use hidden information: another seat's concealed tiles and face-down
+kongs are absent from the view, and a tile a bot cannot see counts as unseen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from protocol.tiles import PLAYING_KINDS, Tile
+
+from ..rules.hand import Meld
+
+Counts = tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """One seat's knowledge at a decision.
+
+    ``counts``: the seat's concealed tiles as 34 counts (14-tile shape on its turn, 13
+    otherwise); ``unseen``: copies of each tile not visible from the seat (4 minus its
+    own concealed and melded tiles, every discard pool and every exposed meld; another
+    seat's face-down kong stays unseen); ``offer``: the tile on offer in a claim window
+    with the seat that offered it and whether it is a kong being robbed.
+    """
+
+    seat: int
+    counts: Counts
+    melds: tuple[Meld, ...]
+    unseen: Counts
+    seat_wind: Tile
+    prevailing_wind: Tile
+    wall_remaining: int
+    offer: tuple[int, Tile, bool] | None
+    exposed_by_others: int  # melds others have shown: how far along the table is
+
+    @property
+    def draws_left(self) -> int:
+        """Roughly how many more tiles this seat will draw from the wall."""
+        return self.wall_remaining // 4
+
+
+def position_of(view) -> Position:
+    """The ``Position`` of the seat that owns ``view`` (an engine ``HandView``)."""
+    seat = view.viewer
+    me = view.seats[seat]
+    counts = [0] * PLAYING_KINDS
+    for t in me.concealed or ():
+        counts[t] += 1
+    seen = counts[:]
+    exposed = 0
+    for sv in view.seats:
+        for t in sv.discards:
+            seen[t] += 1
+        for m in sv.melds:
+            if m is None:  # a face-down kong: its tiles stay unseen
+                continue
+            if sv.seat != seat:
+                exposed += 1
+            for t in m.tiles:
+                seen[t] += 1
+    unseen = tuple(max(0, 4 - n) for n in seen)
+    melds = tuple(m for m in me.melds if m is not None)
+    return Position(
+        seat,
+        tuple(counts),
+        melds,
+        unseen,
+        me.wind,
+        view.prevailing_wind,
+        view.wall_remaining,
+        view.offer,
+        exposed,
+    )

@@ -1,0 +1,287 @@
+"""Valuing a hand by the plans it can still reach, and choosing by that value.
+
+The value of a 13-tile hand estimates the points its best plans are worth: for each plan
+``W(fan) * feasible * live * q ** distance * horizon`` where ``W`` grows with the fan the
+plan should score, ``feasible`` is low when the plan's own fans do not reach 8, ``live``
+falls when the core tiles the plan still lacks are nearly all seen, ``q`` is the chance
+of gaining one step and ``horizon`` shrinks as the wall runs out. A ready hand is valued
+exactly: its waits are scored with ``score_hand``, and only waits that reach 8 fan count,
+weighted by their unseen copies. The hand's value is its best plan plus a share of the
+others, so that hands keeping two routes open are preferred.
+
+A decision compares the values of the hands each legal action leads to. Per-position
+work (plan reaches, scored waits) is cached across decisions: they do not depend on the
+tiles seen, only the weights applied to them do.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from protocol.tiles import Tile
+
+from ..rules.errors import HandError
+from ..rules.hand import Hand, Meld, MeldKind
+from ..rules.scoring import WinContext, score_hand
+from ..rules.waits import concealed_waits
+from .plans import (
+    CORE,
+    DEAD,
+    FILTER,
+    GENERIC,
+    PLANS,
+    PUNGS,
+    MeldInfo,
+    Plan,
+    Reach,
+    meld_info,
+    reach,
+    reach_bound,
+)
+from .position import Counts, Position
+
+# The chance a core tile is still drawn or claimed, by its unseen copies beyond those
+# already counted on.
+_LIVE = (0.0, 0.45, 0.75, 0.9, 1.0)
+_CACHE_LIMIT = 200_000
+
+
+@dataclass(frozen=True, slots=True)
+class Style:
+    """How a level plays (``q``: chance of one step; ``share``: weight of second plans)."""
+
+    name: str
+    q: float = 0.3
+    share: float = 0.2
+    keep: int = 10  # plans followed per decision
+    exact_ready: bool = True  # score a ready hand's waits
+    noise: float = 0.0  # multiplicative noise on each option's value
+    claims: bool = True
+    claim_margin: float = 0.05
+    plan_ids: tuple[int, ...] = tuple(range(len(PLANS)))
+
+
+def win_weight(fan: int) -> float:
+    """What a win of ``fan`` is worth: about 24 + fan on a discard, 24 + 3 fan self-drawn."""
+    return 24.0 + 2.0 * min(fan, 64)
+
+
+class Caches:
+    """Work that depends only on a seat's tiles, kept across a bot's decisions."""
+
+    def __init__(self) -> None:
+        self.reach: dict[tuple, Reach] = {}
+        self.waits: dict[tuple, tuple[tuple[int, int, int], ...]] = {}
+
+    def trim(self) -> None:
+        if len(self.reach) > _CACHE_LIMIT:
+            self.reach.clear()
+        if len(self.waits) > _CACHE_LIMIT // 10:
+            self.waits.clear()
+
+
+class Evaluator:
+    """Values hands for one seat at one decision (its unseen tiles and winds fixed)."""
+
+    def __init__(self, pos: Position, style: Style, caches: Caches, rng: random.Random) -> None:
+        self.pos = pos
+        self.style = style
+        self.caches = caches
+        self.rng = rng
+        self.unseen = pos.unseen
+        self.value_tiles = {31, 32, 33, int(pos.seat_wind), int(pos.prevailing_wind)}
+        self.double_wind = int(pos.seat_wind) if pos.seat_wind == pos.prevailing_wind else -1
+        caches.trim()
+
+    # -- the parts ------------------------------------------------------------------------
+    def reach(self, i: int, counts: Counts, melds: tuple[Meld, ...], info: MeldInfo) -> Reach:
+        key = (i, counts, melds)
+        r = self.caches.reach.get(key)
+        if r is None:
+            r = self.caches.reach[key] = reach(PLANS[i], counts, info)
+        return r
+
+    def honour_fan(self, counts: Counts, info: MeldInfo) -> int:
+        """Fan the value honours (dragons, own and prevailing wind) promise."""
+        fan = 0
+        for t in self.value_tiles:
+            each = 4 if t == self.double_wind else 2
+            if counts[t] >= 3 or (1, t) in info.sets:
+                fan += each
+            elif counts[t] == 2:
+                fan += each // 2
+        return fan
+
+    def estimate(self, plan: Plan, counts: Counts, info: MeldInfo) -> int:
+        """The fan a win by ``plan`` should score."""
+        fan = plan.fan
+        if plan.kind in (GENERIC, FILTER, PUNGS, CORE):
+            if plan.honors_allowed:
+                fan += self.honour_fan(counts, info)
+            if not info.exposed:
+                fan += 2  # 门前清 (or 不求人 self-drawn)
+            if plan.kind == GENERIC:
+                fan += 2  # the small fans most hands pick up
+        return fan
+
+    def horizon(self, distance: int) -> float:
+        draws = self.pos.draws_left
+        return min(1.0, (draws + 1) / (2 * distance + 3))
+
+    def plan_value(self, i: int, r: Reach, counts: Counts, info: MeldInfo) -> float:
+        plan = PLANS[i]
+        fan = self.estimate(plan, counts, info)
+        value = win_weight(fan) * (1.0 if fan >= 8 else 0.15 if plan.kind == GENERIC else 0.35)
+        if r.missing:
+            unseen = self.unseen
+            need: dict[int, int] = {}
+            for t in r.missing:
+                n = need.get(t, 0)
+                value *= _LIVE[max(0, unseen[t] - n)]
+                need[t] = n + 1
+        d = max(r.distance, 1)  # a ready plan is valued by its waits (``ready_value``)
+        return value * self.style.q**d * self.horizon(d)
+
+    def ready_value(self, counts: Counts, melds: tuple[Meld, ...]) -> float:
+        """A ready hand's worth from its waits that reach 8 fan (0 if none)."""
+        pos = self.pos
+        key = (counts, melds, pos.seat_wind, pos.prevailing_wind)
+        scored = self.caches.waits.get(key)
+        if scored is None:
+            scored = self.caches.waits[key] = _score_waits(counts, melds, pos)
+        total = 0.0
+        best = 0.0
+        for w, on_discard, self_drawn in scored:
+            live = self.unseen[w]
+            if not live:
+                continue
+            if on_discard:
+                weight = win_weight(on_discard)
+                total += live * weight
+            elif self_drawn:
+                weight = win_weight(self_drawn)
+                total += live * weight * 0.3
+            else:
+                continue
+            best = max(best, weight)
+        return min(total * 0.12, 0.9 * best) * self.horizon(0)
+
+    # -- hands ----------------------------------------------------------------------------
+    def select(self, counts: Counts, melds: tuple[Meld, ...]) -> list[int]:
+        """The plans worth following from this hand (13 or 14 tiles), best first."""
+        info = meld_info(melds)
+        base = self.reach(0, counts, melds, info).distance
+        scored: list[tuple[float, int]] = []
+        for i in self.style.plan_ids:
+            plan = PLANS[i]
+            if plan.kind == CORE and reach_bound(plan, counts, info) > base + 3:
+                continue
+            r = self.reach(i, counts, melds, info)
+            if r is DEAD or r.distance > base + 3:
+                continue
+            scored.append((self.plan_value(i, r, counts, info), i))
+        scored.sort(reverse=True)
+        return [i for _, i in scored[: self.style.keep]]
+
+    def hand_value(
+        self, counts: Counts, melds: tuple[Meld, ...], plans: Sequence[int]
+    ) -> tuple[float, bool]:
+        """Value of a 13-tile hand over ``plans`` and whether an 8-fan route is in it."""
+        info = meld_info(melds)
+        values: list[float] = []
+        ready = False
+        feasible = False
+        for i in plans:
+            r = self.reach(i, counts, melds, info)
+            if r.distance > 50:
+                continue
+            if r.distance <= 0:
+                ready = True
+            v = self.plan_value(i, r, counts, info)
+            if self.estimate(PLANS[i], counts, info) >= 8:
+                feasible = True
+            values.append(v)
+        if not ready and self.reach(0, counts, melds, info).distance <= 0:
+            ready = True
+        if ready and self.style.exact_ready:
+            exact = self.ready_value(counts, melds)
+            if exact > 0:
+                values.append(exact)
+                feasible = True
+        if not values:
+            return 0.0, False
+        top = max(values)
+        return top + self.style.share * (sum(values) - top), feasible
+
+    def noisy(self, value: float) -> float:
+        if self.style.noise:
+            return value * self.rng.lognormvariate(0.0, self.style.noise)
+        return value
+
+    def best_discard(
+        self, counts: Counts, melds: tuple[Meld, ...], choices: Sequence[int] | None = None
+    ) -> tuple[int, float, bool]:
+        """The discard from a 14-tile hand with the best value: (tile, value, feasible)."""
+        plans = self.select(counts, melds)
+        best = (-1, -1.0, False)
+        c = list(counts)
+        tiles = choices if choices is not None else [t for t in range(34) if c[t]]
+        for t in tiles:
+            c[t] -= 1
+            v, feasible = self.hand_value(tuple(c), melds, plans)
+            c[t] += 1
+            # Between equal hands, let go of the tile most seen (the safest).
+            v = self.noisy(v) + 1e-6 * (4 - self.unseen[t])
+            if v > best[1]:
+                best = (t, v, feasible)
+        return best
+
+
+def _score_waits(
+    counts: Counts, melds: tuple[Meld, ...], pos: Position
+) -> tuple[tuple[int, int, int], ...]:
+    """(wait, fan on a discard or 0, fan self-drawn or 0) for each tile completing the hand."""
+    out = []
+    c = list(counts)
+    waits = concealed_waits(c, len(melds))
+    if not waits:
+        return ()
+    hand = Hand(tuple(Tile(t) for t in range(34) for _ in range(counts[t])), melds)
+    for w in waits:
+        fans = []
+        for self_drawn in (False, True):
+            ctx = WinContext(
+                Tile(w),
+                self_drawn=self_drawn,
+                seat_wind=pos.seat_wind,
+                prevalent_wind=pos.prevailing_wind,
+            )
+            try:
+                score = score_hand(hand, ctx)
+            except HandError:  # a fifth copy: no such win
+                fans.append(0)
+                continue
+            fans.append(score.total_without_flowers if score.meets_8 else 0)
+        out.append((w, fans[0], fans[1]))
+    return tuple(out)
+
+
+def with_meld(melds: tuple[Meld, ...], meld: Meld) -> tuple[Meld, ...]:
+    return (*melds, meld)
+
+
+def with_added_kong(melds: tuple[Meld, ...], tile: int) -> tuple[Meld, ...]:
+    out = []
+    for m in melds:
+        if m.kind is MeldKind.PUNG and m.tile == tile:
+            m = Meld(
+                MeldKind.KONG,
+                m.tile,
+                claimed_from=m.claimed_from,
+                claimed_tile=m.claimed_tile,
+                added=True,
+            )
+        out.append(m)
+    return tuple(out)
