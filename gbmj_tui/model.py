@@ -306,8 +306,10 @@ def on_draw(
             view = replace(view, hand=sort_tiles((*view.hand, view.drawn)))
         view = replace(view, drawn=tile)
     view = view.with_seat(seat, concealed_count=s.concealed_count + 1)
-    view = replace(view, wall_count=max(view.wall_count - 1, 0), turn=seat, offer=None, prompt=None)
-    return _timed(view, (seat,), "turn")
+    view = replace(view, wall_count=max(view.wall_count - 1, 0), prompt=None)
+    if replacement:  # a flower's or a kong's replacement: the turn does not change
+        return view
+    return _timed(replace(view, turn=seat, offer=None), (seat,), "turn")
 
 
 def _out_of_hand(view: TableView, tile: int) -> TableView:

@@ -43,6 +43,9 @@ class TableScreen(Screen[None]):
     BINDINGS = [  # noqa: RUF012  (Textual's declaration style)
         Binding("question_mark,f1", "app.help", "Help"),
         Binding("escape", "app.leave_table", "Lobby"),
+        Binding("a", "app.auto_play", "Auto-play"),
+        Binding("r", "app.ready", "Ready"),
+        Binding("b", "app.add_bots", "Bots"),
     ]
 
     def __init__(

@@ -1,0 +1,440 @@
+"""The gbmj terminal client: ``gbmj`` opens the connect screen, ``gbmj solo`` plays
+against three bots on a local server.
+
+The app owns the connection and the table's view model. A worker reads the connection
+and posts every pushed message to the app (``ServerMessage``); the app folds table
+messages into the ``TableView`` and hands it to the table screen, and lobby messages to
+the lobby screen. Screens ask the app to act (sign in, create, join, act, chat).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from textual import on, work
+from textual.app import App
+from textual.binding import Binding
+from textual.message import Message
+
+from gbmj_tui.config import ClientConfig, data_dir, load_config, parse_address, save_config
+from gbmj_tui.connection import ConnectError, Connection, RequestFailed
+from gbmj_tui.model import TableView
+from gbmj_tui.screens.connect import ConnectScreen
+from gbmj_tui.screens.help import HelpScreen
+from gbmj_tui.screens.lobby import LobbyScreen
+from gbmj_tui.screens.result import ResultScreen, StandingsScreen
+from gbmj_tui.screens.table import ActionChosen, TableScreen
+from gbmj_tui.tiles import TileStyle
+from gbmj_tui.wire import (
+    action_message,
+    apply_event_message,
+    apply_hand_result,
+    apply_prompt,
+    from_snapshot,
+)
+from protocol import messages as m
+
+ERRORS_ZH = {
+    "bad_credentials": "用户名或密码错误",
+    "name_taken": "这个名字已被注册",
+    "rate_limited": "失败次数太多, 请稍后再试",
+    "seat_taken": "座位已有人",
+    "wrong_password": "桌子密码错误",
+    "not_owner": "只有桌主可以这样做",
+}
+ESCAPE_CONFIRM_S = 3.0  # leaving a running match needs Esc twice within this time
+
+
+class ServerMessage(Message):
+    """A message the server pushed (not a reply to a request)."""
+
+    def __init__(self, message: m.Message) -> None:
+        super().__init__()
+        self.message = message
+
+
+class GbmjApp(App[None]):
+    """The client: connect screen, lobby, table, results, help."""
+
+    TITLE = "gbmj"
+    CSS_PATH = "styles/app.tcss"
+    BINDINGS = [  # noqa: RUF012
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("f1", "help", "Help", show=False),
+    ]
+
+    def __init__(
+        self,
+        *,
+        tile_style: TileStyle = TileStyle.CJK,
+        lang: str = "zh",
+        solo: tuple[str, int] | None = None,
+        config_path: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self.tile_style = tile_style
+        self.lang = lang
+        self.solo = solo
+        self.config_path = config_path
+        self.config: ClientConfig = load_config(config_path)
+        self.conn: Connection | None = None
+        self.profile: m.Profile | None = None
+        self.view: TableView | None = None
+        self.table_screen: TableScreen | None = None
+        self.lobby: LobbyScreen | None = None
+        self._escape_armed = 0.0
+        self.started = time.monotonic()
+        self.lobby_at: float | None = None  # seconds from start to the lobby (figures)
+
+    # -- start ------------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        self.set_class(self.tile_style is TileStyle.ASCII, "-ascii")
+        if self.solo is not None:
+            self._solo(*self.solo)
+        else:
+            self.push_screen(ConnectScreen(self.config, self.lang))
+
+    def _error_text(self, exc: Exception) -> str:
+        if isinstance(exc, RequestFailed) and self.lang == "zh" and exc.code in ERRORS_ZH:
+            return ERRORS_ZH[exc.code]
+        return str(exc)
+
+    async def _connect(self, host: str, port: int) -> None:
+        if self.conn is not None:
+            await self.conn.close()
+        self.conn = await Connection.open(host, port)
+        self._reader()
+
+    @work(exclusive=True, group="sign_in")
+    async def start_sign_in(
+        self, how: str, server: str, name: str, password: str, screen: ConnectScreen
+    ) -> None:
+        """Sign in for the connect screen, which shows the error if there is one."""
+        error = await self.sign_in(how, server, name, password)
+        if error and screen.is_mounted:
+            screen.show_error(error)
+
+    async def sign_in(self, how: str, server: str, name: str, password: str) -> str | None:
+        """Connect, then log in / register / play as guest; an error text, or None."""
+        try:
+            address = parse_address(server)
+            if how != "guest" and not (name and password):
+                return "请输入名字和密码" if self.lang == "zh" else "enter a name and a password"
+            await self._connect(address.host, address.port)
+            assert self.conn is not None
+            request: m.Message
+            if how == "register":
+                request = m.Register(name=name, password=password)
+            elif how == "guest":
+                request = m.Guest(name=name or None)
+            else:
+                request = m.Login(name=name, password=password)
+            session = await self.conn.request(request)
+        except (ValueError, ConnectError, RequestFailed, TimeoutError) as exc:
+            return self._error_text(exc)
+        assert isinstance(session, m.Session)
+        self.config = self.config.used(str(address), name if how != "guest" else self.config.name)
+        with contextlib.suppress(OSError):
+            save_config(self.config, self.config_path)
+        await self._enter_lobby(session.profile)
+        return None
+
+    async def _enter_lobby(self, profile: m.Profile) -> None:
+        self.profile = profile
+        self.lobby = LobbyScreen(self.lang)
+        if self.screen_stack and isinstance(self.screen, ConnectScreen):
+            await self.switch_screen(self.lobby)
+        else:
+            await self.push_screen(self.lobby)
+        self.lobby.set_profile(profile)
+        self.lobby_at = time.monotonic() - self.started
+        self.refresh_tables()
+
+    @work(exclusive=True, group="solo")
+    async def _solo(self, host: str, port: int) -> None:
+        """Solo: guest login, a table with three bots, ready: the deal starts."""
+        try:
+            await self._connect(host, port)
+            assert self.conn is not None
+            session = await self.conn.request(m.Guest(name=None))
+            assert isinstance(session, m.Session)
+            await self._enter_lobby(session.profile)
+            timers = m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5)
+            settings = m.TableSettings(
+                name="solo", stake=0, timers=timers, rounds=1, bots_allowed=True
+            )
+            snapshot = await self.conn.request(m.CreateTable(settings=settings))
+            assert isinstance(snapshot, m.Snapshot)
+            await self._show_table(snapshot, sit=True)
+            await self._fill_bots()
+            await self._request(m.Ready(table_id=snapshot.table.table_id, ready=True))
+        except (ConnectError, RequestFailed, TimeoutError) as exc:
+            self.notify(self._error_text(exc), severity="error", timeout=10)
+
+    # -- requests ---------------------------------------------------------------------------
+    async def _request(self, message: m.Message) -> m.Message | None:
+        """A request whose failure is shown to the player (and answered with None)."""
+        if self.conn is None:
+            return None
+        try:
+            return await self.conn.request(message)
+        except (ConnectError, RequestFailed, TimeoutError) as exc:
+            self.notify(self._error_text(exc), severity="error")
+            return None
+
+    @work(group="requests")
+    async def refresh_tables(self) -> None:
+        reply = await self._request(m.ListTables())
+        if isinstance(reply, m.TableList) and self.lobby is not None:
+            self.lobby.set_tables(reply.tables)
+
+    @work(group="requests")
+    async def create_table(self, settings: m.TableSettings, password: str | None) -> None:
+        reply = await self._request(m.CreateTable(settings=settings, password=password))
+        if isinstance(reply, m.Snapshot):
+            await self._show_table(reply, sit=True)
+
+    @work(group="requests")
+    async def join_table(self, table_id: int, password: str | None = None) -> None:
+        reply = await self._request(m.JoinTable(table_id=table_id, password=password))
+        if isinstance(reply, m.Snapshot):
+            await self._show_table(reply, sit=reply.seat is None)
+
+    @work(group="requests")
+    async def spectate(self, table_id: int, password: str | None = None) -> None:
+        reply = await self._request(m.Spectate(table_id=table_id, password=password))
+        if isinstance(reply, m.Snapshot):
+            await self._show_table(reply, sit=False)
+
+    @work(group="requests")
+    async def chat(self, channel: str, text: str) -> None:
+        table_id = self.view.table_id if channel == "table" and self.view else None
+        await self._request(m.ChatSend(channel=channel, table_id=table_id, text=text[:500]))
+
+    async def _show_table(self, snapshot: m.Snapshot, *, sit: bool) -> None:
+        view = from_snapshot(snapshot)
+        if sit and view.me is None:
+            free = next((s for s, seat in enumerate(snapshot.table.seats) if not seat.name), None)
+            if free is not None and await self._request(m.Sit(table_id=view.table_id, seat=free)):
+                view = replace(view, me=free)
+        self.view = view
+        if self.table_screen is not None and self.table_screen in self.screen_stack:
+            self.table_screen.show(view)
+            return
+        self.table_screen = TableScreen(view, tile_style=self.tile_style, lang=self.lang)
+        await self.push_screen(self.table_screen)
+
+    async def _fill_bots(self) -> None:
+        if self.view is None:
+            return
+        for seat in self.view.seats:
+            if not seat.name and seat.seat != self.view.me:
+                await self._request(
+                    m.AddBot(table_id=self.view.table_id, seat=seat.seat, level="normal")
+                )
+
+    # -- table keys (bound on the table screen) ---------------------------------------------
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.tile_style, self.lang))
+
+    @work(group="requests")
+    async def action_add_bots(self) -> None:
+        await self._fill_bots()
+
+    @work(group="requests")
+    async def action_ready(self) -> None:
+        if self.view is not None and self.view.me is not None:
+            await self._request(m.Ready(table_id=self.view.table_id, ready=True))
+
+    @work(group="requests")
+    async def action_auto_play(self) -> None:
+        view = self.view
+        if view is None or view.me is None:
+            return
+        on_now = view.seats[view.me].auto_play
+        if await self._request(m.AutoPlay(table_id=view.table_id, on=not on_now)):
+            self._set_view(view.with_seat(view.me, auto_play=not on_now))
+
+    @work(group="requests")
+    async def action_leave_table(self) -> None:
+        view = self.view
+        if view is None:
+            return
+        if view.me is not None and view.playing:
+            now = time.monotonic()
+            if now - self._escape_armed > ESCAPE_CONFIRM_S:
+                self._escape_armed = now
+                warn = (
+                    "对局中离开即逃跑 (罚80分)。再按 Esc 离开。"
+                    if self.lang == "zh"
+                    else "Leaving a running match is an escape (80 points). Esc again to leave."
+                )
+                self.notify(warn, severity="warning")
+                return
+        await self._request(m.LeaveTable(table_id=view.table_id))
+        self._close_table()
+
+    def _close_table(self) -> None:
+        self.view = None
+        while self.screen is not self.lobby and len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.table_screen = None
+        self.refresh_tables()
+
+    # -- the table's view -------------------------------------------------------------------
+    def _set_view(self, view: TableView) -> None:
+        self.view = view
+        if self.table_screen is not None:
+            self.table_screen.show(view)
+
+    @on(ActionChosen)
+    def _action(self, message: ActionChosen) -> None:
+        if self.view is None:
+            return
+        self._send(action_message(self.view, message.choice))
+        self.view = replace(self.view, prompt=None)
+
+    @work(group="send")
+    async def _send(self, message: m.Message) -> None:
+        await self._request(message)
+
+    # -- pushes from the server -------------------------------------------------------------
+    @work(exclusive=True, group="reader")
+    async def _reader(self) -> None:
+        conn = self.conn
+        if conn is None:
+            return
+        await conn.run(lambda message: self.post_message(ServerMessage(message)))
+        if conn is self.conn:  # not replaced by a new connection
+            text = "与服务器的连接已断开" if self.lang == "zh" else "disconnected from the server"
+            self.notify(text, severity="error", timeout=10)
+
+    @on(ServerMessage)
+    def _pushed(self, event: ServerMessage) -> None:
+        msg = event.message
+        view = self.view
+        at_table = view is not None and getattr(msg, "table_id", None) == view.table_id
+        if isinstance(msg, m.Event) and at_table:
+            assert view is not None
+            if isinstance(msg.event, m.HandStart):
+                self._close_results()
+            self._set_view(apply_event_message(view, msg))
+        elif isinstance(msg, m.Prompt) and at_table:
+            assert view is not None
+            self._set_view(apply_prompt(view, msg))
+        elif isinstance(msg, m.HandResult) and at_table:
+            assert view is not None
+            self._set_view(apply_hand_result(view, msg))
+            self.push_screen(ResultScreen(self.view, self.tile_style, self.lang))  # type: ignore[arg-type]
+        elif isinstance(msg, m.MatchResult) and at_table:
+            self.push_screen(StandingsScreen(msg.standings, self.lang))
+        elif isinstance(msg, m.Snapshot):
+            self._set_view(from_snapshot(msg))
+        elif isinstance(msg, m.TableUpdate):
+            if self.lobby is not None:
+                self.lobby.update_table(msg.table)
+            if view is not None and msg.table.table_id == view.table_id and not view.playing:
+                self._set_view(_seated(view, msg.table))
+        elif isinstance(msg, m.TableList) and self.lobby is not None:
+            self.lobby.set_tables(msg.tables)
+        elif isinstance(msg, m.TableRemoved) and self.lobby is not None:
+            self.lobby.remove_table(msg.table_id)
+        elif isinstance(msg, m.TableLeft) and at_table:
+            self.notify(msg.reason)
+            self._close_table()
+        elif isinstance(msg, m.Chat):
+            if msg.channel == "lobby" and self.lobby is not None:
+                self.lobby.add_chat(msg.sender, msg.text)
+            elif msg.channel == "table":
+                self.notify(f"{msg.sender or '*'}: {msg.text}", timeout=6)
+        elif isinstance(msg, m.ProfileUpdate):
+            self.profile = msg.profile
+            if self.lobby is not None:
+                self.lobby.set_profile(msg.profile)
+        elif isinstance(msg, m.Notice | m.Error):
+            self.notify(msg.message, severity="warning")
+
+    def _close_results(self) -> None:
+        while isinstance(self.screen, ResultScreen | StandingsScreen):
+            self.pop_screen()
+
+    async def on_unmount(self) -> None:
+        if self.conn is not None:
+            await self.conn.close()
+
+
+def _seated(view: TableView, table: m.TableInfo) -> TableView:
+    """Names and bots from the lobby's seats (before a hand is dealt)."""
+    seats = tuple(
+        replace(seat, name=lobby.name or "", bot=lobby.bot)
+        for seat, lobby in zip(view.seats, table.seats, strict=True)
+    )
+    return replace(view, seats=seats)
+
+
+# -- the command line -----------------------------------------------------------------------
+def start_local_server(
+    db: Path, config: Path | None = None, timeout: float = 20.0
+) -> tuple[subprocess.Popen[str], int]:
+    """Run ``gbmj-server`` on a free loopback port (a separate process: the client never
+    imports the server), with an optional TOML config; returns the process and its port."""
+    db.parent.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "gbmj_server", "--host", "127.0.0.1", "--port", "0"]
+    command += ["--db", str(db), "--log-level", "warning"]
+    if config is not None:
+        command += ["--config", str(config)]
+    proc = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+    deadline = time.monotonic() + timeout
+    assert proc.stdout is not None
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        if line.startswith("listening on "):
+            return proc, int(line.rsplit(":", 1)[1])
+    proc.kill()
+    raise SystemExit("gbmj: the local server did not start")
+
+
+def _parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="gbmj", description="Chinese Official Mahjong")
+    parser.add_argument("command", nargs="?", choices=("solo",), help="solo: play three bots")
+    parser.add_argument("--ascii", action="store_true", help="ASCII tiles (no Chinese)")
+    parser.add_argument("--lang", choices=("zh", "en"), help="interface language")
+    parser.add_argument("--db", type=Path, help="solo: the database file")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = _parse_args(argv)
+    lang = args.lang or ("en" if args.ascii else "zh")
+    style = TileStyle.ASCII if args.ascii else TileStyle.CJK
+    if args.command != "solo":
+        GbmjApp(tile_style=style, lang=lang).run()
+        return
+    proc, port = start_local_server(args.db or data_dir() / "solo.db")
+    try:
+        GbmjApp(tile_style=style, lang=lang, solo=("127.0.0.1", port)).run()
+    finally:
+        proc.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(5)
+        if proc.poll() is None:
+            proc.kill()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

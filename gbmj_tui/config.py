@@ -1,0 +1,81 @@
+"""The client's remembered settings: servers used before and the last name (never a
+password), in a small JSON file in the user's config directory."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from platformdirs import user_config_dir, user_data_dir
+
+DEFAULT_SERVER = "127.0.0.1:7415"
+MAX_SERVERS = 10
+
+
+def config_path() -> Path:
+    return Path(user_config_dir("gbmj")) / "client.json"
+
+
+def data_dir() -> Path:
+    return Path(user_data_dir("gbmj"))
+
+
+@dataclass(frozen=True, slots=True)
+class ClientConfig:
+    servers: tuple[str, ...] = (DEFAULT_SERVER,)  # most recent first
+    name: str = ""
+
+    def used(self, server: str, name: str) -> ClientConfig:
+        """This config after logging in to ``server`` as ``name``."""
+        servers = (server, *(s for s in self.servers if s != server))[:MAX_SERVERS]
+        return ClientConfig(servers=servers, name=name)
+
+
+@dataclass(frozen=True, slots=True)
+class Address:
+    host: str
+    port: int = field(default=7415)
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+def parse_address(text: str) -> Address:
+    """``host[:port]`` (IPv6 as ``[::1]:7415``); ``ValueError`` with a readable reason."""
+    text = text.strip()
+    if not text:
+        raise ValueError("enter a server address, e.g. 127.0.0.1:7415")
+    host, port = text, "7415"
+    if text.startswith("["):
+        end = text.find("]")
+        if end < 0:
+            raise ValueError(f"bad address {text!r}")
+        host, rest = text[1:end], text[end + 1 :]
+        if rest.startswith(":"):
+            port = rest[1:]
+    elif text.count(":") == 1:
+        host, port = text.split(":")
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"bad port {port!r}")
+    return Address(host, int(port))
+
+
+def load_config(path: Path | None = None) -> ClientConfig:
+    """The saved config, or the defaults if there is none (or it is unreadable)."""
+    path = path or config_path()
+    try:
+        data = json.loads(path.read_text("utf-8"))
+        servers = tuple(str(s) for s in data.get("servers", ()))[:MAX_SERVERS]
+        return ClientConfig(servers=servers or (DEFAULT_SERVER,), name=str(data.get("name", "")))
+    except (OSError, ValueError, AttributeError):
+        return ClientConfig()
+
+
+def save_config(config: ClientConfig, path: Path | None = None) -> None:
+    path = path or config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"servers": list(config.servers), "name": config.name}), "utf-8")
+    os.replace(tmp, path)

@@ -1,0 +1,241 @@
+"""The lobby: the live table list, create / join / spectate, lobby chat, the player's coins.
+
+The screen shows what the app hands it (``set_tables``, ``set_profile``, ``add_chat``)
+and asks the app to act (``App.create_table``, ``join_table``, ``spectate``, ``chat``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import (
+    Button,
+    DataTable,
+    Footer,
+    Input,
+    Label,
+    RichLog,
+    Select,
+    Static,
+    Switch,
+)
+
+from protocol import messages as m
+
+COLUMNS = {
+    "zh": ("号", "桌名", "底注", "计时", "圈", "座位", "观战", "状态"),
+    "en": ("#", "Table", "Stake", "Timers", "Rounds", "Seats", "Watch", "Status"),
+}
+STATUS = {"zh": {"waiting": "等待", "playing": "对局中"}, "en": {}}
+
+
+def table_row(t: m.TableInfo, lang: str = "zh") -> tuple[str, ...]:
+    s = t.settings
+    timers = (
+        f"{s.timers.first_discard}/{s.timers.turn}/{s.timers.claim_window}" if s.timers.on else "-"
+    )
+    taken = sum(1 for seat in t.seats if seat.name)
+    name = s.name + (" *" if t.has_password else "")
+    status = STATUS[lang].get(t.status, t.status)
+    stake = str(s.stake) if s.stake else ("免费" if lang == "zh" else "free")
+    return (
+        str(t.table_id),
+        name,
+        stake,
+        timers,
+        str(s.rounds),
+        f"{taken}/4",
+        str(t.spectators),
+        status,
+    )
+
+
+class LobbyScreen(Screen[None]):
+    """Tables, chat and the player's account."""
+
+    CSS_PATH = "../styles/app.tcss"
+    BINDINGS = [  # noqa: RUF012
+        Binding("n", "new_table", "New table"),
+        Binding("j", "join", "Join"),
+        Binding("s", "spectate", "Watch"),
+        Binding("r", "refresh", "Refresh"),
+        Binding("question_mark,f1", "app.help", "Help"),
+        Binding("ctrl+q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self, lang: str = "zh") -> None:
+        super().__init__()
+        self.lang = lang
+        self.tables: dict[int, m.TableInfo] = {}
+        self.profile: m.Profile | None = None
+        self._ready = False  # widgets exist once mounted
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="profile")
+        table: DataTable[str] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
+        yield table
+        with Vertical(id="lobby-chat"):
+            yield RichLog(id="chat-log", max_lines=200, wrap=True)
+            yield Input(id="chat-input", placeholder="chat…" if self.lang == "zh" else "chat...")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._ready = True
+        table = self.query_one("#tables", DataTable)
+        for key, label in zip(COLUMNS["en"], COLUMNS[self.lang], strict=True):
+            table.add_column(label, key=key)
+        self._redraw()
+        if self.profile is not None:
+            self.set_profile(self.profile)
+        table.focus()
+
+    # -- fed by the app ---------------------------------------------------------------------
+    def set_profile(self, profile: m.Profile) -> None:
+        self.profile = profile
+        if not self._ready:
+            return  # drawn on mount
+        guest = (" (游客)" if self.lang == "zh" else " (guest)") if profile.guest else ""
+        words = ("金币", "等级", "积分") if self.lang == "zh" else ("coins", "level", "rating")
+        values = (profile.coins, profile.level, profile.rating)
+        pairs = zip(words, values, strict=True)
+        text = profile.name + guest + "".join(f"   {w} {v}" for w, v in pairs)
+        self.query_one("#profile", Static).update(text)
+
+    def set_tables(self, tables: Iterable[m.TableInfo]) -> None:
+        self.tables = {t.table_id: t for t in tables}
+        self._redraw()
+
+    def update_table(self, table: m.TableInfo) -> None:
+        self.tables[table.table_id] = table
+        self._redraw()
+
+    def remove_table(self, table_id: int) -> None:
+        self.tables.pop(table_id, None)
+        self._redraw()
+
+    def add_chat(self, sender: str | None, text: str) -> None:
+        if self._ready:
+            self.query_one("#chat-log", RichLog).write(f"{sender or '*'}: {text}")
+
+    def _redraw(self) -> None:
+        if not self._ready:
+            return
+        table = self.query_one("#tables", DataTable)
+        keep = table.cursor_row
+        table.clear()
+        for table_id in sorted(self.tables):
+            table.add_row(*table_row(self.tables[table_id], self.lang), key=str(table_id))
+        if table.row_count:
+            table.move_cursor(row=min(keep, table.row_count - 1))
+
+    @property
+    def selected(self) -> m.TableInfo | None:
+        table = self.query_one("#tables", DataTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return self.tables.get(int(key)) if key is not None else None
+
+    # -- actions ----------------------------------------------------------------------------
+    def action_new_table(self) -> None:
+        self.app.push_screen(CreateTableDialog(self.lang), self._create)
+
+    def _create(self, request: tuple[m.TableSettings, str | None] | None) -> None:
+        if request is not None:
+            self.app.create_table(*request)  # type: ignore[attr-defined]
+
+    def action_join(self) -> None:
+        if self.selected is not None:
+            self.app.join_table(self.selected.table_id)  # type: ignore[attr-defined]
+
+    def action_spectate(self) -> None:
+        if self.selected is not None:
+            self.app.spectate(self.selected.table_id)  # type: ignore[attr-defined]
+
+    def action_refresh(self) -> None:
+        self.app.refresh_tables()  # type: ignore[attr-defined]
+
+    @on(DataTable.RowSelected)
+    def _row(self) -> None:
+        self.action_join()
+
+    @on(Input.Submitted, "#chat-input")
+    def _chat(self, event: Input.Submitted) -> None:
+        if event.value.strip():
+            self.app.chat("lobby", event.value.strip())  # type: ignore[attr-defined]
+        event.input.value = ""
+
+
+STAKE_CHOICES = [(str(s) if s else "free / 免费", s) for s in m.STAKES[:13]]
+
+
+class CreateTableDialog(ModalScreen[tuple[m.TableSettings, str | None] | None]):
+    """Every table setting of SPEC §2.2: name, stake, timers, rounds, password, bots."""
+
+    CSS_PATH = "../styles/app.tcss"
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]  # noqa: RUF012
+
+    def __init__(self, lang: str = "zh") -> None:
+        super().__init__()
+        self.lang = lang
+
+    def compose(self) -> ComposeResult:
+        zh = self.lang == "zh"
+        with Vertical(id="dialog"):
+            yield Label("桌名" if zh else "Table name")
+            yield Input("my table", id="t-name", max_length=40)
+            with Horizontal(classes="row"):
+                yield Label("底注" if zh else "Stake")
+                yield Select(STAKE_CHOICES, value=0, allow_blank=False, id="t-stake")
+                yield Label("圈数" if zh else "Rounds")
+                yield Select(
+                    [(str(r), r) for r in (1, 2, 3, 4)], value=1, allow_blank=False, id="t-rounds"
+                )
+            with Horizontal(classes="row"):
+                yield Label("计时" if zh else "Timers")
+                yield Switch(True, id="t-timers")
+                yield Input("30", id="t-first", max_length=3, type="integer")
+                yield Input("15", id="t-turn", max_length=3, type="integer")
+                yield Input("5", id="t-claim", max_length=3, type="integer")
+            with Horizontal(classes="row"):
+                yield Label("机器人" if zh else "Bots")
+                yield Switch(True, id="t-bots")
+                yield Label("密码" if zh else "Password")
+                yield Input(id="t-password", password=True, max_length=64)
+            with Horizontal(classes="row"):
+                yield Button("创建" if zh else "Create", id="create", variant="primary")
+                yield Button("取消" if zh else "Cancel", id="cancel")
+            yield Static("", id="dialog-error")
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#create")
+    @work
+    async def _create(self) -> None:
+        try:
+            timers = m.TimerSettings(
+                on=self.query_one("#t-timers", Switch).value,
+                first_discard=int(self.query_one("#t-first", Input).value or 30),
+                turn=int(self.query_one("#t-turn", Input).value or 15),
+                claim_window=int(self.query_one("#t-claim", Input).value or 5),
+            )
+            settings = m.TableSettings(
+                name=self.query_one("#t-name", Input).value.strip() or "table",
+                stake=self.query_one("#t-stake", Select).value,  # type: ignore[arg-type]
+                timers=timers,
+                rounds=self.query_one("#t-rounds", Select).value,  # type: ignore[arg-type]
+                bots_allowed=self.query_one("#t-bots", Switch).value,
+            )
+            settings.to_wire()  # the protocol's own range checks
+        except Exception as exc:  # a bad number or a value out of range: say so
+            self.query_one("#dialog-error", Static).update(str(exc))
+            return
+        password = self.query_one("#t-password", Input).value or None
+        self.dismiss((settings, password))

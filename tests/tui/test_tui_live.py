@@ -1,0 +1,156 @@
+"""The real client against a real server on loopback (``gbmj-server`` in a subprocess,
+a real SQLite file): log in, play a hand to the result by key presses, watch from a
+second app, a wrong password's error, the claim bar matching the server's prompt."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input
+from tui_harness import screen_text
+
+from gbmj_tui.app import GbmjApp, start_local_server
+from gbmj_tui.screens.connect import ConnectScreen
+from gbmj_tui.screens.lobby import LobbyScreen
+from gbmj_tui.screens.result import ResultScreen
+from gbmj_tui.screens.table import TableScreen
+from gbmj_tui.widgets import HandRow, PromptBar
+
+HAND_TIMEOUT = 90.0
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    # bots act at once and hands follow quickly: the test plays, it does not wait
+    where = tmp_path_factory.mktemp("srv")
+    config = where / "server.toml"
+    config.write_text("bot_delay = 0.0\nhand_pause = 1.0\n")
+    proc, port = start_local_server(where / "gbmj.db", config)
+    try:
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+async def _until(pilot, condition, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting; screen:\n" + screen_text(pilot.app))
+        await pilot.pause(0.05)
+
+
+async def _play_hand(app: GbmjApp, pilot, checks: dict[str, int]) -> None:
+    """Answer every prompt by keys until the hand's result shows: discard the drawn (or
+    selected) tile with Enter, pass every claim with Space."""
+    deadline = time.monotonic() + HAND_TIMEOUT
+    while not isinstance(app.screen, ResultScreen):
+        assert time.monotonic() < deadline, screen_text(app)
+        view = app.view
+        if isinstance(app.screen, TableScreen) and view is not None and view.prompt is not None:
+            prompt = view.prompt
+            bar = app.screen.query_one(PromptBar)
+            await pilot.pause()
+            if prompt.is_claim:
+                # the bar offers exactly the server's choices, one key each
+                offered = {o.choice for o in bar.options}
+                assert offered == set(prompt.actions), (offered, prompt.actions)
+                checks["claims"] += 1
+                await pilot.press("space")
+            elif prompt.allows("discard"):
+                hand = app.screen.query_one(HandRow)
+                assert hand.active and hand.selected_tile is not None
+                checks["turns"] += 1
+                await pilot.press("enter")
+            await _until(pilot, lambda p=prompt: app.view is None or app.view.prompt is not p)
+        await pilot.pause(0.02)
+
+
+def test_solo_hand_to_the_result_by_keys_and_a_spectator(server: int, tmp_path: Path) -> None:
+    async def go():
+        app = GbmjApp(solo=("127.0.0.1", server), config_path=tmp_path / "c.json")
+        watcher = GbmjApp(config_path=tmp_path / "w.json", lang="en")
+        checks = {"claims": 0, "turns": 0}
+        async with app.run_test(size=(100, 32)) as pilot:
+            await _until(pilot, lambda: app.view is not None and app.view.playing, 30)
+            table_id = app.view.table_id
+            me = app.view.me
+            assert me is not None
+
+            # a second client watches the same table
+            async with watcher.run_test(size=(100, 32)) as wpilot:
+                await _until(wpilot, lambda: isinstance(watcher.screen, ConnectScreen))
+                error = await watcher.sign_in("guest", f"127.0.0.1:{server}", "", "")
+                assert error is None
+                await _until(wpilot, lambda: isinstance(watcher.screen, LobbyScreen))
+                await _until(wpilot, lambda: table_id in watcher.lobby.tables)
+                watcher.spectate(table_id)
+                await _until(wpilot, lambda: isinstance(watcher.screen, TableScreen))
+                assert watcher.view is not None and watcher.view.me is None
+                await wpilot.pause(0.2)
+                watched = screen_text(watcher)
+                assert "Spectating" in watched
+                assert not watcher.screen.query_one(HandRow).display
+                assert app.view.seats[me].name in watched
+
+                await _play_hand(app, pilot, checks)
+
+                # the spectator saw the same hand end
+                await _until(wpilot, lambda: watcher.view.result is not None, 10)
+
+            text = screen_text(app)
+            result = app.view.result
+            assert result is not None
+            if result.outcome == "win":
+                assert "合计" in text  # the fan table's total
+            else:
+                assert "荒庄" in text
+            for seat in app.view.seats:
+                assert seat.name in text
+            assert checks["turns"] > 0
+            await pilot.press("enter")  # close the result
+            await _until(pilot, lambda: not isinstance(app.screen, ResultScreen))
+
+    asyncio.run(go())
+
+
+def test_register_then_wrong_password_shows_an_error(server: int, tmp_path: Path) -> None:
+    async def sign(how: str, password: str) -> tuple[str, type]:
+        app = GbmjApp(config_path=tmp_path / "c.json", lang="en")
+        async with app.run_test(size=(100, 32)) as pilot:
+            await _until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+            screen = app.screen
+            screen.query_one("#server", Input).value = f"127.0.0.1:{server}"
+            screen.query_one("#name", Input).value = "carol"
+            screen.query_one("#password", Input).value = password
+            await pilot.click(f"#{how}")
+            await _until(
+                pilot,
+                lambda: (
+                    isinstance(app.screen, LobbyScreen)
+                    or "wrong" in screen_text(app)
+                    or "taken" in screen_text(app)
+                ),
+            )
+            return screen_text(app), type(app.screen)
+
+    text, screen = asyncio.run(sign("register", "right-password"))
+    assert screen is LobbyScreen and "carol" in text
+    text, screen = asyncio.run(sign("login", "wrong-password"))
+    assert screen is ConnectScreen
+    assert "wrong name or password" in text
+
+
+def test_a_server_that_is_down_is_named(tmp_path: Path) -> None:
+    async def go() -> str:
+        app = GbmjApp(config_path=tmp_path / "c.json", lang="en")
+        async with app.run_test(size=(100, 32)):
+            return await app.sign_in("guest", "127.0.0.1:1", "", "")
+
+    error = asyncio.run(go())
+    assert "cannot connect to 127.0.0.1:1" in error
