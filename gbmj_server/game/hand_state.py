@@ -114,8 +114,12 @@ class HandState:
         self.result: HandResult | None = None
         self.events: list[E.Event] = []
         self.log: list[tuple[int, Action | None]] = []  # (seat, action); None = escape
-        self.version = 0  # bumped by every step: views cache per version
-        self._seat_cache: tuple[int, tuple[SeatData, ...]] | None = None
+        self.version = 0  # bumped by every step
+        # Per seat: a revision bumped whenever the seat's tiles change, and the
+        # SeatData built for it (views rebuild only the seats that changed).
+        self._rev = [0, 0, 0, 0]
+        self._seat_cache: list[tuple[int, SeatData] | None] = [None] * 4
+        self.view_cache: dict = {}  # views.py keeps its per-seat parts here
         self._deal()
 
     # -- the deal ---------------------------------------------------------------------
@@ -195,26 +199,28 @@ class HandState:
         """During a claim window: (seat, tile, robbing a kong)."""
         return self._offer if self.phase is Phase.CLAIM else None
 
+    def seat_rev(self, seat: int) -> int:
+        """Changes whenever the seat's tiles (hand, melds, flowers, pool) change."""
+        return self._rev[seat]
+
     def seat_data(self, seat: int) -> SeatData:
-        """The seat's tiles as immutable values, built once per step."""
-        cache = self._seat_cache
-        if cache is None or cache[0] != self.version:
-            data = []
-            for s in range(4):
-                hand: list[Tile] = []
-                for t, n in enumerate(self._counts[s]):
-                    if n:
-                        hand += _TILES[t : t + 1] * n
-                data.append(
-                    SeatData(
-                        tuple(hand),
-                        tuple(self._melds[s]),
-                        tuple(self._flowers[s]),
-                        tuple(self._discards[s]),
-                    )
-                )
-            cache = self._seat_cache = (self.version, tuple(data))
-        return cache[1][seat]
+        """The seat's tiles as immutable values, rebuilt only after they change."""
+        cached = self._seat_cache[seat]
+        rev = self._rev[seat]
+        if cached is not None and cached[0] == rev:
+            return cached[1]
+        hand: list[Tile] = []
+        for t, n in enumerate(self._counts[seat]):
+            if n:
+                hand += _TILES[t : t + 1] * n
+        data = SeatData(
+            tuple(hand),
+            tuple(self._melds[seat]),
+            tuple(self._flowers[seat]),
+            tuple(self._discards[seat]),
+        )
+        self._seat_cache[seat] = (rev, data)
+        return data
 
     def concealed(self, seat: int) -> tuple[Tile, ...]:
         """The seat's concealed tiles, sorted."""
@@ -320,6 +326,7 @@ class HandState:
     def _apply_turn(self, seat: int, action: Action) -> None:
         kind = action.kind
         c = self._counts[seat]
+        self._rev[seat] += 1
         ev = self.events
         if kind is ActionKind.DISCARD:
             t = action.tile
@@ -370,9 +377,11 @@ class HandState:
             if t < 34:
                 break
             self._flowers[seat].append(t)
+            self._rev[seat] += 1
             ev.append(E.Flower(seat, t))
             replacement = True
         self._counts[seat][t] += 1
+        self._rev[seat] += 1
         self._last_drawn[seat] = t
         self._start_turn(seat, TurnKind.KONG if after_kong else TurnKind.DRAW)
 
@@ -448,6 +457,8 @@ class HandState:
                     if not rob:
                         self._discards[d].pop()
                     self._counts[s][t] += 1
+                    self._rev[s] += 1
+                    self._rev[d] += 1
                     self._win(s, d, t, self._win_cache[s])
                     return
         if rob:
@@ -475,6 +486,8 @@ class HandState:
     def _claim(self, seat: int, d: int, t: Tile, action: Action) -> None:
         self._discards[d].pop()
         c = self._counts[seat]
+        self._rev[seat] += 1
+        self._rev[d] += 1
         rel = (seat - d) % 4
         ev = self.events
         kind = action.kind
@@ -503,6 +516,7 @@ class HandState:
     def _complete_added_kong(self) -> None:
         seat, t, _ = self._offer  # type: ignore[misc]
         melds = self._melds[seat]
+        self._rev[seat] += 1
         for i, m in enumerate(melds):
             if m.kind is MeldKind.PUNG and m.tile == t:
                 melds[i] = Meld(

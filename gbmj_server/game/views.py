@@ -69,6 +69,18 @@ def all_views(state: HandState) -> dict[int, HandView]:
     return {v: builder.view(v) for v in (0, 1, 2, 3, SPECTATOR)}
 
 
+def _seat_views(state: HandState, s: int, ended: bool) -> tuple[SeatView, SeatView]:
+    """Seat ``s`` as its owner sees it and as everybody else does."""
+    data = state.seat_data(s)
+    wind, count = state.seat_winds[s], len(data.concealed)
+    shown = SeatView(s, wind, data.concealed, count, data.melds, data.flowers, data.discards, None)
+    if ended:
+        return shown, shown
+    face_down = tuple(None if m.concealed else m for m in data.melds)
+    hidden = SeatView(s, wind, None, count, face_down, data.flowers, data.discards, None)
+    return shown, hidden
+
+
 class _Builder:
     """The parts common to every viewer, computed once."""
 
@@ -77,20 +89,14 @@ class _Builder:
         self.ended = ended = state.phase is Phase.ENDED
         self.revealed: list[SeatView] = []
         self.hidden: list[SeatView] = []
+        cache = state.view_cache
         for s in range(4):
-            data = state.seat_data(s)
-            melds = data.melds
-            face_down = tuple(None if m.concealed else m for m in melds)
-            wind, count = state.seat_winds[s], len(data.concealed)
-            shown = SeatView(
-                s, wind, data.concealed, count, melds, data.flowers, data.discards, None
-            )
-            self.revealed.append(shown)
-            self.hidden.append(
-                shown
-                if ended
-                else SeatView(s, wind, None, count, face_down, data.flowers, data.discards, None)
-            )
+            key = (state.seat_rev(s), ended)
+            entry = cache.get(s)
+            if entry is None or entry[0] != key:
+                entry = cache[s] = (key, _seat_views(state, s, ended))
+            self.revealed.append(entry[1][0])
+            self.hidden.append(entry[1][1])
         self.to_act = state.to_act
         timer = state.timer
         result = None
