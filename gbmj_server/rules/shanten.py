@@ -17,6 +17,7 @@ from ready the count stays the classic one (a lower bound when many copies are h
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import cache
 
 from protocol.tiles import PLAYING_KINDS, PLAYING_TILES, Tile
@@ -168,21 +169,95 @@ def _raw(counts: list[int], done_sets: int) -> int:
     return best
 
 
+@cache
+def _suit_complete(counts: tuple[int, ...]) -> tuple[bool, bool]:
+    """(sets only, sets and one pair) for one suit's counts."""
+    i = next((k for k, c in enumerate(counts) if c), -1)
+    if i < 0:
+        return True, False
+    sets = pair = False
+    c = list(counts)
+    if c[i] >= 3:
+        c[i] -= 3
+        s, p = _suit_complete(tuple(c))
+        sets, pair = sets or s, pair or p
+        c[i] += 3
+    if i <= 6 and c[i + 1] and c[i + 2]:
+        for k in (i, i + 1, i + 2):
+            c[k] -= 1
+        s, p = _suit_complete(tuple(c))
+        sets, pair = sets or s, pair or p
+        for k in (i, i + 1, i + 2):
+            c[k] += 1
+    if c[i] >= 2:
+        c[i] -= 2
+        pair = pair or _suit_complete(tuple(c))[0]
+    return sets, pair
+
+
+def _regular_complete(counts: list[int], done_sets: int) -> bool:
+    if sum(counts) + 3 * done_sets != 14:
+        return False
+    pairs = 0
+    for base in (0, 9, 18):
+        part = tuple(counts[base : base + 9])
+        n = sum(part) % 3
+        if n == 1 or not _suit_complete(part)[n == 2]:
+            return False
+        pairs += n == 2
+    for k in _HONORS:
+        if counts[k] == 2:
+            pairs += 1
+        elif counts[k] not in (0, 3):
+            return False
+    return pairs == 1
+
+
+def _completing_tiles(counts: list[int], done_sets: int, held: list[int]) -> Iterator[int]:
+    """The tiles that complete a 13-tile hand, leaving out those it holds all four of."""
+    # Which special shapes are one tile away at all, decided once for every candidate.
+    knitted = (
+        [ks for ks in _KNITTED if sum(1 for k in ks if not counts[k]) <= 1]
+        if done_sets <= 1
+        else []
+    )
+    pairs = done_sets == 0 and sum(c % 2 for c in counts) == 1
+    singles = done_sets == 0 and max(counts) == 1
+    orphans = done_sets == 0 and sum(counts[k] for k in _ORPHANS) == 13
+    for t in range(PLAYING_KINDS):
+        if held[t] == 4:
+            continue
+        counts[t] += 1
+        complete = (
+            _regular_complete(counts, done_sets)
+            or any(_knitted_complete(counts, done_sets, ks) for ks in knitted)
+            or (pairs and counts[t] % 2 == 0)
+            or (singles and _honors_knitted(counts) == -1)
+            or (orphans and _thirteen_orphans(counts) == -1)
+        )
+        counts[t] -= 1
+        if complete:
+            yield t
+
+
 def _really_ready(counts: list[int], done_sets: int, held: list[int]) -> bool:
     """A 13-tile hand is ready only if a tile that completes it is still unseen by it."""
-    for t in range(PLAYING_KINDS):
-        if held[t] < 4:
-            counts[t] += 1
-            complete = _raw(counts, done_sets) == -1
-            counts[t] -= 1
-            if complete:
-                return True
-    return False
+    return any(True for _ in _completing_tiles(counts, done_sets, held))
+
+
+def _knitted_complete(counts: list[int], done_sets: int, ks: tuple[int, ...]) -> bool:
+    if not all(counts[k] for k in ks):
+        return False
+    rest = counts[:]
+    for k in ks:
+        rest[k] -= 1
+    return _regular_complete(rest, done_sets + 3)
 
 
 def _shanten(counts: list[int], done_sets: int, held: list[int], size: int) -> int:
     s = _raw(counts, done_sets)
-    if s != 0:
+    if s != 0 or 4 not in held:
+        # Without four copies of a tile held, every wait the count finds is still live.
         return s
     if size == 13:
         return 0 if _really_ready(counts, done_sets, held) else 1
@@ -228,6 +303,8 @@ def useful_tiles(hand: Hand) -> tuple[Tile, ...]:
     if size != 13:
         raise HandError("wrong_tile_count", "useful tiles are asked of a 13-tile hand")
     now = _shanten(counts, done_sets, held, 13)
+    if now == 0:
+        return tuple(PLAYING_TILES[t] for t in _completing_tiles(counts, done_sets, held))
     useful = []
     for t in range(PLAYING_KINDS):
         if held[t] < 4:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from gbmj_server.rules import shanten as shanten_module
 from gbmj_server.rules.errors import HandError
-from gbmj_server.rules.hand import Hand
+from gbmj_server.rules.hand import Hand, Meld, MeldKind
 from gbmj_server.rules.shanten import shanten, useful_tiles
 from protocol.tiles import PLAYING_TILES, Tile
 
@@ -182,15 +182,36 @@ def test_useful_tiles_wants_thirteen() -> None:
 
 
 # -- tables and properties ----------------------------------------------------------------
-def test_suit_table_counts_the_complete_one_suit_hands() -> None:
-    """Of the 118,800 one-suit 14-tile count vectors exactly 13,259 are four sets + a pair."""
-    total = complete = 0
-    for v in itertools.product(range(5), repeat=9):
-        if sum(v) == 14:
-            total += 1
-            # (4 sets, 4 blocks, a pair) is the complete choice.
-            complete += (4, 4, 1) in shanten_module._suit_options(v)
-    assert (total, complete) == (118_800, 13_259)
+def _one_suit_wins() -> set[tuple[int, ...]]:
+    """Every one-suit count vector made of four sets and a pair, built set by set."""
+    sets = [(k, k, k) for k in range(9)] + [(k, k + 1, k + 2) for k in range(7)]
+    found: set[tuple[int, ...]] = set()
+    for chosen in itertools.combinations_with_replacement(range(len(sets)), 4):
+        for pair in range(9):
+            v = [0] * 9
+            v[pair] += 2
+            for i in chosen:
+                for k in sets[i]:
+                    v[k] += 1
+            if max(v) <= 4:
+                found.add(tuple(v))
+    return found
+
+
+def test_suit_tables_know_the_complete_one_suit_hands() -> None:
+    """Of the 118,800 one-suit 14-tile count vectors exactly 13,259 are four sets and a
+    pair: both tables (the shanten count and the ready check) accept exactly those."""
+    wins = _one_suit_wins()
+    assert len(wins) == 13_259
+    for v in wins:
+        assert (4, 4, 1) in shanten_module._suit_options(v), v
+        assert shanten_module._suit_complete(v)[1], v
+    r = random.Random(2)
+    vectors = [v for v in itertools.product(range(5), repeat=9) if sum(v) == 14]
+    assert len(vectors) == 118_800
+    for v in r.sample(vectors, 6000):
+        assert ((4, 4, 1) in shanten_module._suit_options(v)) == (v in wins), v
+        assert shanten_module._suit_complete(v)[1] == (v in wins), v
 
 
 def _hand(tiles: list[Tile]) -> Hand:
@@ -201,23 +222,36 @@ hands13 = st.randoms(use_true_random=False).map(lambda r: _hand(r.sample(WALL, 1
 
 
 def _near_ready(r: random.Random) -> Hand:
-    """A 13-tile hand built from sets and a pair minus one tile: often ready."""
+    """A 13-tile hand built from four sets and a pair minus one tile: often ready.
+
+    Some sets become melds (chows, pungs, kongs both exposed and concealed)."""
     tiles: list[Tile] = []
+    melds: list[Meld] = []
     counts = [0] * 34
-    while len(tiles) < 12:
-        if r.random() < 0.5:
+    meld_chance = r.choice((0.0, 0.0, 0.3, 0.6))
+    while len(tiles) + 3 * len(melds) < 12:
+        kind = r.choice((MeldKind.CHOW, MeldKind.PUNG, MeldKind.PUNG, MeldKind.KONG))
+        if kind is MeldKind.CHOW:
             base = r.choice([s * 9 + k for s in range(3) for k in range(7)])
             group = [base, base + 1, base + 2]
         else:
-            group = [r.randrange(34)] * 3
-        if all(counts[t] + group.count(t) <= 4 for t in group):
-            for t in group:
-                counts[t] += 1
+            base = r.randrange(34)
+            group = [base] * (4 if kind is MeldKind.KONG else 3)
+        if any(counts[t] + group.count(t) > 4 for t in group):
+            continue
+        for t in group:
+            counts[t] += 1
+        if kind is MeldKind.KONG:
+            concealed = r.random() < 0.5
+            melds.append(Meld(kind, Tile(base), concealed, 0 if concealed else 2))
+        elif r.random() < meld_chance:
+            melds.append(Meld(kind, Tile(base), claimed_from=1))
+        else:
             tiles += [Tile(t) for t in group]
     pair = r.choice([t for t in range(34) if counts[t] <= 2])
     tiles += [Tile(pair)] * 2
     tiles.pop(r.randrange(len(tiles)))
-    return _hand(tiles)
+    return Hand(tuple(tiles), tuple(melds))
 
 
 near_ready = st.randoms(use_true_random=False).map(_near_ready)
@@ -252,7 +286,7 @@ def _optional(module: str, name: str):
         pytest.skip(f"{module}.{name} does not exist yet")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(st.randoms(use_true_random=False))
 def test_complete_exactly_when_shapes_says_so(r: random.Random) -> None:
     is_complete = _optional("gbmj_server.rules.shapes", "is_complete")
@@ -264,7 +298,7 @@ def test_complete_exactly_when_shapes_says_so(r: random.Random) -> None:
             assert (shanten(grown) == -1) == complete, str(grown)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=800, deadline=None)
 @given(st.one_of(near_ready, hands13))
 def test_ready_exactly_when_waits_are_found(hand: Hand) -> None:
     waits = _optional("gbmj_server.rules.waits", "waits")
