@@ -101,7 +101,7 @@ class Table:
     def snapshot(self, client: Client) -> dict[str, Any]:
         seat = self.seat_index(client)
         if self.game is not None:
-            return self.game.snapshot(client, seat)
+            return self.game.snapshot(client)
         return {"type": "snapshot", "table": self.info(), "seat": seat, "seq": 0}
 
     def broadcast(self, message: dict[str, Any]) -> None:
@@ -216,7 +216,7 @@ class Table:
         client.send(self.snapshot(client))
         if self.game is not None:
             self.game.humans_changed()
-            self.game.prompt_again(index)
+            self.game.prompt_again(index)  # index: the player (lobby seat)
         self.changed()
 
     def set_ready(self, client: Client, ready: bool) -> None:

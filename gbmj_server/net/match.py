@@ -1,12 +1,17 @@
 """``TableGame``: the one trio task per table that drives the pure engine through a match.
 
-For each decision point it asks the engine who must act (``to_act``) and with which
-clock (``timer``), starts that clock from the table's settings, sends each human seat a
-``prompt`` (legal actions, ms left, the table's seq), plays at once for bots, for seats
-whose player is away (disconnected) and for seats on auto-play (托管), and when the clock
-runs out applies the engine's timeout action. Human actions arrive through ``submit``
-(called by the connection's handler) and are checked against the engine's legal list;
-anything else is refused with an error and changes nothing.
+Players and seats: the lobby's seats 0-3 are the match's *players*; the engine's
+``Match`` places them at the table (a random first seating, the seat changes between
+rounds), so the hand engine's seat ``s`` is played by player ``match.players[s]``.
+Everything sent during a hand speaks engine seats (the snapshot's ``seat`` too).
+
+For each decision point the task asks the engine who must act (``to_act``) and with
+which clock (``timer``), starts that clock from the table's settings, sends each human
+seat a ``prompt`` (legal actions, ms left, the table's seq), plays at once for bots, for
+seats whose player is away (disconnected) and for seats on auto-play (托管), and when the
+clock runs out applies the engine's timeout action. Human actions arrive through
+``submit`` (called by the connection's handler) and are checked against the engine's
+legal list; anything else is refused with an error and changes nothing.
 
 Every engine event goes to each member in that member's own form (``for_viewer``), with
 a per-table sequence number; a (re)joining member gets a ``snapshot`` first. After each
@@ -27,14 +32,14 @@ import trio
 from gbmj_server.game.actions import Action, ActionKind
 from gbmj_server.game.events import SPECTATOR, Event, to_plain
 from gbmj_server.game.hand_state import HandState, IllegalAction
-from gbmj_server.game.wall import Wall
+from gbmj_server.game.match import Match
 from gbmj_server.net.bots import make_bot
 from gbmj_server.net.convert import event_wire, game_view_wire
 from gbmj_server.net.errors import RequestError
 from gbmj_server.net.lobby import Seat
 from gbmj_server.net.wire import encode
 from gbmj_server.storage import SeatRecord
-from protocol.tiles import WINDS, Tile
+from protocol.tiles import Tile
 
 if TYPE_CHECKING:
     from gbmj_server.net.client import Client
@@ -46,33 +51,39 @@ log = logging.getLogger(__name__)
 ESCAPE_BOT_LEVEL = "normal"
 
 
-def hand_plan(rounds: int, first_dealer: int) -> list[tuple[int, int, int, Tile]]:
-    """(round, hand, dealer, prevailing wind) for every hand of the match: four hands a
-    round, the dealer passing on each hand (no repeats)."""
-    # TODO(game.match): take the seat changes between rounds from gbmj_server.game.match
-    # when it lands; until then players keep their seats for the whole match.
-    return [
-        (r, h, (first_dealer + h - 1) % 4, WINDS[r - 1])
-        for r in range(1, rounds + 1)
-        for h in range(1, 5)
-    ]
-
-
 class TableGame:
     def __init__(self, table: Table, server: Server) -> None:
         self.table = table
         self.server = server
+        seed = server.match_seed if server.match_seed is not None else secrets.token_bytes(32)
+        self.match = Match(seed, table.settings.rounds)
         self.seq = 0  # per-table event sequence number
         self.state: HandState | None = None
-        self.scores = [0, 0, 0, 0]
         self.hands_played = 0
         self.match_id: int | None = None
         self.wake = trio.Event()  # something changed: the loop looks again
         self.decision: tuple[Any, ...] | None = None
         self.deadline = math.inf
-        self.prompted: dict[int, int] = {}  # seat -> the seq of its open prompt
+        self.prompted: dict[int, int] = {}  # engine seat -> the seq of its open prompt
         self.bot_waited = False
         self.seat_changes: list[SeatRecord] = []
+
+    # -- players and seats ---------------------------------------------------------
+
+    def holder(self, seat: int) -> Seat:
+        """Who plays engine seat ``seat`` in the current hand."""
+        held = self.table.seats[self.match.player_at(seat)]
+        assert held is not None
+        return held
+
+    def engine_seat(self, client: Client) -> int | None:
+        """The engine seat of ``client``'s player (None: a spectator)."""
+        player = self.table.seat_index(client)
+        return None if player is None else self.match.seat_of(player)
+
+    def scores(self) -> list[int]:
+        """Match points by engine seat (the standings are kept by player)."""
+        return [self.match.standings[self.match.player_at(s)] for s in range(4)]
 
     # -- the task ------------------------------------------------------------------
 
@@ -86,7 +97,7 @@ class TableGame:
             self.table.match_over()
 
     async def _run(self) -> None:
-        table, store = self.table, self.server.store
+        table, store, match = self.table, self.server.store, self.match
         settings = table.settings
         records = [
             SeatRecord(i, s.account_id, s.name, s.is_bot)
@@ -94,33 +105,28 @@ class TableGame:
             if s is not None
         ]
         self.match_id = await store.call(
-            store.storage.start_match, settings.name, settings_record(settings), records
+            store.storage.start_match, settings.name, settings.to_wire(), records
         )
         reason = "finished"
-        first_dealer = self.server.first_dealer
-        if first_dealer is None:
-            first_dealer = secrets.randbelow(4)
-        for round_, hand, dealer, wind in hand_plan(settings.rounds, first_dealer):
+        while not match.finished:
             if not table.humans():
                 reason = "abandoned"  # everyone escaped
                 break
-            wall = Wall.from_seed(secrets.token_bytes(32), dealer)
-            self.state = HandState(
-                wall, prevailing_wind=wind, round_number=round_, hand_number=hand
-            )
+            self.state = match.start_hand()
             self.decision = None
             self.publish(self.state.events)
             if not await self.play_hand(self.state):
                 reason = "abandoned"  # all humans gone: the hand is not settled
                 break
+            match.finish_hand()
             await self.settle(self.state)
-            if self.server.hand_pause:
+            if self.server.hand_pause and not match.finished:
                 await trio.sleep(self.server.hand_pause)
         await store.call(
             store.storage.end_match,
             self.match_id,
             reason,
-            self.scores if reason == "finished" else None,
+            list(match.standings) if reason == "finished" else None,
         )
         if reason == "finished":
             table.broadcast(self.match_result())
@@ -139,7 +145,7 @@ class TableGame:
                 self.bot_waited = False
             auto = next((s for s in state.to_act if self._automatic(s)), None)
             if auto is not None:
-                if self._seat(auto).is_bot and self.server.bot_delay and not self.bot_waited:
+                if self.holder(auto).is_bot and self.server.bot_delay and not self.bot_waited:
                     self.bot_waited = True  # bots "think" once per decision
                     await trio.sleep(self.server.bot_delay)
                     continue
@@ -158,14 +164,9 @@ class TableGame:
 
     # -- who plays a seat ----------------------------------------------------------
 
-    def _seat(self, index: int) -> Seat:
-        seat = self.table.seats[index]
-        assert seat is not None
-        return seat
-
-    def _automatic(self, index: int) -> bool:
-        seat = self._seat(index)
-        return seat.is_bot or not seat.connected or seat.auto_play
+    def _automatic(self, seat: int) -> bool:
+        held = self.holder(seat)
+        return held.is_bot or not held.connected or held.auto_play
 
     def _humans_present(self) -> bool:
         return any(s.connected for s in self.table.humans())
@@ -178,35 +179,35 @@ class TableGame:
                 await self.wake.wait()
         return self._humans_present()
 
-    def _play_for(self, index: int) -> None:
+    def _play_for(self, seat: int) -> None:
         """A bot chooses; an away or auto-playing human gets the timeout action."""
         state = self.state
         assert state is not None
-        seat = self._seat(index)
-        if seat.bot is not None:
-            legal = state.legal_actions(index)
+        held = self.holder(seat)
+        if held.bot is not None:
+            legal = state.legal_actions(seat)
             try:
-                action = seat.bot.choose(state.view(index), legal)
-                events = state.apply(index, action)
+                action = held.bot.choose(state.view(seat), legal)
+                events = state.apply(seat, action)
             except Exception:  # a broken bot must not stop the table
-                log.exception("table %s: bot in seat %s failed", self.table.id, index)
-                events = state.timeout(index)
+                log.exception("table %s: bot in seat %s failed", self.table.id, seat)
+                events = state.timeout(seat)
         else:
-            events = state.timeout(index)
+            events = state.timeout(seat)
         self.publish(events)
 
-    def _timed_out(self, index: int) -> None:
-        """The clock ran out for ``index``. The items issue hooks in here: an armed timer
-        extension in ``seat.items`` would move ``self.deadline`` instead."""
+    def _timed_out(self, seat: int) -> None:
+        """The clock ran out for ``seat``. The items issue hooks in here: an armed timer
+        extension in ``self.holder(seat).items`` would move ``self.deadline`` instead."""
         assert self.state is not None
-        self.publish(self.state.timeout(index))
+        self.publish(self.state.timeout(seat))
 
     def humans_changed(self) -> None:
         """A player came, went, or switched auto-play: look again."""
         self.wake.set()
 
-    def prompt_again(self, index: int) -> None:
-        self.prompted.pop(index, None)
+    def prompt_again(self, player: int) -> None:
+        self.prompted.pop(self.match.seat_of(player), None)
         self.wake.set()
 
     # -- what players send ---------------------------------------------------------
@@ -216,50 +217,48 @@ class TableGame:
         state = self.state
         if state is None or state.ended:
             raise RequestError("not_expected", "no hand is in play")
-        index = self.table.seat_index(client)
-        if index is None:
+        seat = self.engine_seat(client)
+        if seat is None:
             raise RequestError("not_seated", "spectators cannot act")
-        if index not in state.to_act:
+        if seat not in state.to_act:
             raise RequestError("not_your_turn", "you have nothing to decide now")
-        if message["seq"] != self.prompted.get(index):
+        if message["seq"] != self.prompted.get(seat):
             raise RequestError("stale", "that prompt is no longer open")
         tile = message.get("tile")
         action = Action(ActionKind(message["kind"]), None if tile is None else Tile(tile))
-        if action not in state.legal_actions(index):
+        if action not in state.legal_actions(seat):
             if action.kind is ActionKind.WIN:
                 raise RequestError("false_win", "that is not a win of 8 fan")
             raise RequestError("illegal_action", f"{action} is not one of your choices")
         try:
-            events = state.apply(index, action)
+            events = state.apply(seat, action)
         except IllegalAction as exc:  # the legal list said yes: should not happen
             raise RequestError("illegal_action", str(exc)) from None
-        self.prompted.pop(index, None)
+        self.prompted.pop(seat, None)
         self.publish(events)
         self.wake.set()
 
-    def escape(self, index: int) -> None:
-        """The player of seat ``index`` left on purpose: the hand ends (the escaper pays),
-        and a bot plays the seat for the rest of the match."""
-        seat = self._seat(index)
-        bot = Seat(f"bot-{index + 1}", bot=make_bot(ESCAPE_BOT_LEVEL), bot_level=ESCAPE_BOT_LEVEL)
+    def escape(self, player: int) -> None:
+        """Player ``player`` left on purpose: the hand ends (the escaper pays), and a bot
+        plays the seat for the rest of the match."""
+        held = self.table.seats[player]
+        bot = Seat(f"bot-{player + 1}", bot=make_bot(ESCAPE_BOT_LEVEL), bot_level=ESCAPE_BOT_LEVEL)
         bot.ready = True
-        self.table.seats[index] = bot
-        self.seat_changes.append(SeatRecord(index, None, bot.name, True))
-        log.info("table %s: %s escaped from seat %s", self.table.id, seat.name, index)
+        self.table.seats[player] = bot
+        self.seat_changes.append(SeatRecord(player, None, bot.name, True))
+        log.info("table %s: %s escaped", self.table.id, held.name if held else player)
         if self.state is not None and not self.state.ended:
-            self.publish(self.state.escape(index))
+            self.publish(self.match.escape(player))
         self.wake.set()
 
     # -- what members receive ------------------------------------------------------
 
     def _viewer(self, client: Client) -> int:
-        seat = self.table.seat_index(client)
+        seat = self.engine_seat(client)
         return SPECTATOR if seat is None else seat
 
     def publish(self, events: list[Event]) -> None:
         """Each event to every member, in that member's form, with the next seq."""
-        state = self.state
-        assert state is not None
         members = [(c, self._viewer(c)) for c in self.table.members]
         for event in events:
             self.seq += 1
@@ -285,57 +284,58 @@ class TableGame:
             return None
         return max(0, round((self.deadline - trio.current_time()) * 1000))
 
-    def _prompt(self, index: int) -> None:
+    def _prompt(self, seat: int) -> None:
         state = self.state
-        seat = self._seat(index)
         assert state is not None and state.timer is not None
-        self.prompted[index] = self.seq
-        if seat.client is None:
+        self.prompted[seat] = self.seq
+        client = self.holder(seat).client
+        if client is None:
             return
-        seat.client.send(
+        client.send(
             {
                 "type": "prompt",
                 "table_id": self.table.id,
                 "seq": self.seq,
-                "actions": [a.to_dict() for a in state.legal_actions(index)],
+                "actions": [a.to_dict() for a in state.legal_actions(seat)],
                 "timer": state.timer.value,
                 "ms_left": self.ms_left(),
             }
         )
 
-    def snapshot(self, client: Client, seat: int | None) -> dict[str, Any]:
+    def snapshot(self, client: Client) -> dict[str, Any]:
         """Everything ``client`` may see of the table now (its own tiles if seated)."""
+        seat = self.engine_seat(client)
+        scores = self.scores()
+        players = []
+        for s in range(4):
+            held = self.holder(s)
+            players.append(
+                {
+                    "name": held.name,
+                    "bot": held.is_bot,
+                    "connected": held.connected,
+                    "auto_play": held.auto_play,
+                    "score": scores[s],
+                }
+            )
         message: dict[str, Any] = {
             "type": "snapshot",
             "table": self.table.info(),
             "seat": seat,
             "seq": self.seq,
+            "players": players,
         }
-        seats = [self._seat(i) for i in range(4)]
-        message["players"] = [
-            {
-                "name": s.name,
-                "bot": s.is_bot,
-                "connected": s.connected,
-                "auto_play": s.auto_play,
-                "score": self.scores[i],
-            }
-            for i, s in enumerate(seats)
-        ]
         state = self.state
         if state is not None and not state.ended:
-            message["game"] = game_view_wire(
-                state, SPECTATOR if seat is None else seat, self.ms_left()
-            )
+            viewer = SPECTATOR if seat is None else seat
+            message["game"] = game_view_wire(state, viewer, self.ms_left())
         return message
 
     # -- after a hand --------------------------------------------------------------
 
     async def settle(self, state: HandState) -> None:
-        result = state.result
-        assert result is not None
+        """Tell the table, store the hand, run the settlement hooks (coins plug in)."""
         self.hands_played += 1
-        self.scores = [a + b for a, b in zip(self.scores, result.points, strict=True)]
         message = self.hand_result(state)
         self.table.broadcast(message)
         store = self.server.store
@@ -347,6 +347,7 @@ class TableGame:
             for k, v in message.items()
             if k not in ("type", "concealed", "melds", "flowers", "wall_order")
         }
+        summary["players"] = list(self.match.history[-1].players)
         log_blob = msgpack.packb(
             {"hand": state.to_dict(), "events": [e.to_dict() for e in state.events]},
             use_bin_type=True,
@@ -368,6 +369,9 @@ class TableGame:
         assert result is not None
         score = result.score
         wall = state.wall
+        # The hand's seating (finish_hand may already have moved players for a new round).
+        players = self.match.history[-1].players
+        standings = self.match.standings
         return {
             "type": "hand_result",
             "table_id": self.table.id,
@@ -381,9 +385,9 @@ class TableGame:
             "fans": [(fc.fan.id, fc.count) for fc in score.fans] if score else [],
             "total": score.total if score else 0,
             "points": list(result.points),
-            "scores": list(self.scores),
+            "scores": [standings[players[s]] for s in range(4)],
             "concealed": [[int(t) for t in state.concealed(s)] for s in range(4)],
-            "melds": [[meld_wire(m) for m in state.melds(s)] for s in range(4)],
+            "melds": [[to_plain(m) for m in state.melds(s)] for s in range(4)],
             "flowers": [[int(t) for t in state.flowers(s)] for s in range(4)],
             "wall_order": [int(t) for t in wall.order],
             "salt": wall.salt.hex(),
@@ -391,26 +395,20 @@ class TableGame:
         }
 
     def match_result(self) -> dict[str, Any]:
-        order = sorted(range(4), key=lambda s: -self.scores[s])
-        standings = []
-        for seat in order:
-            better = sum(1 for s in range(4) if self.scores[s] > self.scores[seat])
-            standings.append(
+        """Standings by rank; ``seat`` is the player's lobby seat."""
+        standings = self.match.standings
+        order = sorted(range(4), key=lambda p: -standings[p])
+        return {
+            "type": "match_result",
+            "table_id": self.table.id,
+            "standings": [
                 {
-                    "seat": seat,
-                    "name": self._seat(seat).name,
-                    "rank": better + 1,
-                    "points": self.scores[seat],
+                    "seat": p,
+                    "name": self.table.seats[p].name,  # type: ignore[union-attr]
+                    "rank": 1 + sum(1 for q in range(4) if standings[q] > standings[p]),
+                    "points": standings[p],
                     "coins": 0,  # stakes arrive with the coins issue
                 }
-            )
-        return {"type": "match_result", "table_id": self.table.id, "standings": standings}
-
-
-def meld_wire(meld: Any) -> dict[str, Any]:
-    return to_plain(meld)  # type: ignore[return-value]
-
-
-def settings_record(settings: Any) -> dict[str, Any]:
-    """The table's settings as stored with a match (never the password)."""
-    return settings.to_wire()
+                for p in order
+            ],
+        }

@@ -65,7 +65,7 @@ class Server:
         bot_delay: float = 0.0,
         abandon_grace: float = 60.0,
         hand_pause: float = 0.0,
-        first_dealer: int | None = None,
+        match_seed: bytes | None = None,
     ) -> None:
         self.store = AsyncStorage(storage)
         self.lobby = Lobby(self)
@@ -74,7 +74,7 @@ class Server:
         self.bot_delay = bot_delay  # seconds a bot "thinks" (0 in tests and benches)
         self.abandon_grace = abandon_grace  # wait for a reconnect when no human is left
         self.hand_pause = hand_pause  # seconds between hands, to read the result
-        self.first_dealer = first_dealer  # None: drawn at random (tests fix it)
+        self.match_seed = match_seed  # None: a fresh random seed per match (tests fix it)
         self.failed_by_name = SlidingWindow(limit=5, window=60.0)
         self.failed_by_address = SlidingWindow(limit=20, window=60.0)
         self.chat_rate = SlidingWindow(limit=5, window=10.0)

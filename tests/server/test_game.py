@@ -17,6 +17,12 @@ from server.wireclient import Pause, WireClient, play
 pytestmark = pytest.mark.trio
 
 
+def seat_of(server: Server, table_id: int) -> list[int]:
+    """The engine seat of each lobby seat (player) in the running match's first round."""
+    match = server.lobby.tables[table_id].game.match
+    return [match.seat_of(p) for p in range(4)]
+
+
 async def seat_four(connect, **settings: Any) -> tuple[list[WireClient], int]:
     """Four registered players in seats 0-3 of a new table, all ready: the match runs."""
     clients = [await connect() for _ in range(4)]
@@ -62,6 +68,7 @@ async def test_four_clients_play_a_match_to_its_end(connect, server: Server) -> 
     watcher = await connect()
     await watcher.register("watcher")
     clients, table_id = await seat_four(connect, rounds=1)
+    seats = seat_of(server, table_id)  # one round: no seat changes
     await watcher.ok("spectate", table_id=table_id)
     results: list[list[dict[str, Any]]] = [[] for _ in range(4)]
 
@@ -87,18 +94,20 @@ async def test_four_clients_play_a_match_to_its_end(connect, server: Server) -> 
     ]
     final = results[0][-1]["scores"]
     assert sorted(s["points"] for s in standings) == sorted(final)
+    assert {s["seat"]: s["points"] for s in standings} == {p: final[seats[p]] for p in range(4)}
     assert [s["rank"] for s in standings] == sorted(s["rank"] for s in standings)
 
     # Nobody, spectator included, ever saw another seat's concealed tiles mid-hand.
     for i, client in enumerate(clients):
-        assert assert_nothing_hidden(client.seen, i) > 100
+        assert assert_nothing_hidden(client.seen, seats[i]) > 100
     assert assert_nothing_hidden(watcher.seen, None) > 100
 
     # The database holds the match and every hand's log, which replays to its result.
     storage = server.store.storage
     match_id = storage.match_ids()[-1]
     record = storage.match(match_id)
-    assert record.end_reason == "finished" and record.standings == final
+    assert record.end_reason == "finished"
+    assert record.standings == [final[seats[p]] for p in range(4)]
     hands = storage.hands(match_id)
     assert [h.number for h in hands] == [1, 2, 3, 4]
     for stored, result in zip(hands, results[0], strict=True):
@@ -110,6 +119,7 @@ async def test_four_clients_play_a_match_to_its_end(connect, server: Server) -> 
 
 async def test_disconnect_mid_hand_then_resume_on_another_client(connect, server: Server) -> None:
     clients, table_id = await seat_four(connect, rounds=1)
+    seats = seat_of(server, table_id)
     token = None
     for message in clients[1].seen:
         if message["type"] == "session":
@@ -132,15 +142,16 @@ async def test_disconnect_mid_hand_then_resume_on_another_client(connect, server
         session = await back.ok("resume", token=token)
         assert session["type"] == "session" and session["profile"]["name"] == "player1"
         snapshot = await back.expect("snapshot")
-        assert snapshot["seat"] == 1 and "game" in snapshot
-        own = snapshot["game"]["seats"][1]
+        me = seats[1]
+        assert snapshot["seat"] == me and "game" in snapshot
+        own = snapshot["game"]["seats"][me]
         assert len(own["concealed"]) == own["concealed_count"] >= 1
-        assert snapshot["players"][1]["connected"]
-        assert_nothing_hidden([snapshot], 1)
+        assert snapshot["players"][me]["connected"] and snapshot["players"][me]["name"] == "player1"
+        assert_nothing_hidden([snapshot], me)
         pause.event.set()
         pause.event = None
         await play(back, table_id)  # prompts come to the new client; the match ends
-    assert_nothing_hidden(back.seen, 1)
+    assert_nothing_hidden(back.seen, seats[1])
     assert any(m["type"] == "prompt" for m in back.seen)
 
 
@@ -155,7 +166,6 @@ async def test_spectator_joining_mid_hand_sees_only_public_things(connect, serve
         await play(clients[0], table_id, prompts=2)
         snap = await watcher.ok("spectate", table_id=table_id)
         assert snap["type"] == "snapshot" and "seat" not in snap and "game" in snap
-        assert snap["seq"] == server.lobby.tables[table_id].game.seq
         await play(clients[0], table_id)
     assert (await watcher.expect("match_result"))["table_id"] == table_id
     # Events follow the snapshot in order, without gaps.
@@ -180,12 +190,14 @@ async def test_an_escape_ends_the_hand_and_a_bot_takes_the_seat(connect, server:
     await a.ok("ready", table_id=table_id, ready=True)
     await b.ok("ready", table_id=table_id, ready=True)
     await a.expect("event", where=lambda m: m["event"]["kind"] == "hand_start")
+    alice = seat_of(server, table_id)[0]
     await a.ok("leave_table", table_id=table_id)  # an escape: the hand ends at once
     escape = await b.expect("event", where=lambda m: m["event"]["kind"] == "escape")
-    assert escape["event"]["seat"] == 0
+    assert escape["event"]["seat"] == alice
     result = await b.expect("hand_result")
-    assert result["outcome"] == "escape" and result["escaper"] == 0
-    assert result["points"] == [-80, 0, 0, 0] and "winner" not in result
+    assert result["outcome"] == "escape" and result["escaper"] == alice
+    assert result["points"] == [-80 if s == alice else 0 for s in range(4)]
+    assert "winner" not in result
     seat0 = server.lobby.tables[table_id].seats[0]
     assert seat0.is_bot
     results = await play(b, table_id)  # the match goes on to its end with a bot in seat 0

@@ -14,6 +14,7 @@ import pytest
 import trio
 import trio.testing
 
+from gbmj_server.game.match import Match
 from gbmj_server.net.server import Server
 from gbmj_server.storage import Storage
 from server.wireclient import WireClient
@@ -28,7 +29,9 @@ TIMERS = {"on": True, "first_discard": 30, "turn": 15, "claim_window": 5}
 @pytest.fixture
 async def mem(nursery: trio.Nursery, tmp_path: Path, mock_clock: trio.testing.MockClock):
     storage = Storage(tmp_path / "gbmj.sqlite3")
-    srv = Server(storage, first_dealer=0)
+    # A match seed that seats player 0 (the lobby's seat 0) East, so it deals first.
+    seed = next(s for n in range(100) if Match(s := b"seed-%d" % n).players[0] == 0)
+    srv = Server(storage, match_seed=seed)
     srv.lobby.nursery = nursery
 
     async def connect() -> WireClient:
@@ -118,7 +121,7 @@ async def test_auto_play_plays_at_once_without_the_clock(mem, mock_clock) -> Non
     result = await human.expect("hand_result")
     assert trio.current_time() == start
     assert result["hand_number"] == 1
-    players = srv.lobby.tables[table_id].game.snapshot(human_client(srv), 0)["players"]
+    players = srv.lobby.tables[table_id].game.snapshot(human_client(srv))["players"]
     assert players[0]["auto_play"]
     await human.ok("auto_play", table_id=table_id, on=False)
     later = await human.expect("prompt")
