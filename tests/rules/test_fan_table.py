@@ -644,6 +644,28 @@ def test_combine_once_套算一次() -> None:
     check(win("[234m<1] 234m 678p 678p 5s", "5s"), {"一般高": 2}, "喜相逢")
 
 
+# -- partial exclusions and repeated fans ------------------------------------------------------
+def test_only_the_dragon_and_wind_pungs_lose_their_pung_of_terminals() -> None:
+    """The pungs making 大三元 / 三风刻 count no 幺九刻, other terminal pungs still do."""
+    check(win("[CCC<1] FFF PPP 111m 5p", "5p"), {"大三元": 1, "幺九刻": 1})
+    s = win("[EEE<1] SSS WWW 999m 5p", "5p", seat="N", round="N")
+    check(s, {"三风刻": 1, "幺九刻": 1})
+
+
+def test_repeatable_fans_count_each_time() -> None:
+    """双同刻 (可重复计算): 222m 222p and 888m 888p are two double pungs."""
+    s = win("222m 222p 888m 888p 5s", "5s")
+    # 四暗刻 64 + 双同刻 2×2 + 断幺 2 + 单钓将 1
+    check(s, {"四暗刻": 1, "双同刻": 2, "断幺": 1, "单钓将": 1}, "碰碰和 门前清", total=71)
+
+
+def test_nine_gates_needs_the_concealed_gates_before_the_win() -> None:
+    # The same 14 tiles, but the hand before the win was not 1112345678999.
+    check(win("1123455678999m", "1m"), "清一色", "九莲宝灯")
+    # A melded pung is no nine gates either.
+    check(win("[111m<2] 2345678999m", "5m"), "清一色", "九莲宝灯")
+
+
 # -- the score itself ---------------------------------------------------------------------------
 def test_score_lists_names_and_points_of_the_table() -> None:
     s = win("234m 456p 678s 55p 34s", "2s", flowers=1)
