@@ -17,29 +17,18 @@ from ready the count stays the classic one (a lower bound when many copies are h
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from functools import cache
 
 from protocol.tiles import PLAYING_KINDS, PLAYING_TILES, Tile
 
 from .errors import HandError
 from .hand import Hand
+from .shapes import HONORS, KNITTED_STRAIGHTS, ORPHANS
+from .waits import concealed_waits
 
 # An option is (sets, min(sets + partials, 4), pair): the value of a set of options
 # is sets + min(blocks, 4) + pair and the shanten is 8 minus the best value.
 Option = tuple[int, int, int]
-
-_ORPHANS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
-_HONORS = range(27, 34)
-# The six knitted straights: 147, 258, 369 spread over the three suits in every order.
-_KNITTED: tuple[tuple[int, ...], ...] = tuple(
-    tuple(
-        9 * suit + rank
-        for suit, start in zip(order, (0, 1, 2), strict=True)
-        for rank in (start, start + 3, start + 6)
-    )
-    for order in ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0))
-)
 
 
 def _prune(options: set[Option]) -> tuple[Option, ...]:
@@ -123,7 +112,7 @@ def _regular(counts: list[int], done_sets: int) -> int:
     opts: tuple[Option, ...] = ((done_sets, min(done_sets, 4), 0),)
     for base in (0, 9, 18):
         opts = _merge(opts, _suit_options(tuple(counts[base : base + 9])))
-    honors = tuple(sorted((counts[k] for k in _HONORS if counts[k]), reverse=True))
+    honors = tuple(sorted((counts[k] for k in HONORS if counts[k]), reverse=True))
     if honors:
         opts = _merge(opts, _honor_options(honors))
     return 8 - max(m + s + p for m, s, p in opts)
@@ -135,18 +124,18 @@ def _seven_pairs(counts: list[int]) -> int:
 
 
 def _thirteen_orphans(counts: list[int]) -> int:
-    held = [counts[k] for k in _ORPHANS if counts[k]]
+    held = [counts[k] for k in ORPHANS if counts[k]]
     return 13 - len(held) - (1 if any(c >= 2 for c in held) else 0)
 
 
 def _honors_knitted(counts: list[int]) -> int:
-    honors = sum(1 for k in _HONORS if counts[k])
-    return 13 - honors - max(sum(1 for k in ks if counts[k]) for ks in _KNITTED)
+    honors = sum(1 for k in HONORS if counts[k])
+    return 13 - honors - max(sum(1 for k in ks if counts[k]) for ks in KNITTED_STRAIGHTS)
 
 
 def _knitted_straight(counts: list[int], done_sets: int, best: int) -> int:
     """The best of ``best`` and knitted straight + one set + a pair."""
-    for ks in _KNITTED:
+    for ks in KNITTED_STRAIGHTS:
         missing = sum(1 for k in ks if not counts[k])
         if missing - 1 >= best:
             continue  # cannot beat what we have: the rest is at best complete (-1)
@@ -169,89 +158,14 @@ def _raw(counts: list[int], done_sets: int) -> int:
     return best
 
 
-@cache
-def _suit_complete(counts: tuple[int, ...]) -> tuple[bool, bool]:
-    """(sets only, sets and one pair) for one suit's counts."""
-    i = next((k for k, c in enumerate(counts) if c), -1)
-    if i < 0:
-        return True, False
-    sets = pair = False
-    c = list(counts)
-    if c[i] >= 3:
-        c[i] -= 3
-        s, p = _suit_complete(tuple(c))
-        sets, pair = sets or s, pair or p
-        c[i] += 3
-    if i <= 6 and c[i + 1] and c[i + 2]:
-        for k in (i, i + 1, i + 2):
-            c[k] -= 1
-        s, p = _suit_complete(tuple(c))
-        sets, pair = sets or s, pair or p
-        for k in (i, i + 1, i + 2):
-            c[k] += 1
-    if c[i] >= 2:
-        c[i] -= 2
-        pair = pair or _suit_complete(tuple(c))[0]
-    return sets, pair
-
-
-def _regular_complete(counts: list[int], done_sets: int) -> bool:
-    if sum(counts) + 3 * done_sets != 14:
-        return False
-    pairs = 0
-    for base in (0, 9, 18):
-        part = tuple(counts[base : base + 9])
-        n = sum(part) % 3
-        if n == 1 or not _suit_complete(part)[n == 2]:
-            return False
-        pairs += n == 2
-    for k in _HONORS:
-        if counts[k] == 2:
-            pairs += 1
-        elif counts[k] not in (0, 3):
-            return False
-    return pairs == 1
-
-
-def _completing_tiles(counts: list[int], done_sets: int, held: list[int]) -> Iterator[int]:
+def _completing_tiles(counts: list[int], done_sets: int, held: list[int]) -> list[int]:
     """The tiles that complete a 13-tile hand, leaving out those it holds all four of."""
-    # Which special shapes are one tile away at all, decided once for every candidate.
-    knitted = (
-        [ks for ks in _KNITTED if sum(1 for k in ks if not counts[k]) <= 1]
-        if done_sets <= 1
-        else []
-    )
-    pairs = done_sets == 0 and sum(c % 2 for c in counts) == 1
-    singles = done_sets == 0 and max(counts) == 1
-    orphans = done_sets == 0 and sum(counts[k] for k in _ORPHANS) == 13
-    for t in range(PLAYING_KINDS):
-        if held[t] == 4:
-            continue
-        counts[t] += 1
-        complete = (
-            _regular_complete(counts, done_sets)
-            or any(_knitted_complete(counts, done_sets, ks) for ks in knitted)
-            or (pairs and counts[t] % 2 == 0)
-            or (singles and _honors_knitted(counts) == -1)
-            or (orphans and _thirteen_orphans(counts) == -1)
-        )
-        counts[t] -= 1
-        if complete:
-            yield t
+    return [t for t in concealed_waits(counts, done_sets) if held[t] < 4]
 
 
 def _really_ready(counts: list[int], done_sets: int, held: list[int]) -> bool:
     """A 13-tile hand is ready only if a tile that completes it is still unseen by it."""
-    return any(True for _ in _completing_tiles(counts, done_sets, held))
-
-
-def _knitted_complete(counts: list[int], done_sets: int, ks: tuple[int, ...]) -> bool:
-    if not all(counts[k] for k in ks):
-        return False
-    rest = counts[:]
-    for k in ks:
-        rest[k] -= 1
-    return _regular_complete(rest, done_sets + 3)
+    return bool(_completing_tiles(counts, done_sets, held))
 
 
 def _shanten(counts: list[int], done_sets: int, held: list[int], size: int) -> int:
