@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgpack
+
 from protocol.errors import ErrorCode, ProtocolError
-from protocol.framing import FrameDecoder
-from protocol.framing import encode as encode_message
+from protocol.framing import HEADER_SIZE, MAX_FRAME, FrameDecoder
 from protocol.messages import Message
 
 __all__ = ["ErrorCode", "ProtocolError", "WireDecoder", "encode"]
@@ -28,8 +29,18 @@ def _strip(value: Any) -> Any:
 
 
 def encode(message: dict[str, Any]) -> bytes:
-    """One checked frame for a message map (``ProtocolError`` if it breaks the catalog)."""
-    return encode_message(Message.from_wire(_strip(message)))
+    """One checked frame for a message map (``ProtocolError`` if it breaks the catalog).
+
+    The map is validated by the catalog once (``Message.from_wire``) and then packed as it
+    is: the same bytes as ``protocol.framing.encode`` of the message, half the work."""
+    clean = _strip(message)
+    Message.from_wire(clean)
+    body = msgpack.packb(clean, use_bin_type=True)
+    if len(body) > MAX_FRAME:
+        raise ProtocolError(
+            ErrorCode.FRAME_TOO_LARGE, f"{message.get('type')} message of {len(body)} bytes"
+        )
+    return len(body).to_bytes(HEADER_SIZE, "big") + body
 
 
 class WireDecoder:
