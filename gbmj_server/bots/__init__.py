@@ -47,4 +47,4 @@ def make_bot(level: str = "normal", seed: int = 0) -> Bot:
     return PlanBot(STYLES[level], seed)
 
 
-__all__ = ["LEVELS", "Bot", "BaselineBot", "PlanBot", "make_bot"]
+__all__ = ["LEVELS", "BaselineBot", "Bot", "PlanBot", "make_bot"]

@@ -13,9 +13,10 @@ shanten tables of ``rules.shanten``. Kinds of plan:
 
 - *filter*: only some tiles may be used (a flush, a tile range): tiles outside the plan
   count as useless and every meld must fit;
-- *core*: three fixed sets (chows or pungs) plus any set and a pair; the core's tiles
-  held are set aside, each missing one costs a draw, the rest is read as one set and a
-  pair; melds equal to a core set fill it, any other meld is the free set;
+- *core*: fixed sets (three chows or pungs; two pungs for 双箭刻) plus the other sets
+  and a pair; the core's tiles held are set aside, each missing one costs a draw, the
+  rest is read as the other sets and a pair; melds equal to a core set fill it, any
+  other meld is a free set;
 - *pungs*: four pungs or kongs and a pair, within a filter;
 - *pairs*, *knitted*, *knitted straight*, *orphans*: the special shapes.
 """
@@ -144,10 +145,8 @@ def _catalog() -> tuple[Plan, ...]:
         plans.append(Plan("三风刻", 12, CORE, core=tuple((PUNG, w) for w in winds)))
     for skip in range(3):
         dragons = tuple(d for d in range(31, 34) if d != 31 + skip)
-        # 双箭刻 plus the third set and pair: the free set is often a value pung too.
-        plans.append(
-            Plan("双箭刻", 6, CORE, core=tuple((PUNG, d) for d in dragons) + ((PUNG, -1),))
-        )
+        # 双箭刻 is 6 fan: a third value pung or 门前清 makes 8 (see the fan estimate).
+        plans.append(Plan("双箭刻", 6, CORE, core=tuple((PUNG, d) for d in dragons)))
     return tuple(plans)
 
 
@@ -162,6 +161,12 @@ class MeldInfo(NamedTuple):
     tiles: frozenset[int]
     any_chow: bool
     exposed: bool  # any meld other than a concealed kong
+    # The melds as plain ints (kind, tile, concealed, added): a cache key the garbage
+    # collector need not track, unlike ``Meld`` values.
+    key: tuple[tuple[int, int, int, int], ...]
+
+
+_KIND_CODE = {MeldKind.CHOW: 0, MeldKind.PUNG: 1, MeldKind.KONG: 2}
 
 
 @cache
@@ -174,6 +179,7 @@ def meld_info(melds: tuple[Meld, ...]) -> MeldInfo:
         tiles,
         any(k == CHOW for k, _ in sets),
         any(not m.concealed for m in melds),
+        tuple((_KIND_CODE[m.kind], int(m.tile), int(m.concealed), int(m.added)) for m in melds),
     )
 
 
@@ -191,42 +197,39 @@ def _pung_distance(counts: Sequence[int], sets: int) -> int:
     return 8 - 2 * sets - min(pairs - head, 4 - sets) - head
 
 
-class Reach(NamedTuple):
-    """How far a hand is from a plan: ``distance`` and the tiles the core still lacks."""
-
-    distance: int
-    missing: tuple[int, ...]  # core tiles to draw (with repeats), for their live copies
-
-
-DEAD = Reach(99, ())
+# How far a hand is from a plan: (distance, the core tiles still to draw with repeats).
+# A plain tuple of ints, not a NamedTuple: bots cache many of them, and the garbage
+# collector stops tracking plain tuples of ints, so caching them costs no pause.
+Reach = tuple[int, tuple[int, ...]]
+DEAD: Reach = (99, ())
 
 
 def reach(plan: Plan, counts: tuple[int, ...], melds: MeldInfo) -> Reach:
     """How far ``counts`` (concealed) with ``melds`` is from ``plan`` (``DEAD``: impossible)."""
     kind = plan.kind
     if kind == GENERIC:
-        return Reach(_regular(list(counts), melds.count), ())
+        return (_regular(list(counts), melds.count), ())
     if plan.concealed_only:
         if melds.count:
             return DEAD
         if kind == PAIRS:
-            return Reach(6 - min(7, sum(c >> 1 for c in counts)), ())
+            return (6 - min(7, sum(c >> 1 for c in counts)), ())
         if kind == KNITTED:
-            return Reach(_honors_knitted(list(counts)), ())
-        return Reach(_thirteen_orphans(list(counts)), ())
+            return (_honors_knitted(list(counts)), ())
+        return (_thirteen_orphans(list(counts)), ())
     if kind == KNITTED_STRAIGHT:
         if melds.count > 1:
             return DEAD
-        return Reach(_knitted_straight(list(counts), melds.count, 99), ())
+        return (_knitted_straight(list(counts), melds.count, 99), ())
     mask = plan.mask
     if kind in (FILTER, PUNGS):
         if not melds.tiles <= mask or (kind == PUNGS and melds.any_chow):
             return DEAD
         kept = [c if t in mask else 0 for t, c in enumerate(counts)]
         if kind == FILTER:
-            return Reach(_regular(kept, melds.count), ())
-        return Reach(_pung_distance(kept, melds.count), ())
-    # A core of three sets (a fourth "wildcard" pung of -1 means: any set).
+            return (_regular(kept, melds.count), ())
+        return (_pung_distance(kept, melds.count), ())
+    # A core of sets (three, or two dragon pungs): the rest is read as the other sets.
     core = list(plan.core)
     free = 0
     for s in melds.sets:
@@ -234,8 +237,7 @@ def reach(plan: Plan, counts: tuple[int, ...], melds: MeldInfo) -> Reach:
             core.remove(s)
         else:
             free += 1
-    core = [s for s in core if s[1] >= 0]
-    done = len(plan.core) - len([s for s in plan.core if s[1] < 0])
+    done = len(plan.core)
     if free + done > 4:
         return DEAD
     rest = list(counts)
@@ -246,7 +248,7 @@ def reach(plan: Plan, counts: tuple[int, ...], melds: MeldInfo) -> Reach:
                 rest[x] -= 1
             else:
                 missing.append(x)
-    return Reach(len(missing) + _regular(rest, done + free), tuple(missing))
+    return (len(missing) + _regular(rest, done + free), tuple(missing))
 
 
 def reach_bound(plan: Plan, counts: tuple[int, ...], melds: MeldInfo) -> int:
@@ -258,7 +260,7 @@ def reach_bound(plan: Plan, counts: tuple[int, ...], melds: MeldInfo) -> int:
     sets = melds.sets
     for s in plan.core:
         k, t = s
-        if t < 0 or s in sets:
+        if s in sets:
             continue
         for x in (t, t + 1, t + 2) if k == CHOW else (t, t, t):
             if have[x]:

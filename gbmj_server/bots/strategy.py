@@ -45,7 +45,7 @@ from .position import Counts, Position
 # The chance a core tile is still drawn or claimed, by its unseen copies beyond those
 # already counted on.
 _LIVE = (0.0, 0.45, 0.75, 0.9, 1.0)
-_CACHE_LIMIT = 200_000
+_CACHE_LIMIT = 50_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +97,7 @@ class Evaluator:
 
     # -- the parts ------------------------------------------------------------------------
     def reach(self, i: int, counts: Counts, melds: tuple[Meld, ...], info: MeldInfo) -> Reach:
-        key = (i, counts, melds)
+        key = (i, counts, info.key)
         r = self.caches.reach.get(key)
         if r is None:
             r = self.caches.reach[key] = reach(PLANS[i], counts, info)
@@ -134,20 +134,20 @@ class Evaluator:
         plan = PLANS[i]
         fan = self.estimate(plan, counts, info)
         value = win_weight(fan) * (1.0 if fan >= 8 else 0.15 if plan.kind == GENERIC else 0.35)
-        if r.missing:
+        if r[1]:
             unseen = self.unseen
             need: dict[int, int] = {}
-            for t in r.missing:
+            for t in r[1]:
                 n = need.get(t, 0)
                 value *= _LIVE[max(0, unseen[t] - n)]
                 need[t] = n + 1
-        d = max(r.distance, 1)  # a ready plan is valued by its waits (``ready_value``)
+        d = max(r[0], 1)  # a ready plan is valued by its waits (``ready_value``)
         return value * self.style.q**d * self.horizon(d)
 
     def ready_value(self, counts: Counts, melds: tuple[Meld, ...]) -> float:
         """A ready hand's worth from its waits that reach 8 fan (0 if none)."""
         pos = self.pos
-        key = (counts, melds, pos.seat_wind, pos.prevailing_wind)
+        key = (counts, meld_info(melds).key, int(pos.seat_wind), int(pos.prevailing_wind))
         scored = self.caches.waits.get(key)
         if scored is None:
             scored = self.caches.waits[key] = _score_waits(counts, melds, pos)
@@ -172,14 +172,14 @@ class Evaluator:
     def select(self, counts: Counts, melds: tuple[Meld, ...]) -> list[int]:
         """The plans worth following from this hand (13 or 14 tiles), best first."""
         info = meld_info(melds)
-        base = self.reach(0, counts, melds, info).distance
+        base = self.reach(0, counts, melds, info)[0]
         scored: list[tuple[float, int]] = []
         for i in self.style.plan_ids:
             plan = PLANS[i]
             if plan.kind == CORE and reach_bound(plan, counts, info) > base + 3:
                 continue
             r = self.reach(i, counts, melds, info)
-            if r is DEAD or r.distance > base + 3:
+            if r is DEAD or r[0] > base + 3:
                 continue
             scored.append((self.plan_value(i, r, counts, info), i))
         scored.sort(reverse=True)
@@ -195,15 +195,15 @@ class Evaluator:
         feasible = False
         for i in plans:
             r = self.reach(i, counts, melds, info)
-            if r.distance > 50:
+            if r[0] > 50:
                 continue
-            if r.distance <= 0:
+            if r[0] <= 0:
                 ready = True
             v = self.plan_value(i, r, counts, info)
             if self.estimate(PLANS[i], counts, info) >= 8:
                 feasible = True
             values.append(v)
-        if not ready and self.reach(0, counts, melds, info).distance <= 0:
+        if not ready and self.reach(0, counts, melds, info)[0] <= 0:
             ready = True
         if ready and self.style.exact_ready:
             exact = self.ready_value(counts, melds)
