@@ -29,6 +29,7 @@ from ..rules.shapes import is_complete
 from . import actions as A
 from . import events as E
 from .actions import Action, ActionKind
+from .readiness import may_be_ready
 from .settlement import (
     HandResult,
     Outcome,
@@ -120,6 +121,7 @@ class HandState:
         self._rev = [0, 0, 0, 0]
         self._seat_cache: list[tuple[int, SeatData] | None] = [None] * 4
         self.view_cache: dict = {}  # views.py keeps its per-seat parts here
+        self._ready: list[tuple[int, bool] | None] = [None] * 4  # (rev, may be ready)
         self._deal()
 
     # -- the deal ---------------------------------------------------------------------
@@ -394,9 +396,11 @@ class HandState:
             s = (discarder + i) % 4
             c = self._counts[s]
             opts: list[Action] = []
-            c[t] += 1
-            score = self._judge(s, t, False, False, last)
-            c[t] -= 1
+            score = None
+            if self._may_be_ready(s):
+                c[t] += 1
+                score = self._judge(s, t, False, False, last)
+                c[t] -= 1
             if score is not None:
                 self._win_cache[s] = score
                 opts.append(A.WIN)
@@ -428,6 +432,8 @@ class HandState:
         self._win_cache = {}
         for i in (1, 2, 3):
             s = (adder + i) % 4
+            if not self._may_be_ready(s):
+                continue
             c = self._counts[s]
             c[t] += 1
             score = self._judge(s, t, False, True, False)
@@ -572,10 +578,25 @@ class HandState:
 
     def _self_drawn_score(self, seat: int) -> Score | None:
         t = self._last_drawn[seat]
-        if t is None or not self._counts[seat][t]:
+        c = self._counts[seat]
+        if t is None or not c[t]:
+            return None
+        c[t] -= 1
+        ready = may_be_ready(c, len(self._melds[seat]))
+        c[t] += 1
+        if not ready:
             return None
         last = self._front >= self._back
         return self._judge(seat, t, True, self.turn_kind is TurnKind.KONG, last)
+
+    def _may_be_ready(self, seat: int) -> bool:
+        """``readiness.may_be_ready`` for the seat's 13 tiles, kept until they change."""
+        rev = self._rev[seat]
+        entry = self._ready[seat]
+        if entry is None or entry[0] != rev:
+            entry = (rev, may_be_ready(self._counts[seat], len(self._melds[seat])))
+            self._ready[seat] = entry
+        return entry[1]
 
     def _judge(
         self, seat: int, tile: Tile, self_drawn: bool, kong: bool, last: bool

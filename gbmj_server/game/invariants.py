@@ -29,11 +29,14 @@ def check_step(state: HandState, events: list[Event]) -> None:
     offer = state.offer
     total = state.wall_remaining + (1 if offer is not None and offer[2] else 0)
     for s, d in enumerate(data):
-        # the cached seat data must follow the live state
+        # the cached seat data must follow the live state (compared in full at the end)
         assert len(d.concealed) == sum(state._counts[s]), f"stale hand of seat {s}"
-        assert d.discards == tuple(state._discards[s]), f"stale pool of seat {s}"
-        assert d.melds == tuple(state._melds[s]) and len(d.flowers) == len(state._flowers[s])
-        kongs = sum(1 for m in d.melds if m.kind is MeldKind.KONG)
+        assert len(d.discards) == len(state._discards[s]), f"stale pool of seat {s}"
+        assert len(d.melds) == len(state._melds[s]), f"stale melds of seat {s}"
+        assert len(d.flowers) == len(state._flowers[s]), f"stale flowers of seat {s}"
+        kongs = 0
+        for m in d.melds:
+            kongs += m.kind is MeldKind.KONG
         n = len(d.concealed) + 3 * len(d.melds) + kongs
         total += n + len(d.flowers) + len(d.discards)
         expected = 13 + kongs
