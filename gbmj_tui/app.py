@@ -24,7 +24,7 @@ from textual.message import Message
 
 from gbmj_tui.config import ClientConfig, data_dir, load_config, parse_address, save_config
 from gbmj_tui.connection import ConnectError, Connection, RequestFailed
-from gbmj_tui.model import TableView
+from gbmj_tui.model import TableView, seat_player_at
 from gbmj_tui.screens.connect import ConnectScreen
 from gbmj_tui.screens.help import HelpScreen
 from gbmj_tui.screens.lobby import LobbyScreen
@@ -148,11 +148,11 @@ class GbmjApp(App[None]):
     async def _enter_lobby(self, profile: m.Profile) -> None:
         self.profile = profile
         self.lobby = LobbyScreen(self.lang)
+        self.lobby.set_profile(profile)  # drawn when the screen mounts
         if self.screen_stack and isinstance(self.screen, ConnectScreen):
             await self.switch_screen(self.lobby)
         else:
             await self.push_screen(self.lobby)
-        self.lobby.set_profile(profile)
         self.lobby_at = time.monotonic() - self.started
         self.refresh_tables()
 
@@ -325,7 +325,12 @@ class GbmjApp(App[None]):
             assert view is not None
             if isinstance(msg.event, m.HandStart):
                 self._close_results()
-            self._set_view(apply_event_message(view, msg))
+            view = apply_event_message(view, msg)
+            if isinstance(msg.event, m.Deal) and msg.event.tiles and self.profile is not None:
+                # The hand's seats are not the lobby's: put our name where our tiles are.
+                # (Other players' places need the server to say; see the report.)
+                view = seat_player_at(view, msg.event.seat, self.profile.name)
+            self._set_view(view)
         elif isinstance(msg, m.Prompt) and at_table:
             assert view is not None
             self._set_view(apply_prompt(view, msg))

@@ -273,14 +273,31 @@ def on_deal(
     tiles: Iterable[int] | None = None,
     **_: Any,
 ) -> TableView:
-    """A seat's starting tiles: the viewer's own tiles, or only the count for others."""
-    if seat == view.me and tiles is not None:
-        view = replace(view, hand=sort_tiles(tiles), drawn=None)
+    """A seat's starting tiles: the viewer's own tiles, or only the count for others.
+
+    Only the viewer's own deal carries tiles, so it also says which seat is the viewer's
+    for this hand (the match seats players anew each round).
+    """
+    if tiles is not None and view.me is not None:
+        view = replace(view, me=seat, hand=sort_tiles(tiles), drawn=None)
     view = view.with_seat(seat, concealed_count=count)
     view = replace(view, wall_count=max(view.wall_count - count, 0))
     if seat == view.dealer:
         view = _timed(view, (seat,), "first_discard")
     return view
+
+
+def seat_player_at(view: TableView, seat: int, name: str) -> TableView:
+    """The view with the player called ``name`` shown at ``seat``: swaps who sits where
+    when the names were placed by lobby seat rather than by the hand's seat."""
+    here = next((s.seat for s in view.seats if s.name == name), None)
+    if here is None or here == seat:
+        return view
+    a, b = view.seats[here], view.seats[seat]
+    keep = ("seat", "wind", "concealed_count", "melds", "flowers", "discards")
+    who = [f for f in SeatView.__dataclass_fields__ if f not in keep]
+    view = view.with_seat(here, **{f: getattr(b, f) for f in who})
+    return view.with_seat(seat, **{f: getattr(a, f) for f in who})
 
 
 def on_flower(view: TableView, *, seat: int, tile: int, **_: Any) -> TableView:

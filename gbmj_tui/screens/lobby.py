@@ -7,12 +7,15 @@ and asks the app to act (``App.create_table``, ``join_table``, ``spectate``, ``c
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TypeVar
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
 from textual.widgets import (
     Button,
     DataTable,
@@ -26,6 +29,8 @@ from textual.widgets import (
 )
 
 from protocol import messages as m
+
+W = TypeVar("W", bound=Widget)
 
 COLUMNS = {
     "zh": ("号", "桌名", "底注", "计时", "圈", "座位", "观战", "状态"),
@@ -104,7 +109,8 @@ class LobbyScreen(Screen[None]):
         values = (profile.coins, profile.level, profile.rating)
         pairs = zip(words, values, strict=True)
         text = profile.name + guest + "".join(f"   {w} {v}" for w, v in pairs)
-        self.query_one("#profile", Static).update(text)
+        if (profile_line := self._find("#profile", Static)) is not None:
+            profile_line.update(text)
 
     def set_tables(self, tables: Iterable[m.TableInfo]) -> None:
         self.tables = {t.table_id: t for t in tables}
@@ -119,19 +125,29 @@ class LobbyScreen(Screen[None]):
         self._redraw()
 
     def add_chat(self, sender: str | None, text: str) -> None:
-        if self._ready:
-            self.query_one("#chat-log", RichLog).write(f"{sender or '*'}: {text}")
+        if (log := self._find("#chat-log", RichLog)) is not None:
+            log.write(f"{sender or '*'}: {text}")
 
     def _redraw(self) -> None:
-        if not self._ready:
+        table = self._find("#tables", DataTable)
+        if table is None:
             return
-        table = self.query_one("#tables", DataTable)
         keep = table.cursor_row
         table.clear()
         for table_id in sorted(self.tables):
             table.add_row(*table_row(self.tables[table_id], self.lang), key=str(table_id))
         if table.row_count:
             table.move_cursor(row=min(keep, table.row_count - 1))
+
+    def _find(self, selector: str, kind: type[W]) -> W | None:
+        """A widget of this screen, or None before it is mounted or while it closes
+        (pushes from the server may arrive at either time)."""
+        if not self._ready:
+            return None
+        try:
+            return self.query_one(selector, kind)
+        except NoMatches:
+            return None
 
     @property
     def selected(self) -> m.TableInfo | None:

@@ -14,6 +14,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
@@ -96,6 +97,12 @@ class TableScreen(Screen[None]):
         self.view = view
         if not self._ready:
             return
+        try:
+            self._draw(view)
+        except NoMatches:  # the screen is closing while the server still talks
+            pass
+
+    def _draw(self, view: TableView) -> None:
         style, lang = self.tile_style, self.lang
         spectator = view.me is None
         for name, position in POSITIONS.items():

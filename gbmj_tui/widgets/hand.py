@@ -2,8 +2,9 @@
 
 Keyboard: Left/Right (and Home/End) move the cursor; the keys shown under the tiles
 (``1``-``9``, ``0``, ``-``, ``=``, ``[``, ``]``) select a tile at once; Enter, or the
-selected tile's key again, discards it. Mouse: a click selects, a click on the selected
-tile discards. Discarding is possible only while the hand is ``active`` (the player's
+same key again, discards it. Mouse: a click selects, a second click discards. Only a
+tile the player picked is discarded by a second key or click, never one the cursor
+merely rests on. Discarding is possible only while the hand is ``active`` (the player's
 turn); otherwise number keys and Enter pass on to the screen (the claim bar uses them).
 """
 
@@ -35,6 +36,10 @@ class HandRow(Widget, can_focus=True):
     active: reactive[bool] = reactive(False)
     tile_style: reactive[TileStyle] = reactive(TileStyle.CJK)
 
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self._armed: int | None = None  # the index the player picked by key or click
+
     class Selected(Message):
         """The cursor moved to a tile."""
 
@@ -62,15 +67,17 @@ class HandRow(Widget, can_focus=True):
         return tiles[self.cursor] if 0 <= self.cursor < len(tiles) else None
 
     def set_hand(self, tiles: tuple[int, ...], drawn: int | None) -> None:
-        """New tiles; the cursor goes to a new drawn tile, or stays in range."""
-        new_draw = drawn is not None and (drawn != self.drawn or tiles != self.tiles)
+        """New tiles; the cursor goes to the rightmost tile when the player has one to
+        discard (a new draw, or a hand of 14, 11, 8... after a deal or claim)."""
+        changed = drawn != self.drawn or tiles != self.tiles
         self.tiles = tiles
         self.drawn = drawn
         count = len(self.all_tiles)
-        if new_draw:
-            self.cursor = count - 1
-        else:
-            self.cursor = min(self.cursor, max(count - 1, 0))
+        if changed:
+            self._armed = None
+            if count % 3 == 2:
+                self.cursor = count - 1
+        self.cursor = min(self.cursor, max(count - 1, 0))
 
     def x_of(self, index: int) -> int:
         """The column where the tile at ``index`` starts."""
@@ -98,7 +105,7 @@ class HandRow(Widget, can_focus=True):
             row.append_text(tile_text(tile, self.tile_style, selected=i == self.cursor))
             key = KEY_LABELS[i] if i < len(KEY_LABELS) else " "
             if i == self.cursor:  # the cursor is marked in text too, not only by colour
-                labels.append(f"[{key}]".center(TILE_WIDTH), style="bold")
+                labels.append(f"<{key}>".center(TILE_WIDTH), style="bold")
             else:
                 labels.append(key.center(TILE_WIDTH), style="" if self.active else "dim")
         return Text("\n").join([row, labels])
@@ -113,10 +120,13 @@ class HandRow(Widget, can_focus=True):
         if count:
             self.select((self.cursor + step) % count)
 
-    def select(self, index: int) -> None:
+    def select(self, index: int, *, arm: bool = False) -> None:
+        """Move the cursor; ``arm``: the player picked this tile, so picking it again
+        discards it (a cursor the program placed is never armed)."""
         tiles = self.all_tiles
         if 0 <= index < len(tiles):
             self.cursor = index
+            self._armed = index if arm else None
             self.post_message(self.Selected(index, tiles[index]))
 
     def discard_selected(self) -> bool:
@@ -140,10 +150,10 @@ class HandRow(Widget, can_focus=True):
             handled = self.discard_selected()
         elif self.active and event.character and event.character in KEY_LABELS:
             index = KEY_LABELS.index(event.character)
-            if index == self.cursor:
+            if index == self._armed and index == self.cursor:
                 self.discard_selected()
             else:
-                self.select(index)
+                self.select(index, arm=True)
         else:
             handled = False
         if handled:
@@ -154,7 +164,7 @@ class HandRow(Widget, can_focus=True):
         index = self.index_at(event.x)
         if index is None:
             return
-        if index == self.cursor and self.active:
+        if index == self._armed and index == self.cursor and self.active:
             self.discard_selected()
         else:
-            self.select(index)
+            self.select(index, arm=True)

@@ -64,7 +64,14 @@ async def _play_hand(app: GbmjApp, pilot, checks: dict[str, int]) -> None:
                 await pilot.press("space")
             elif prompt.allows("discard"):
                 hand = app.screen.query_one(HandRow)
-                assert hand.active and hand.selected_tile is not None
+                assert hand.active and hand.selected_tile is not None, (
+                    hand.tiles,
+                    hand.drawn,
+                    hand.cursor,
+                    view.hand,
+                    view.drawn,
+                    prompt,
+                )
                 checks["turns"] += 1
                 await pilot.press("enter")
             await _until(pilot, lambda p=prompt: app.view is None or app.view.prompt is not p)

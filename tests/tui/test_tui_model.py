@@ -17,6 +17,7 @@ from gbmj_tui.model import (
     apply_event,
     on_prompt,
     round_label,
+    seat_player_at,
 )
 from protocol.tiles import Tile as T
 
@@ -168,3 +169,25 @@ def test_prompt_sets_the_timer() -> None:
     view = on_prompt(sample_view(), actions=(Choice("pass"),), timer="claim_window", ms_left=4200)
     assert view.prompt is not None and view.prompt.is_claim
     assert view.timer is not None and view.timer.ms_left == 4200
+
+
+def test_own_deal_says_which_seat_is_the_viewer() -> None:
+    view = TableView(me=0)
+    view = apply_event(view, "deal", seat=2, count=13, tiles=(T.M1,) * 4 + (T.P2,) * 9)
+    assert view.me == 2 and len(view.hand) == 13
+    spectator = apply_event(TableView(), "deal", seat=2, count=13)
+    assert spectator.me is None
+
+
+def test_seat_player_at_swaps_identities_not_tiles() -> None:
+    view = sample_view()
+    moved = seat_player_at(view, 2, "Alice")
+    assert moved.seats[2].name == "Alice" and moved.seats[0].name == "Carol"
+    assert moved.seats[2].score == 1200 and moved.seats[0].score == 800
+    assert moved.seats[2].discards == view.seats[2].discards  # the seat's tiles stay
+    assert seat_player_at(view, 0, "Alice") is view
+
+
+def test_replacement_draw_keeps_the_turn() -> None:
+    view = apply_event(sample_view(), "draw", seat=1, replacement=True)
+    assert view.turn == 0 and view.seats[1].concealed_count == 11
