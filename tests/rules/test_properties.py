@@ -56,11 +56,11 @@ POOLS = (
 @dataclass(frozen=True, repr=False)
 class Win:
     """A winning hand as the calculator takes it, plus the concealed sets it was built
-    from (chows by their lowest tile) for the decomposition property."""
+    from (("chow", lowest tile) or ("pung", tile)) for the decomposition property."""
 
     hand: Hand
     context: WinContext
-    concealed_chows: tuple[int, ...] = ()
+    concealed_sets: tuple[tuple[str, int], ...] = ()
 
     def score(self) -> Score:
         return score_hand(self.hand, self.context)
@@ -106,11 +106,11 @@ def _random_set(
             return kind, t
 
 
-def _regular(r: random.Random) -> tuple[list[int], list[Meld], list[int]]:
+def _regular(r: random.Random) -> tuple[list[int], list[Meld], list[tuple[str, int]]]:
     counts = [0] * PLAYING_KINDS
     concealed: list[int] = []
     melds: list[Meld] = []
-    chows: list[int] = []
+    sets: list[tuple[str, int]] = []
     meld_chance = r.choice((0.0, 0.3, 0.6))
     pool = r.choice(POOLS)
     for _ in range(4):
@@ -125,12 +125,13 @@ def _regular(r: random.Random) -> tuple[list[int], list[Meld], list[int]]:
             melds.append(Meld(MeldKind(kind), Tile(t), claimed_from=seat))
         elif kind == "chow":
             concealed += [t, t + 1, t + 2]
-            chows.append(t)
+            sets.append((kind, t))
         else:
             concealed += [t] * 3
+            sets.append((kind, t))
     pair = r.choice([t for t in pool if counts[t] <= 2] or [t for t in ALL if counts[t] <= 2])
     concealed += [pair, pair]
-    return concealed, melds, chows
+    return concealed, melds, sets
 
 
 def _seven_pairs(r: random.Random) -> list[int]:
@@ -206,15 +207,15 @@ def _context(r: random.Random, concealed: list[int], melds: list[Meld], tile: in
 
 
 def _build(r: random.Random) -> Win:
-    chows: list[int] = []
+    sets: list[tuple[str, int]] = []
     if r.random() < 0.75:
-        tiles, melds, chows = _regular(r)
+        tiles, melds, sets = _regular(r)
     else:
         tiles, melds = _special(r)
     tile = r.choice(tiles)
     tiles.remove(tile)
     hand = Hand(tuple(Tile(t) for t in tiles), tuple(melds))
-    return Win(hand, _context(r, tiles, melds, tile), tuple(chows))
+    return Win(hand, _context(r, tiles, melds, tile), tuple(sets))
 
 
 wins = st.randoms(use_true_random=False).map(_build)
@@ -336,8 +337,9 @@ def test_the_suits_are_interchangeable(w: Win, order: tuple[int, int, int]) -> N
     before, after = w.score(), _map_hand(w, f).score()
     if ASYMMETRIC & (set(_fan_counts(before)) | set(_fan_counts(after))):
         return
-    assert _fan_counts(after) == _fan_counts(before)
-    assert after.total == before.total
+    # Totals, not fan lists: two splits may tie (边张 in one, 嵌张 in the other) and
+    # which one is listed may follow the tile order.
+    assert after.total == before.total, (_fan_counts(before), _fan_counts(after))
 
 
 MIRRORED = {"全大": "全小", "全小": "全大", "大于五": "小于五", "小于五": "大于五"}
@@ -346,7 +348,7 @@ MIRRORED = {"全大": "全小", "全小": "全大", "大于五": "小于五", "�
 @settings(max_examples=200, deadline=None)
 @given(wins)
 def test_ranks_read_backwards_score_the_same(w: Win) -> None:
-    """1↔9, 2↔8, ...: 全大 becomes 全小 and 大于五 becomes 小于五, nothing else changes."""
+    """1↔9, 2↔8, ...: 全大 becomes 全小 and 大于五 becomes 小于五, the total stays."""
 
     def f(t: int) -> int:
         return t - t % 9 + 8 - t % 9 if t < 27 else t
@@ -354,8 +356,11 @@ def test_ranks_read_backwards_score_the_same(w: Win) -> None:
     before, after = w.score(), _map_hand(w, f).score()
     if ASYMMETRIC & (set(_fan_counts(before)) | set(_fan_counts(after))):
         return
-    assert _fan_counts(after) == {MIRRORED.get(k, k): v for k, v in _fan_counts(before).items()}
-    assert after.total == before.total
+    mirrored = {MIRRORED.get(k, k): v for k, v in _fan_counts(before).items()}
+    assert after.total == before.total, (mirrored, _fan_counts(after))
+    # The rank fans depend on the tiles alone, never on a tie between splits.
+    for name in MIRRORED:
+        assert mirrored.get(name) == _fan_counts(after).get(name), (mirrored, _fan_counts(after))
 
 
 @settings(max_examples=200, deadline=None)
@@ -377,29 +382,28 @@ def test_meld_order_and_flowers_change_nothing_else(w: Win, r: random.Random) ->
 @settings(max_examples=300, deadline=None)
 @given(wins, st.randoms(use_true_random=False))
 def test_the_best_decomposition_beats_a_declared_one(w: Win, r: random.Random) -> None:
-    """Declaring one concealed chow of the hand as a melded chow fixes part of the
-    decomposition: the calculator, free to choose, must score the concealed hand higher
-    (it keeps 门前清 or 不求人 and can pick the same sets; a narrower wait gains at most
-    one fan). When the hand already shows a meld there is no 门前清 to lose, and the
-    declared hand may win by that one fan at most. Skipped when the declared hand is a
-    chicken hand (无番和 is worth 8)."""
-    if not w.concealed_chows or len(w.hand.melds) > 2:
+    """Declaring one concealed set of the hand (a chow, or a pung as claimed) fixes part
+    of the decomposition: the calculator, free to choose, must score the concealed hand
+    higher (it keeps 门前清 or 不求人, its concealed pungs, and can pick the same sets; a
+    narrower wait gains at most one fan). When the hand already shows a meld there is
+    no 门前清 to lose, and the declared hand may win by that one fan at most. Skipped when
+    the declared hand is a chicken hand (无番和 is worth 8)."""
+    if not w.concealed_sets or len(w.hand.melds) > 2:
         return  # with four melds 全求人 would come into play
     win_tile = w.context.win_tile
     held = sum(1 for t in w.hand.all_tiles() if t == win_tile)
     if held == 3:
         return  # declaring may show the third copy: 和绝张 by the table, a new fan
-    t = r.choice(w.concealed_chows)
+    kind, t = r.choice(w.concealed_sets)
+    tiles = (t, t + 1, t + 2) if kind == "chow" else (t, t, t)
     concealed = list(w.hand.concealed)
     try:
-        for x in (t, t + 1, t + 2):
+        for x in tiles:
             concealed.remove(Tile(x))
     except ValueError:
-        return  # the winning tile was one of the chow's: nothing left to declare
-    declared = Win(
-        Hand(tuple(concealed), (*w.hand.melds, Meld(MeldKind.CHOW, Tile(t), claimed_from=1))),
-        w.context,
-    ).score()
+        return  # the winning tile was one of the set's: nothing left to declare
+    meld = Meld(MeldKind(kind), Tile(t), claimed_from=1 if kind == "chow" else r.randint(1, 3))
+    declared = Win(Hand(tuple(concealed), (*w.hand.melds, meld)), w.context).score()
     if "无番和" in _fan_counts(declared):
         return
     best = w.score()
