@@ -8,6 +8,7 @@ into ``ActionChosen`` messages; it never talks to the network itself. A spectato
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import replace
 
 from textual import events, on
@@ -97,10 +98,8 @@ class TableScreen(Screen[None]):
         self.view = view
         if not self._ready:
             return
-        try:
+        with contextlib.suppress(NoMatches):  # closing while the server still talks
             self._draw(view)
-        except NoMatches:  # the screen is closing while the server still talks
-            pass
 
     def _draw(self, view: TableView) -> None:
         style, lang = self.tile_style, self.lang
