@@ -349,6 +349,11 @@ def test_fan_51_all_types() -> None:
 def test_fan_52_melded_hand() -> None:
     s = win("[123m<1] [456p<1] [789s<1] [EEE<2] C", "C", seat="N", round="N")
     check(s, "全求人", "单钓将 门前清")
+    # Melded kongs count among the four claims (明杠); a concealed kong does not.
+    s = win("[123m<1] [456p<1] [789s<1] [EEEE<2] C", "C", seat="N", round="N")
+    check(s, {"全求人": 1, "明杠": 1}, "单钓将")
+    s = win("[123m<1] [456p<1] [789s<1] [EEEE] C", "C", seat="N", round="N")
+    check(s, {"暗杠": 1, "单钓将": 1}, "全求人")
     # Only on another player's discard: self-drawn it is 自摸 (and the single wait).
     s = win("[123m<1] [456p<1] [789s<1] [EEE<2] C", "C", self_drawn=True, seat="N", round="N")
     check(s, {"自摸": 1, "单钓将": 1}, "全求人")
@@ -403,6 +408,9 @@ def test_fan_61_seat_wind() -> None:
 def test_fan_62_concealed_hand() -> None:
     check(win("234m 456p 678s 55p 34s", "2s"), "门前清", "不求人")
     check(win("[5555m] 234s 678s 234p E", "E"), "门前清")
+    # A melded kong is a claim: no longer concealed.
+    check(win("[5555m<1] 234s 678s 234p E", "E"), "明杠", "门前清 不求人")
+    check(win("[5555m<1] 234s 678s 234p E", "E", self_drawn=True), "自摸", "门前清 不求人")
 
 
 def test_fan_63_all_chows() -> None:
