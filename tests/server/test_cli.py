@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from gbmj_server.cli import ConfigError, ServerConfig, admin, load_config_file
+from gbmj_server.net.wire import WireDecoder, encode
 from gbmj_server.storage import Storage, hash_password, verify_password
 
 
@@ -48,6 +50,16 @@ def test_admin_users_reset_ban(tmp_path: Path, capsys, monkeypatch) -> None:
         assert not store.account_by_name("alice").banned
 
 
+def _read(sock: socket.socket, decoder: WireDecoder, until: str | None) -> list[dict]:
+    """Messages until one of type ``until`` (None: until the server closes)."""
+    out: list[dict] = []
+    while data := sock.recv(65536):
+        out.extend(decoder.feed(data))  # type: ignore[arg-type]
+        if until is not None and any(m["type"] == until for m in out):
+            break
+    return out
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_server_prints_where_and_stops_cleanly(tmp_path: Path, signum: int) -> None:
     db = tmp_path / "run.sqlite3"
@@ -62,7 +74,16 @@ def test_server_prints_where_and_stops_cleanly(tmp_path: Path, signum: int) -> N
         second = proc.stdout.readline()
         assert first.startswith("listening on 127.0.0.1:") and int(first.rsplit(":", 1)[1]) > 0
         assert second.strip() == f"database: {db}"
-        proc.send_signal(signum)
+        port = int(first.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            sock.sendall(encode({"type": "hello", "version": 1, "client": "test/1"}))
+            sock.sendall(encode({"type": "guest", "id": 1}))
+            decoder = WireDecoder()
+            messages = _read(sock, decoder, until="session")
+            proc.send_signal(signum)
+            messages += _read(sock, decoder, until=None)  # told, then closed
+        assert [m["type"] for m in messages] == ["welcome", "session", "notice"]
+        assert messages[-1]["code"] == "shutdown"
         assert proc.wait(timeout=10) == 0
     finally:
         proc.kill()
