@@ -97,7 +97,9 @@ class _Builder:
                 entry = cache[s] = (key, _seat_views(state, s, ended))
             self.revealed.append(entry[1][0])
             self.hidden.append(entry[1][1])
-        self.to_act = state.to_act
+        self.to_act = to_act = state.to_act
+        phase = state.phase
+        self.claim = claim = phase is Phase.CLAIM
         timer = state.timer
         result = None
         if ended and state.result is not None:
@@ -113,46 +115,43 @@ class _Builder:
                 "total": r.score.total if r.score else 0,
             }
         w = state.wall
-        self.common = HandView(
-            viewer=SPECTATOR,
-            round_number=state.round_number,
-            hand_number=state.hand_number,
-            dealer=state.dealer,
-            prevailing_wind=state.prevailing_wind,
-            dice=w.dice,
-            break_stack=w.break_stack,
-            commitment=w.commitment,
-            wall_remaining=state.wall_remaining,
-            phase=state.phase.value,
-            to_act=() if state.phase is Phase.CLAIM else self.to_act,
-            timer=None if timer is None else timer.value,
-            offer=state.offer,
-            legal_actions=(),
-            seats=tuple(self.hidden),
-            result=result,
-            wall_order=w.order if ended else None,
-            salt=w.salt if ended else None,
+        # HandView's fields: viewer, the nine of ``head``, to_act, timer, offer,
+        # legal_actions, seats, and the three of ``tail``.
+        self.head = (
+            state.round_number,
+            state.hand_number,
+            state.dealer,
+            state.prevailing_wind,
+            w.dice,
+            w.break_stack,
+            w.commitment,
+            state.wall_remaining,
+            phase.value,
+        )
+        self.middle = (None if timer is None else timer.value, state.offer)
+        self.tail = (result, w.order if ended else None, w.salt if ended else None)
+        self.public_to_act = () if claim else to_act
+        hidden = tuple(self.hidden)
+        self.common = HandView._make(
+            (SPECTATOR, *self.head, self.public_to_act, *self.middle, (), hidden, *self.tail)
         )
 
     def view(self, viewer: int) -> HandView:
         if viewer == SPECTATOR:
             return self.common
         state = self.state
-        seats = list(self.hidden)
+        hidden = self.hidden
         own = self.revealed[viewer]
         drawn = state.last_drawn(viewer)
-        seats[viewer] = own if drawn is None else own._replace(drawn=drawn)
-        fields = list(self.common)
-        fields[_VIEWER] = viewer
-        fields[_SEATS] = tuple(seats)
+        if drawn is not None:
+            own = SeatView(*own[:7], drawn)
+        seats = (*hidden[:viewer], own, *hidden[viewer + 1 :])
+        to_act, legal = self.public_to_act, ()
         if viewer in self.to_act:
-            fields[_LEGAL] = state.legal_actions(viewer)
-            if state.phase is Phase.CLAIM:
-                fields[_TO_ACT] = (viewer,)
-        return HandView._make(fields)
+            legal = state.legal_actions(viewer)
+            if self.claim:
+                to_act = (viewer,)
+        return HandView._make((viewer, *self.head, to_act, *self.middle, legal, seats, *self.tail))
 
 
-_VIEWER = HandView._fields.index("viewer")
-_SEATS = HandView._fields.index("seats")
-_LEGAL = HandView._fields.index("legal_actions")
-_TO_ACT = HandView._fields.index("to_act")
+assert HandView._fields[10:15] == ("to_act", "timer", "offer", "legal_actions", "seats")
