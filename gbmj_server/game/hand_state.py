@@ -304,6 +304,10 @@ class HandState:
         start = len(self.events)
         self.version += 1
         self.log.append((seat, None))
+        offer = self.offer
+        if offer is not None and offer[2]:  # an added kong left unresolved: it never happened
+            self._counts[offer[0]][offer[1]] += 1
+            self._rev[offer[0]] += 1
         self.events.append(E.Escape(seat))
         self._end(HandResult(Outcome.ESCAPE, escape_points(seat), escaper=seat))
         return self.events[start:]

@@ -561,6 +561,16 @@ def test_an_escape_ends_the_hand_and_the_escaper_pays_80_to_the_house():
     check_replay(state)
 
 
+def test_an_escape_during_a_robbing_window_gives_the_kong_tile_back():
+    state = hand(ROB, draws=ROB_DRAWS)
+    _to_added_kong(state)
+    act(state, 1, "added_kong 5p")
+    events = state.escape(3)
+    check_step(state, events)  # all 144 tiles still accounted for
+    assert state.concealed(1).count(Tile.P5) == 1 and state.melds(1)[0].kind is MeldKind.PUNG
+    check_replay(state)
+
+
 def test_a_hand_replays_from_its_log_and_restores_from_plain_data():
     import json
 
