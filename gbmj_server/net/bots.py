@@ -33,14 +33,9 @@ def _usefulness(tile: int, counts: Counter[int]) -> int:
 
 
 def concealed_tiles(view: Any) -> list[int]:
-    """The seat's own concealed tiles from an engine view (empty if it has none)."""
-    for name in ("concealed", "hand", "tiles"):
-        value = getattr(view, name, None)
-        if value is None and isinstance(view, dict):
-            value = view.get(name)
-        if isinstance(value, list | tuple) and all(isinstance(t, int) for t in value):
-            return [int(t) for t in value]
-    return []
+    """The seat's own concealed tiles from an engine ``HandView`` (empty if hidden)."""
+    own = view.seats[view.viewer]
+    return [int(t) for t in own.concealed or ()]
 
 
 class SimpleBot:
@@ -75,13 +70,15 @@ class SimpleBot:
 
 
 def _offered_is_honour(view: Any) -> bool:
-    tile = getattr(view, "offered_tile", None)
-    return isinstance(tile, int) and 27 <= tile <= 33
+    """The tile on offer in a claim window is a wind or a dragon."""
+    return view.offer is not None and 27 <= int(view.offer[1]) <= 33
 
 
-BOT_LEVELS = {"simple": SimpleBot}
+# The protocol's levels (easy, normal, hard) all play the simple policy until the bots
+# issue gives each its own.
+BOT_LEVELS: dict[str, type] = {"easy": SimpleBot, "normal": SimpleBot, "hard": SimpleBot}
 
 
-def make_bot(level: str = "simple") -> Bot:
+def make_bot(level: str = "normal") -> Bot:
     """A bot of the named level (unknown levels get the simple one)."""
     return BOT_LEVELS.get(level, SimpleBot)()
