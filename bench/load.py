@@ -150,6 +150,7 @@ async def main(tables: int, seconds: float, warmup: float) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         config = Path(tmp) / "bench.toml"
         config.write_text('bot_delay = 0\nhand_pause = 0\nlog_level = "warning"\n')
+        errors = open(Path(tmp) / "server.log", "w+")  # noqa: SIM115
         server = subprocess.Popen(
             [
                 sys.executable,
@@ -163,6 +164,7 @@ async def main(tables: int, seconds: float, warmup: float) -> None:
                 str(config),
             ],
             stdout=subprocess.PIPE,
+            stderr=errors,
             text=True,
             cwd=ROOT,
         )
@@ -186,7 +188,10 @@ async def main(tables: int, seconds: float, warmup: float) -> None:
                 nursery.cancel_scope.cancel()
         finally:
             server.terminate()
-            server.wait(timeout=10)
+            if server.wait(timeout=10) != 0:
+                errors.seek(0)
+                print(errors.read(), file=sys.stderr)
+            errors.close()
     lat = sorted(stats.latencies) or [0.0]
     p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))]
     print(f"tables: {tables}")
