@@ -6,6 +6,8 @@ from collections import deque
 
 import trio
 
+PRUNE_AT = 10_000
+
 
 class SlidingWindow:
     """At most ``limit`` events per ``window`` seconds for each key."""
@@ -31,6 +33,9 @@ class SlidingWindow:
         return len(self._recent(key)) >= self.limit
 
     def record(self, key: object) -> None:
+        if len(self._events) >= PRUNE_AT:  # many keys (e.g. random names): drop stale ones
+            for stale in list(self._events):
+                self._recent(stale)
         self._recent(key)
         self._events.setdefault(key, deque()).append(trio.current_time())
 

@@ -223,3 +223,17 @@ async def test_a_client_that_does_not_read_is_disconnected(tmp_path) -> None:
         assert sent > 8
         await talker.ok("chat_send", channel="lobby", text="still here")
         nursery.cancel_scope.cancel()
+
+
+async def test_rate_limit_windows_slide_and_forget_stale_keys(autojump_clock) -> None:
+    from gbmj_server.net import limits
+
+    window = SlidingWindow(limit=2, window=10.0)
+    assert window.allow("a") and window.allow("a") and not window.allow("a")
+    await trio.sleep(10.5)
+    assert window.allow("a")
+    for n in range(limits.PRUNE_AT):
+        window.record(n)
+    await trio.sleep(11)
+    window.record("fresh")  # the stale keys go
+    assert len(window._events) == 1
