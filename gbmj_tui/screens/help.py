@@ -87,5 +87,8 @@ class HelpScreen(ModalScreen[None]):
             yield Static(body)
         yield Footer()
 
+    def on_mount(self) -> None:
+        self.set_class(self.tile_style is TileStyle.ASCII, "-ascii")
+
     def action_close(self) -> None:
         self.dismiss(None)

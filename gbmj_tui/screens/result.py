@@ -38,44 +38,44 @@ def result_heading(view: TableView, lang: str) -> Text:
     return out
 
 
-def revealed_hands(view: TableView, style: TileStyle, lang: str) -> Table:
-    """Each seat: wind and name, the concealed tiles (the winning tile marked), melds,
-    flowers, the hand's points and the match score."""
+def revealed_hands(view: TableView, style: TileStyle, lang: str) -> Group:
+    """Each seat on two lines: wind, name, the hand's points and the match score; then
+    the concealed tiles (the winning tile last and marked), the melds and the flowers."""
     r = view.result
     assert r is not None
-    table = Table(show_header=False, box=None, pad_edge=False, expand=False)
-    table.add_column()
-    table.add_column()
-    table.add_column(justify="right")
+    lines: list[Text] = []
     for seat in view.seats:
         s = seat.seat
-        line = Text()
+        points = r.points[s] if s < len(r.points) else 0
+        score = r.scores[s] if r.scores else seat.score
+        head = Text(f"{wind_name(seat.wind, lang)} {seat.name}", style="bold")
+        head.append(f"   {points:+d}", style="bold green" if points > 0 else "bold")
+        head.append(f"   ({tr('score', lang)} {score})")
+        if r.winner == s:
+            head.append(f"   {tr('wins', lang)}", style="bold yellow")
+        flowers = r.flowers[s] if s < len(r.flowers) else ()
+        if flowers:
+            head.append("   ")
+            for f in flowers:
+                head.append_text(tile_text(f, style))
         tiles = list(r.hands[s]) if s < len(r.hands) else []
         marked = None
         if r.winner == s and r.win_tile is not None and r.win_tile in tiles:
             tiles.remove(r.win_tile)  # the winning tile goes last, marked
             tiles.append(r.win_tile)
             marked = len(tiles) - 1
+        line = Text("  ")
         for i, tile in enumerate(tiles):
+            if marked is not None and i == marked:
+                line.append(" ")
             line.append_text(tile_text(tile, style, marked=i == marked))
         if marked is not None:
             line.append("<", style="bold")
         for meld in r.melds[s] if s < len(r.melds) else ():
             line.append(" ")
             line.append_text(meld_text(meld, style, lang))
-        flowers = r.flowers[s] if s < len(r.flowers) else ()
-        if flowers:
-            line.append(" ")
-            for f in flowers:
-                line.append_text(tile_text(f, style))
-        points = r.points[s] if s < len(r.points) else 0
-        score = r.scores[s] if r.scores else seat.score
-        table.add_row(
-            Text(f"{wind_name(seat.wind, lang)} {seat.name}", style="bold"),
-            line,
-            Text(f"{points:+d}  ({score})", style="green" if points > 0 else ""),
-        )
-    return table
+        lines.extend((head, line))
+    return Group(*lines)
 
 
 class ResultScreen(ModalScreen[None]):
@@ -93,7 +93,7 @@ class ResultScreen(ModalScreen[None]):
         self.lang = lang
 
     def compose(self) -> ComposeResult:
-        parts: list = [result_heading(self.view, self.lang), Text("")]
+        parts: list = [result_heading(self.view, self.lang)]
         parts.append(revealed_hands(self.view, self.tile_style, self.lang))
         r = self.view.result
         if r is not None and r.outcome == "win":
@@ -101,6 +101,9 @@ class ResultScreen(ModalScreen[None]):
         with VerticalScroll(id="result-box"):
             yield Static(Group(*parts), id="result")
         yield Footer()
+
+    def on_mount(self) -> None:
+        self.set_class(getattr(self, "tile_style", None) is TileStyle.ASCII, "-ascii")
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -144,6 +144,7 @@ def test_register_then_wrong_password_shows_an_error(server: int, tmp_path: Path
                     or "taken" in screen_text(app)
                 ),
             )
+            await pilot.pause(0.2)
             return screen_text(app), type(app.screen)
 
     text, screen = asyncio.run(sign("register", "right-password"))

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 from tui_harness import TableHost, screen_text
-from tui_sample import claim_prompt, sample_view, turn_prompt
+from tui_sample import claim_prompt, sample_result, sample_view, turn_prompt
 
 from gbmj_tui.model import Choice
 from gbmj_tui.tiles import TileStyle, face
@@ -177,3 +177,35 @@ def test_table_redraws_a_new_hand_state() -> None:
     view = replace(sample_view(), wall_count=12)
     _app, text = _run(view, (100, 32), TileStyle.ASCII, "en")
     assert "Wall 12" in text
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize(("style", "lang"), STYLES)
+def test_result_screen_reveals_hands_fans_and_points(size, style, lang) -> None:
+    from gbmj_tui.screens.result import ResultScreen
+
+    view = sample_result(sample_view())
+
+    async def go():
+        app = TableHost(view, style, lang)
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            app.push_screen(ResultScreen(view, style, lang))
+            await pilot.pause(0.2)
+            text = screen_text(app)
+            await pilot.press("enter")
+            await pilot.pause()
+            return text, type(app.screen).__name__
+
+    text, after = asyncio.run(go())
+    assert after == "TableScreen"  # Enter closes the result
+    assert face(T.P6, style) + "<" in text  # the winning tile, marked
+    assert "+34" in text and "-18" in text
+    assert "混一色" in text and "Half Flush" in text
+    if lang == "zh":
+        assert "和牌" in text and "点炮: Dan" in text and "合计" in text
+    else:
+        assert "wins" in text and "on the discard of: Dan" in text and "Total" in text
+        assert "8-fan minimum: met" in text
+    # the concealed kong is shown face up once the hand is over
+    assert (face(T.P9, style) * 2) in text.replace("####", "").replace("〓〓", "")

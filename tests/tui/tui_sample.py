@@ -96,3 +96,33 @@ def turn_prompt(view: TableView, drawn: int = T.P5) -> TableView:
         prompt=prompt,
         timer=TimerView((0,), "turn", 15000, 15000),
     )
+
+
+def sample_result(view: TableView) -> TableView:
+    """Carol (seat 2) wins on Dan's (seat 3) discard of 6p: 混一色 + 幺九刻 + two flowers."""
+    from gbmj_tui.model import FanLine, ResultView
+
+    result = ResultView(
+        outcome="win",
+        winner=2,
+        from_seat=3,
+        win_tile=T.P6,
+        fans=(FanLine(49, 1), FanLine(73, 2), FanLine(81, 2)),
+        total=10,
+        points=(-8, -8, 34, -18),
+        scores=(1192, -408, 834, -1618),
+        hands=(
+            view.hand,
+            (T.M1,) * 3 + (T.P2, T.P3, T.P4, T.S8, T.S8, T.S9, T.S9),
+            (T.P1, T.P2, T.P3, T.P5, T.P6, T.P7, T.P9, T.P9, T.E, T.E, T.P6),
+            (T.M5, T.M6, T.M7, T.S1, T.S2, T.S3, T.W, T.W, T.W, T.N, T.N, T.P, T.P),
+        ),
+        melds=(
+            (MeldView("pung", T.C, claimed_from=2, claimed_tile=T.C),),
+            (MeldView("kong", T.P9, concealed=True),),
+            (MeldView("chow", T.S3, claimed_from=1, claimed_tile=T.S4),),
+            (),
+        ),
+        flowers=((T.F1,), (), (T.F5, T.F6), ()),
+    )
+    return replace(view, result=result, playing=False, prompt=None, timer=None)
