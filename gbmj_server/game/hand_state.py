@@ -17,9 +17,9 @@ exhaustive draw or an escape.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from enum import StrEnum
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from protocol.tiles import WINDS, Tile
 
@@ -40,6 +40,9 @@ from .settlement import (
     win_points,
 )
 from .wall import DEAL_SIZE, WALL_SIZE, Wall, deal_positions
+
+if TYPE_CHECKING:
+    from .views import HandView
 
 
 class Phase(StrEnum):
@@ -463,7 +466,7 @@ class HandState:
                 a = answers.get(s)
                 if a is None:
                     return
-                if a is A.WIN or a == A.WIN:
+                if a.kind is ActionKind.WIN:
                     if not rob:
                         self._discards[d].pop()
                     self._counts[s][t] += 1
@@ -643,7 +646,7 @@ class HandState:
         )
 
     # -- views, replay and plain data -------------------------------------------------
-    def view(self, viewer: int):  # -> HandView (imported lazily: views imports us)
+    def view(self, viewer: int) -> HandView:
         """What ``viewer`` (a seat or ``SPECTATOR``) may see now (SPEC §2.8)."""
         from .views import make_view
 
@@ -721,4 +724,4 @@ class HandState:
         )
 
 
-__all__: Sequence[str] = ("HandState", "IllegalAction", "Phase", "TimerClass", "TurnKind")
+__all__ = ["HandState", "IllegalAction", "Phase", "SeatData", "TimerClass", "TurnKind"]

@@ -74,16 +74,18 @@ def check_view(
     if data is None:
         data = [state.seat_data(s) for s in range(4)]
     ended = state.phase is Phase.ENDED
-    for sv, d in zip(view.seats, data, strict=True):
-        if ended or sv.seat == viewer:
+    seats = view.seats
+    for s in range(4):
+        sv, d = seats[s], data[s]
+        assert sv.seat == s and sv.concealed_count == len(d.concealed)
+        if ended or s == viewer:
             assert sv.concealed == d.concealed, "own hand or reveal wrong"
             assert sv.melds == d.melds
         else:
-            assert sv.concealed is None, f"seat {sv.seat}'s hand shown to {viewer}"
-            assert sv.drawn is None, f"seat {sv.seat}'s draw shown to {viewer}"
+            assert sv.concealed is None, f"seat {s}'s hand shown to {viewer}"
+            assert sv.drawn is None, f"seat {s}'s draw shown to {viewer}"
             for m in sv.melds:
                 assert m is None or not m.concealed, "a concealed kong shown face up"
-        assert sv.concealed_count == len(d.concealed)
     if ended:
         assert view.wall_order == state.wall.order and view.salt == state.wall.salt
     else:
