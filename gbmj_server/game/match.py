@@ -77,7 +77,7 @@ class Match:
     @property
     def first_dealer(self) -> int:
         """The player who dealt the match's first hand (drawn from the seed)."""
-        return self.history[0].players[0] if self.history else _first_seating(self.seed)[0]
+        return _first_seating(self.seed)[0]
 
     @property
     def dealer(self) -> int:
