@@ -655,14 +655,18 @@ class HandState:
     @classmethod
     def replay(
         cls,
-        wall: Wall,
+        wall: Wall | bytes,
         log: Iterable[tuple[int, Action | None]],
         *,
+        dealer: int = 0,
         prevailing_wind: Tile = Tile.E,
         round_number: int = 1,
         hand_number: int = 1,
     ) -> HandState:
-        """The state reached by playing ``log`` ((seat, action), None = escape) on ``wall``."""
+        """The state reached by playing ``log`` ((seat, action), None = escape) on
+        ``wall`` (or on the wall of a seed, dealt by ``dealer``)."""
+        if isinstance(wall, bytes):
+            wall = Wall.from_seed(wall, dealer=dealer)
         state = cls(
             wall,
             prevailing_wind=prevailing_wind,

@@ -587,6 +587,14 @@ def test_a_hand_replays_from_its_log_and_restores_from_plain_data():
     assert replayed.snapshot() == state.snapshot()
 
 
+def test_a_seeded_hand_replays_from_its_seed():
+    state = HandState(Wall.from_seed(b"seeded", dealer=2))
+    for _ in range(12):
+        state.timeout(state.to_act[0])
+    again = HandState.replay(b"seeded", state.log, dealer=2)
+    assert again.snapshot() == state.snapshot()
+
+
 def test_events_and_views_are_plain_data():
     import json
 
