@@ -5,9 +5,9 @@ view from the engine (``HandState.view(seat)``), ``legal_actions`` its legal lis
 empty when asked). Bots are pure: no I/O, no clock, randomness only from their seed.
 
 Levels: ``baseline`` minimises shanten only (the yardstick); ``easy``, ``normal`` and
-``strong`` follow fan plans (see ``strategy``), ``easy`` with much noise and few claims,
-``normal`` with some noise, ``strong`` without. ``hard`` (the protocol's word) is
-``strong``.
+``strong`` follow fan plans (see ``strategy``), ``easy`` with much noise on its choices,
+fewer plans and fewer claims, ``normal`` with a little noise, ``strong`` without.
+``hard`` (the protocol's word) is ``strong``.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ from .players import BaselineBot, PlanBot
 from .strategy import Style
 
 STYLES: dict[str, Style] = {
-    "easy": Style("easy", q=0.25, keep=4, exact_ready=False, noise=0.6, claim_margin=0.5),
-    "normal": Style("normal", keep=6, noise=0.2, claim_margin=0.15),
+    # Noise on every option's value makes the weaker levels miss good plays now and then.
+    "easy": Style("easy", keep=4, noise=0.5, claim_margin=0.3),
+    "normal": Style("normal", keep=8, noise=0.1, claim_margin=0.1),
     "strong": Style("strong"),
 }
 LEVELS: tuple[str, ...] = ("baseline", "easy", "normal", "strong")

@@ -60,6 +60,8 @@ class Style:
     noise: float = 0.0  # multiplicative noise on each option's value
     claims: bool = True
     claim_margin: float = 0.05
+    ready_rate: float = 0.12  # a ready hand's chance of winning per live winning tile
+    self_drawn_share: float = 0.3  # of a wait that reaches 8 fan only self-drawn
     plan_ids: tuple[int, ...] = tuple(range(len(PLANS)))
 
 
@@ -162,11 +164,11 @@ class Evaluator:
                 total += live * weight
             elif self_drawn:
                 weight = win_weight(self_drawn)
-                total += live * weight * 0.3
+                total += live * weight * self.style.self_drawn_share
             else:
                 continue
             best = max(best, weight)
-        return min(total * 0.12, 0.9 * best) * self.horizon(0)
+        return min(total * self.style.ready_rate, 0.9 * best) * self.horizon(0)
 
     # -- hands ----------------------------------------------------------------------------
     def select(self, counts: Counts, melds: tuple[Meld, ...]) -> list[int]:
