@@ -1,14 +1,16 @@
-"""Bot players behind one small interface, so the real bot (its own issue) drops in.
+"""Bot players for the tables, behind one small interface.
 
 A bot is anything with ``choose(view, legal_actions) -> Action``: ``view`` is what its
 seat may see (the engine's per-seat view), ``legal_actions`` the engine's legal list for
-the seat (never empty when asked). ``SimpleBot`` plays legally and not at random: it
-takes every win, pungs and kongs honours it holds in pairs, and discards the tile that
-is worst connected to the rest of its hand.
+the seat (never empty when asked). ``make_bot`` gives the real bots of
+``gbmj_server.bots`` (plan-following, per level, seeded from a secure source);
+``SimpleBot`` is the fallback for a level those do not know: it plays legally and not at
+random (takes every win, discards the tile worst connected to the rest of its hand).
 """
 
 from __future__ import annotations
 
+import secrets
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Protocol
@@ -74,11 +76,12 @@ def _offered_is_honour(view: Any) -> bool:
     return view.offer is not None and 27 <= int(view.offer[1]) <= 33
 
 
-# The protocol's levels (easy, normal, hard) all play the simple policy until the bots
-# issue gives each its own.
-BOT_LEVELS: dict[str, type] = {"easy": SimpleBot, "normal": SimpleBot, "hard": SimpleBot}
-
-
 def make_bot(level: str = "normal") -> Bot:
-    """A bot of the named level (unknown levels get the simple one)."""
-    return BOT_LEVELS.get(level, SimpleBot)()
+    """A bot of the named level (the protocol's easy, normal, hard); a level the real
+    bots do not know gets ``SimpleBot``."""
+    from gbmj_server import bots
+
+    try:
+        return bots.make_bot(level, seed=secrets.randbits(64))
+    except ValueError:
+        return SimpleBot()

@@ -1,4 +1,4 @@
-"""The simple bot: legal on every decision of real hands, and sensible in its choices."""
+"""The table's bots: legal on every decision of real hands, and sensible in their choices."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from gbmj_server.net.bots import SimpleBot, _usefulness, make_bot
 
 def test_simple_bots_play_whole_hands_legally() -> None:
     bots = [make_bot(level) for level in ("easy", "normal", "hard", "unknown")]
+    assert isinstance(bots[3], SimpleBot) and not isinstance(bots[1], SimpleBot)
     outcomes = []
-    for n in range(30):
+    for n in range(12):
         state = HandState(Wall.from_seed(b"bot-%d" % n, dealer=n % 4))
         steps = 0
         while not state.ended:
