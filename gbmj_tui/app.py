@@ -24,7 +24,7 @@ from textual.message import Message
 
 from gbmj_tui.config import ClientConfig, data_dir, load_config, parse_address, save_config
 from gbmj_tui.connection import ConnectError, Connection, RequestFailed
-from gbmj_tui.model import TableView, seat_player_at
+from gbmj_tui.model import Choice, TableView, seat_player_at
 from gbmj_tui.screens.connect import ConnectScreen
 from gbmj_tui.screens.help import HelpScreen
 from gbmj_tui.screens.lobby import LobbyScreen
@@ -63,7 +63,7 @@ class GbmjApp(App[None]):
     """The client: connect screen, lobby, table, results, help."""
 
     TITLE = "gbmj"
-    CSS_PATH = "styles/app.tcss"
+    CSS_PATH = Path(__file__).parent / "styles" / "app.tcss"
     BINDINGS = [  # noqa: RUF012
         Binding("ctrl+q", "quit", "Quit", priority=True),
         Binding("f1", "help", "Help", show=False),
@@ -89,6 +89,8 @@ class GbmjApp(App[None]):
         self.table_screen: TableScreen | None = None
         self.lobby: LobbyScreen | None = None
         self._escape_armed = 0.0
+        self.auto_win = False  # declare every win offered at once
+        self.auto_pass = False  # pass every claim that is not a win
         self.started = time.monotonic()
         self.lobby_at: float | None = None  # seconds from start to the lobby (figures)
 
@@ -175,7 +177,7 @@ class GbmjApp(App[None]):
             await self._fill_bots()
             await self._request(m.Ready(table_id=snapshot.table.table_id, ready=True))
         except (ConnectError, RequestFailed, TimeoutError) as exc:
-            self.notify(self._error_text(exc), severity="error", timeout=10)
+            self.notify(self._error_text(exc), severity="error", timeout=10, markup=False)
 
     # -- requests ---------------------------------------------------------------------------
     async def _request(self, message: m.Message) -> m.Message | None:
@@ -185,7 +187,7 @@ class GbmjApp(App[None]):
         try:
             return await self.conn.request(message)
         except (ConnectError, RequestFailed, TimeoutError) as exc:
-            self.notify(self._error_text(exc), severity="error")
+            self.notify(self._error_text(exc), severity="error", markup=False)
             return None
 
     @work(group="requests")
@@ -333,7 +335,9 @@ class GbmjApp(App[None]):
             self._set_view(view)
         elif isinstance(msg, m.Prompt) and at_table:
             assert view is not None
-            self._set_view(apply_prompt(view, msg))
+            view = apply_prompt(view, msg)
+            self._set_view(view)
+            self._auto_answer(view)
         elif isinstance(msg, m.HandResult) and at_table:
             assert view is not None
             self._set_view(apply_hand_result(view, msg))
@@ -352,19 +356,41 @@ class GbmjApp(App[None]):
         elif isinstance(msg, m.TableRemoved) and self.lobby is not None:
             self.lobby.remove_table(msg.table_id)
         elif isinstance(msg, m.TableLeft) and at_table:
-            self.notify(msg.reason)
+            self.notify(msg.reason, markup=False)
             self._close_table()
         elif isinstance(msg, m.Chat):
             if msg.channel == "lobby" and self.lobby is not None:
                 self.lobby.add_chat(msg.sender, msg.text)
             elif msg.channel == "table":
-                self.notify(f"{msg.sender or '*'}: {msg.text}", timeout=6)
+                self.notify(f"{msg.sender or '*'}: {msg.text}", timeout=6, markup=False)
         elif isinstance(msg, m.ProfileUpdate):
             self.profile = msg.profile
             if self.lobby is not None:
                 self.lobby.set_profile(msg.profile)
         elif isinstance(msg, m.Notice | m.Error):
-            self.notify(msg.message, severity="warning")
+            self.notify(msg.message, severity="warning", markup=False)
+
+    def _auto_answer(self, view: TableView) -> None:
+        """The auto-win and auto-pass toggles answer a prompt for the player."""
+        prompt = view.prompt
+        if prompt is None:
+            return
+        if self.auto_win and prompt.allows("win"):
+            self.post_message(ActionChosen(Choice("win")))
+        elif self.auto_pass and prompt.is_claim and not prompt.allows("win"):
+            self.post_message(ActionChosen(Choice("pass")))
+
+    def action_toggle_auto_win(self) -> None:
+        self._toggle("auto_win")
+
+    def action_toggle_auto_pass(self) -> None:
+        self._toggle("auto_pass")
+
+    def _toggle(self, name: str) -> None:
+        setattr(self, name, not getattr(self, name))
+        if self.view is not None:
+            self._set_view(self.view)
+            self._auto_answer(self.view)
 
     def _close_results(self) -> None:
         while isinstance(self.screen, ResultScreen | StandingsScreen):

@@ -28,6 +28,8 @@ TEXT: dict[str, tuple[str, str]] = {
     "bot": ("机器人", "bot"),
     "offline": ("离线", "offline"),
     "auto_play": ("托管", "auto"),
+    "auto_win": ("自动和", "auto-win"),
+    "auto_pass": ("自动过", "auto-pass"),
     "spectating": ("观战中", "Spectating"),
     "to_act": ("等待", "To act"),
     "your_turn": ("轮到你出牌", "Your turn"),

@@ -6,6 +6,7 @@ The screen only collects what the player typed and shows errors; the app connect
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -44,17 +45,17 @@ class ConnectScreen(Screen[None]):
         with Vertical(id="connect-box"):
             yield Static(title, id="connect-title")
             yield Label(server)
-            yield Input(self.config.servers[0], id="server", placeholder="host:port")
+            yield Input(self.config.servers[0], id="server", placeholder="host:port", compact=True)
             if len(self.config.servers) > 1:
                 yield Static("  " + "  ".join(self.config.servers[1:4]), classes="hint")
             yield Label(name)
-            yield Input(self.config.name, id="name", max_length=24)
+            yield Input(self.config.name, id="name", max_length=24, compact=True)
             yield Label(password)
-            yield Input(id="password", password=True, max_length=128)
+            yield Input(id="password", password=True, max_length=128, compact=True)
             with Horizontal(id="connect-buttons"):
-                yield Button(login, id="login", variant="primary")
-                yield Button(register, id="register")
-                yield Button(guest, id="guest")
+                yield Button(login, id="login", variant="primary", compact=True)
+                yield Button(register, id="register", compact=True)
+                yield Button(guest, id="guest", compact=True)
             yield Static("", id="connect-error")
         yield Footer()
 
@@ -71,7 +72,7 @@ class ConnectScreen(Screen[None]):
         self._go(event.button.id or "login")
 
     def show_error(self, text: str) -> None:
-        self.query_one("#connect-error", Static).update(text)
+        self.query_one("#connect-error", Static).update(Text(text))  # not markup
 
     def _go(self, how: str) -> None:
         server = self.query_one("#server", Input).value

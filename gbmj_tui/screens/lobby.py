@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TypeVar
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -110,7 +111,7 @@ class LobbyScreen(Screen[None]):
         pairs = zip(words, values, strict=True)
         text = profile.name + guest + "".join(f"   {w} {v}" for w, v in pairs)
         if (profile_line := self._find("#profile", Static)) is not None:
-            profile_line.update(text)
+            profile_line.update(Text(text))
 
     def set_tables(self, tables: Iterable[m.TableInfo]) -> None:
         self.tables = {t.table_id: t for t in tables}

@@ -11,14 +11,15 @@ from __future__ import annotations
 import contextlib
 from dataclasses import replace
 
+from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.message import Message
-from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, Input, Static
 
 from gbmj_tui.i18n import tr
 from gbmj_tui.model import BOTTOM, LEFT, RIGHT, TOP, Choice, TableView, round_label, wind_name
@@ -38,16 +39,37 @@ class ActionChosen(Message):
         self.choice = choice
 
 
+class ChatLine(ModalScreen[str | None]):
+    """One line of table chat (Enter sends, Escape cancels)."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]  # noqa: RUF012
+
+    def compose(self) -> ComposeResult:
+        yield Input(id="chat-line", max_length=500, placeholder="chat / 聊天")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
 class TableScreen(Screen[None]):
     """One table as the viewer sees it."""
 
-    CSS_PATH = "../styles/table.tcss"
+    CSS_PATH = ["../styles/table.tcss", "../styles/app.tcss"]  # noqa: RUF012
     BINDINGS = [  # noqa: RUF012  (Textual's declaration style)
         Binding("question_mark,f1", "app.help", "Help"),
         Binding("escape", "app.leave_table", "Lobby"),
-        Binding("a", "app.auto_play", "Auto-play"),
-        Binding("r", "app.ready", "Ready"),
-        Binding("b", "app.add_bots", "Bots"),
+        Binding("a", "seat('auto_play')", "Auto-play"),
+        Binding("w", "seat('toggle_auto_win')", "Auto-win"),
+        Binding("x", "seat('toggle_auto_pass')", "Auto-pass"),
+        Binding("c", "chat", "Chat"),
+        Binding("r", "seat('ready')", "Ready"),
+        Binding("b", "seat('add_bots')", "Bots"),
     ]
 
     def __init__(
@@ -146,7 +168,7 @@ class TableScreen(Screen[None]):
             )
             countdown.label = f"{tr(view.timer.timer, lang)}: {who}"
 
-    def _status(self, view: TableView) -> str:
+    def _status(self, view: TableView) -> Text:
         lang = self.lang
         dealer = view.seats[view.dealer]
         dice = " ".join(f"{a}+{b}" for a, b in view.dice) or "-"
@@ -160,7 +182,39 @@ class TableScreen(Screen[None]):
             parts.insert(0, view.table_name)
         if view.me is None:
             parts.insert(0, tr("spectating", lang))
-        return " | ".join(parts)
+        toggles = [
+            tr(key, lang)
+            for key, on in (
+                ("auto_win", getattr(self.app, "auto_win", False)),
+                ("auto_pass", getattr(self.app, "auto_pass", False)),
+                ("auto_play", view.me is not None and view.seats[view.me].auto_play),
+            )
+            if on
+        ]
+        if toggles:
+            parts.append("[" + " ".join(toggles) + "]")
+        return Text(" | ".join(parts))  # plain text: names may contain [brackets]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Seat controls only for a player; ready and bots only before the deal."""
+        if action != "seat":
+            return True
+        if self.view.me is None:
+            return False
+        if parameters and parameters[0] in ("ready", "add_bots"):
+            return not self.view.playing
+        return True
+
+    async def action_seat(self, name: str) -> None:
+        """A seat control, done by the app (``action_<name>``) when it has one."""
+        await self.app.run_action(name)
+
+    def action_chat(self) -> None:
+        self.app.push_screen(ChatLine(), self._chat)
+
+    def _chat(self, text: str | None) -> None:
+        if text and hasattr(self.app, "chat"):
+            self.app.chat("table", text)
 
     # -- input ------------------------------------------------------------------------------
     def on_key(self, event: events.Key) -> None:

@@ -10,7 +10,9 @@ import pytest
 from tui_harness import TableHost, screen_text
 from tui_sample import claim_prompt, sample_result, sample_view, turn_prompt
 
+from gbmj_tui.app import GbmjApp
 from gbmj_tui.model import Choice
+from gbmj_tui.screens.table import TableScreen
 from gbmj_tui.tiles import TileStyle, face
 from gbmj_tui.widgets import HandRow, PromptBar
 from protocol.tiles import Tile as T
@@ -209,3 +211,59 @@ def test_result_screen_reveals_hands_fans_and_points(size, style, lang) -> None:
         assert "8-fan minimum: met" in text
     # the concealed kong is shown face up once the hand is over
     assert (face(T.P9, style) * 2) in text.replace("####", "").replace("〓〓", "")
+
+
+class _Offline(GbmjApp):
+    """The real app without a server: records the messages it would send."""
+
+    def __init__(self, view, **kwargs):
+        super().__init__(**kwargs)
+        self.start_view = view
+        self.outbox: list = []
+
+    def on_mount(self, event) -> None:
+        event.prevent_default()  # not the app's own start (the connect screen)
+        self.view = self.start_view
+        self.table_screen = TableScreen(self.view, tile_style=self.tile_style, lang=self.lang)
+        self.push_screen(self.table_screen)
+
+    def _send(self, message) -> None:
+        self.outbox.append(message)
+
+
+def _offline(view, keys, lang="en"):
+    async def go():
+        app = _Offline(replace(view, table_id=7), lang=lang)
+        async with app.run_test(size=(100, 32)) as pilot:
+            await pilot.pause()
+            for key in keys:
+                await pilot.press(key)
+                await pilot.pause()
+            return [(a.kind, a.tile, a.table_id, a.seq) for a in app.outbox], screen_text(app)
+
+    return asyncio.run(go())
+
+
+def test_app_sends_the_action_for_the_prompt() -> None:
+    sent, _ = _offline(claim_prompt(sample_view()), ["2"])
+    assert sent == [("chow", T.M3, 7, 41)]
+
+
+def test_auto_pass_answers_a_claim_and_shows_in_the_status_line() -> None:
+    sent, text = _offline(claim_prompt(sample_view()), ["x"])
+    assert sent == [("pass", None, 7, 41)]
+    assert "[auto-pass]" in text.split("\n")[0]
+
+
+def test_auto_win_declares_an_offered_win() -> None:
+    sent, _ = _offline(turn_prompt(sample_view()), ["w"])
+    assert sent == [("win", None, 7, 42)]
+    sent, _ = _offline(turn_prompt(sample_view()), ["x"])  # auto-pass: not a claim
+    assert sent == []
+
+
+def test_spectator_has_no_seat_controls() -> None:
+    _, text = _offline(sample_view(me=None), ["x", "w"])
+    footer = text.split("\n")[-1]
+    assert "Auto-win" not in footer and "Chat" in footer
+    assert "[auto" not in text
