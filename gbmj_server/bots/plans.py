@@ -32,9 +32,10 @@ from protocol.tiles import PLAYING_KINDS
 
 from ..rules.hand import Meld, MeldKind
 from ..rules.shanten import (
+    _honor_options,
     _honors_knitted,
     _knitted_straight,
-    _regular,
+    _suit_options,
     _thirteen_orphans,
 )
 
@@ -183,6 +184,45 @@ def meld_info(melds: tuple[Meld, ...]) -> MeldInfo:
     )
 
 
+_NO_HONORS = ((0, 0, 0),)
+
+
+def _regular(counts: Sequence[int], done: int) -> int:
+    """Shanten of four sets and a pair, ``done`` sets already made.
+
+    The same count as ``rules.shanten`` and read from its per-suit tables, but the
+    groups are combined by a plain loop over their few options (each (sets, blocks,
+    pair)) rather than by building and pruning sets: about four times faster, and the
+    bots call it a hundred times a decision.
+    """
+    a = _suit_options(tuple(counts[0:9]))
+    b = _suit_options(tuple(counts[9:18]))
+    c = _suit_options(tuple(counts[18:27]))
+    h = sorted((n for n in counts[27:34] if n), reverse=True)
+    d = _honor_options(tuple(h)) if h else _NO_HONORS
+    best = -1
+    for m1, s1, p1 in a:
+        for m2, s2, p2 in b:
+            p12 = p1 + p2
+            if p12 > 1:
+                continue
+            m12, s12 = done + m1 + m2, done + s1 + s2
+            for m3, s3, p3 in c:
+                p123 = p12 + p3
+                if p123 > 1:
+                    continue
+                m123, s123 = m12 + m3, s12 + s3
+                for m4, s4, p4 in d:
+                    p = p123 + p4
+                    if p > 1:
+                        continue
+                    s = s123 + s4
+                    v = m123 + m4 + (s if s < 4 else 4) + p
+                    if v > best:
+                        best = v
+    return 8 - best
+
+
 def _pung_distance(counts: Sequence[int], sets: int) -> int:
     """Shanten of four pungs and a pair (melds already made: ``sets``)."""
     pairs = 0
@@ -252,12 +292,21 @@ def reach(plan: Plan, counts: tuple[int, ...], melds: MeldInfo) -> Reach:
 
 
 def reach_bound(plan: Plan, counts: tuple[int, ...], melds: MeldInfo) -> int:
-    """A cheap lower bound of ``reach(...).distance`` (core plans only; others 0)."""
-    if plan.kind != CORE:
+    """A cheap lower bound of ``reach(...)[0]`` (99 when the melds rule the plan out)."""
+    kind = plan.kind
+    if kind in (FILTER, PUNGS):
+        mask = plan.mask
+        if not melds.tiles <= mask:
+            return 99
+        # Every tile outside the plan must be replaced (one may be the discard).
+        return sum(c for t, c in enumerate(counts) if c and t not in mask) - 2
+    if kind != CORE:
         return -1
+    sets = melds.sets
+    if not any(s in sets for s in plan.core):
+        return sum(n - counts[t] for t, n in _core_need(plan.core) if counts[t] < n) - 1
     have = list(counts)
     short = 0
-    sets = melds.sets
     for s in plan.core:
         k, t = s
         if s in sets:
@@ -268,3 +317,13 @@ def reach_bound(plan: Plan, counts: tuple[int, ...], melds: MeldInfo) -> int:
             else:
                 short += 1
     return short - 1
+
+
+@cache
+def _core_need(core: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
+    """The tiles a core is made of, as (tile, copies)."""
+    need: dict[int, int] = {}
+    for k, t in core:
+        for x in (t, t + 1, t + 2) if k == CHOW else (t, t, t):
+            need[x] = need.get(x, 0) + 1
+    return tuple(sorted(need.items()))

@@ -116,12 +116,12 @@ class Evaluator:
                 fan += each // 2
         return fan
 
-    def estimate(self, plan: Plan, counts: Counts, info: MeldInfo) -> int:
-        """The fan a win by ``plan`` should score."""
+    def estimate(self, plan: Plan, honour_fan: int, info: MeldInfo) -> int:
+        """The fan a win by ``plan`` should score (``honour_fan`` from ``honour_fan``)."""
         fan = plan.fan
         if plan.kind in (GENERIC, FILTER, PUNGS, CORE):
             if plan.honors_allowed:
-                fan += self.honour_fan(counts, info)
+                fan += honour_fan
             if not info.exposed:
                 fan += 2  # 门前清 (or 不求人 self-drawn)
             if plan.kind == GENERIC:
@@ -132,10 +132,9 @@ class Evaluator:
         draws = self.pos.draws_left
         return min(1.0, (draws + 1) / (2 * distance + 3))
 
-    def plan_value(self, i: int, r: Reach, counts: Counts, info: MeldInfo) -> float:
-        plan = PLANS[i]
-        fan = self.estimate(plan, counts, info)
-        value = win_weight(fan) * (1.0 if fan >= 8 else 0.15 if plan.kind == GENERIC else 0.35)
+    def plan_value(self, i: int, r: Reach, fan: int) -> float:
+        """The worth of following plan ``i``, ``r`` away, to a win of ``fan``."""
+        value = win_weight(fan) * _feasible(PLANS[i], fan)
         if r[1]:
             unseen = self.unseen
             need: dict[int, int] = {}
@@ -172,26 +171,47 @@ class Evaluator:
 
     # -- hands ----------------------------------------------------------------------------
     def select(self, counts: Counts, melds: tuple[Meld, ...]) -> list[int]:
-        """The plans worth following from this hand (13 or 14 tiles), best first."""
+        """The plans worth following from this hand (13 or 14 tiles), best first.
+
+        Plans are tried in the order of a cheap upper bound of their value, and the
+        search stops once no plan left can enter the best ``keep``.
+        """
         info = meld_info(melds)
         base = self.reach(0, counts, melds, info)[0]
-        scored: list[tuple[float, int]] = []
+        honours = self.honour_fan(counts, info)
+        q = self.style.q
+        bounds: list[tuple[float, int, int]] = []
         for i in self.style.plan_ids:
             plan = PLANS[i]
-            if plan.kind == CORE and reach_bound(plan, counts, info) > base + 3:
+            low = reach_bound(plan, counts, info)
+            if low > base + 3:
                 continue
+            fan = self.estimate(plan, honours, info)
+            upper = win_weight(fan) * _feasible(plan, fan) * q ** max(low, 1)
+            bounds.append((upper, i, fan))
+        bounds.sort(reverse=True)
+        keep = self.style.keep
+        scored: list[float] = []
+        chosen: list[tuple[float, int]] = []
+        for upper, i, fan in bounds:
+            if len(scored) >= keep and upper * self.horizon(1) < scored[keep - 1]:
+                break
             r = self.reach(i, counts, melds, info)
             if r is DEAD or r[0] > base + 3:
                 continue
-            scored.append((self.plan_value(i, r, counts, info), i))
-        scored.sort(reverse=True)
-        return [i for _, i in scored[: self.style.keep]]
+            v = self.plan_value(i, r, fan)
+            chosen.append((v, i))
+            scored.append(v)
+            scored.sort(reverse=True)
+        chosen.sort(reverse=True)
+        return [i for _, i in chosen[:keep]]
 
     def hand_value(
         self, counts: Counts, melds: tuple[Meld, ...], plans: Sequence[int]
     ) -> tuple[float, bool]:
         """Value of a 13-tile hand over ``plans`` and whether an 8-fan route is in it."""
         info = meld_info(melds)
+        honours = self.honour_fan(counts, info)
         values: list[float] = []
         ready = False
         feasible = False
@@ -201,10 +221,10 @@ class Evaluator:
                 continue
             if r[0] <= 0:
                 ready = True
-            v = self.plan_value(i, r, counts, info)
-            if self.estimate(PLANS[i], counts, info) >= 8:
+            fan = self.estimate(PLANS[i], honours, info)
+            values.append(self.plan_value(i, r, fan))
+            if fan >= 8:
                 feasible = True
-            values.append(v)
         if not ready and self.reach(0, counts, melds, info)[0] <= 0:
             ready = True
         if ready and self.style.exact_ready:
@@ -239,6 +259,11 @@ class Evaluator:
             if v > best[1]:
                 best = (t, v, feasible)
         return best
+
+
+def _feasible(plan: Plan, fan: int) -> float:
+    """How likely a plan estimated at ``fan`` really ends with 8 fan."""
+    return 1.0 if fan >= 8 else 0.15 if plan.kind == GENERIC else 0.35
 
 
 def _score_waits(
