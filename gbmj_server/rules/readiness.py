@@ -1,9 +1,10 @@
-"""A cheap bound on readiness, so the engine calls ``shapes.is_complete`` less often.
+"""A cheap bound on readiness, so callers (the game engine) run ``shapes.is_complete``
+less often.
 
 ``may_be_ready(counts, melds)`` is a *necessary* condition for a 13-tile hand to be ready
-(one tile from complete): when it says False, no tile completes the hand and the engine
-skips the exact check for every discard until the hand changes. It never decides a win;
-``shapes.is_complete`` and the calculator do.
+(one tile from complete): when it says False, no tile completes the hand, so the game
+engine skips the exact check for every discard until the hand changes. It never decides
+a win; ``shapes.is_complete`` and the calculator do.
 
 Why it holds: in a complete regular hand every tile sits in a set or the pair. A single
 tile of the 13 with no copy and no tile of its suit within two ranks (an *isolated*

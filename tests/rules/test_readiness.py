@@ -4,8 +4,8 @@ import json
 import random
 from pathlib import Path
 
-from gbmj_server.game.readiness import may_be_ready
 from gbmj_server.rules.errors import HandError
+from gbmj_server.rules.readiness import may_be_ready
 from gbmj_server.rules.records import record_input
 from gbmj_server.rules.shapes import is_complete
 
