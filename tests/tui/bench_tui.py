@@ -1,0 +1,99 @@
+"""Client figures: time from start to the lobby and to the first prompt (solo against a
+local server), the client's memory, and the time to redraw the table after an event.
+
+    uv run python tests/tui/bench_tui.py [--events 300]
+
+Prints figures; asserts nothing. Runs the real app headless (Textual's pilot) at 100x32.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from gbmj_tui.app import GbmjApp, start_local_server  # noqa: E402
+from gbmj_tui.model import apply_event  # noqa: E402
+from protocol.tiles import Tile  # noqa: E402
+
+
+def rss_mib() -> float:
+    """Resident memory of this process now (Linux /proc), in MiB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+async def run(port: int, events: int) -> None:
+    before = rss_mib()
+    t0 = time.perf_counter()
+    app = GbmjApp(solo=("127.0.0.1", port), config_path=Path(tempfile.mkdtemp()) / "c.json")
+    async with app.run_test(size=(100, 32)) as pilot:
+        while app.lobby_at is None:
+            await pilot.pause(0.005)
+        lobby = time.perf_counter() - t0
+        while app.view is None or app.view.prompt is None:
+            await pilot.pause(0.005)
+        prompt = time.perf_counter() - t0
+        screen = app.table_screen
+        assert screen is not None
+        view = replace(app.view, prompt=None)
+        others = [s for s in range(4) if s != view.me]
+        times, shows = [], []
+        for i in range(events):
+            seat = others[i % 3]
+            view = apply_event(view, "discard", seat=seat, tile=Tile(i % 34))
+            pool = view.seats[seat].discards
+            if len(pool) > 24:  # a real pool holds at most about two dozen tiles
+                view = view.with_seat(seat, discards=pool[-12:])
+            start = time.perf_counter()
+            screen.show(view)
+            shown = time.perf_counter()
+            await pilot.pause()  # the message queue drains and the screen repaints
+            times.append(time.perf_counter() - start)
+            shows.append(shown - start)
+        idle = []
+        for _ in range(events // 3):  # the same wait with nothing to redraw: the baseline
+            start = time.perf_counter()
+            await pilot.pause()
+            idle.append(time.perf_counter() - start)
+        rss = rss_mib()
+    times.sort()
+    shows.sort()
+    print(f"start to lobby: {lobby * 1000:.0f} ms (headless, solo, local server)")
+    print(f"start to the first prompt (dealt): {prompt * 1000:.0f} ms")
+    print(
+        f"redraw after an event: median {statistics.median(times) * 1000:.1f} ms, "
+        f"p95 {times[int(len(times) * 0.95)] * 1000:.1f} ms over {events} discards "
+        f"(updating the widgets: median {statistics.median(shows) * 1000:.1f} ms; the same "
+        f"wait with nothing to redraw: median {statistics.median(idle) * 1000:.1f} ms)"
+    )
+    print(f"client memory: {rss:.0f} MiB RSS at the table ({before:.0f} MiB before the app)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--events", type=int, default=300)
+    args = parser.parse_args()
+    where = Path(tempfile.mkdtemp(prefix="gbmj-bench-"))
+    config = where / "server.toml"
+    config.write_text("bot_delay = 0.5\nhand_pause = 5.0\n")  # the defaults, stated
+    proc, port = start_local_server(where / "gbmj.db", config)
+    try:
+        asyncio.run(run(port, args.events))
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+if __name__ == "__main__":
+    main()
