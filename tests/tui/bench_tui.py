@@ -12,17 +12,14 @@ import argparse
 import asyncio
 import resource
 import statistics
-import sys
 import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from gbmj_tui.app import GbmjApp, start_local_server  # noqa: E402
-from gbmj_tui.model import apply_event  # noqa: E402
-from protocol.tiles import Tile  # noqa: E402
+from gbmj_tui.app import GbmjApp, start_local_server
+from gbmj_tui.model import apply_event
+from protocol.tiles import Tile
 
 
 def rss_mib() -> float:
