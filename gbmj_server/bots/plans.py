@@ -217,7 +217,8 @@ def _regular(counts: Sequence[int], done: int) -> int:
                     if p > 1:
                         continue
                     s = s123 + s4
-                    v = m123 + m4 + (s if s < 4 else 4) + p
+                    m = m123 + m4  # a core plan's rest may hold more sets than fit
+                    v = (m if m < 4 else 4) + (s if s < 4 else 4) + p
                     if v > best:
                         best = v
     return 8 - best
@@ -266,9 +267,12 @@ def reach(plan: Plan, counts: tuple[int, ...], melds: MeldInfo) -> Reach:
         if not melds.tiles <= mask or (kind == PUNGS and melds.any_chow):
             return DEAD
         kept = [c if t in mask else 0 for t, c in enumerate(counts)]
+        # Every tile outside the plan must be replaced before the hand is ready (one
+        # may be the discard): the count of sets and partials alone would miss that.
+        outside = _outside(counts, kept, melds)
         if kind == FILTER:
-            return (_regular(kept, melds.count), ())
-        return (_pung_distance(kept, melds.count), ())
+            return (max(_regular(kept, melds.count), outside), ())
+        return (max(_pung_distance(kept, melds.count), outside), ())
     # A core of sets (three, or two dragon pungs): the rest is read as the other sets.
     core = list(plan.core)
     free = 0
@@ -291,6 +295,13 @@ def reach(plan: Plan, counts: tuple[int, ...], melds: MeldInfo) -> Reach:
     return (len(missing) + _regular(rest, done + free), tuple(missing))
 
 
+def _outside(counts: Sequence[int], kept: Sequence[int], melds: MeldInfo) -> int:
+    """Draws needed just to replace the tiles a filter leaves out (14 tiles: one less)."""
+    held = sum(counts)
+    outside = held - sum(kept)
+    return outside - 1 if held + 3 * melds.count == 14 else outside
+
+
 def reach_bound(plan: Plan, counts: tuple[int, ...], melds: MeldInfo) -> int:
     """A cheap lower bound of ``reach(...)[0]`` (99 when the melds rule the plan out)."""
     kind = plan.kind
@@ -298,8 +309,7 @@ def reach_bound(plan: Plan, counts: tuple[int, ...], melds: MeldInfo) -> int:
         mask = plan.mask
         if not melds.tiles <= mask:
             return 99
-        # Every tile outside the plan must be replaced (one may be the discard).
-        return sum(c for t, c in enumerate(counts) if c and t not in mask) - 2
+        return _outside(counts, [c if t in mask else 0 for t, c in enumerate(counts)], melds)
     if kind != CORE:
         return -1
     sets = melds.sets
