@@ -191,3 +191,24 @@ def test_the_strong_bot_keeps_a_ready_seven_pairs_rather_than_pung():
     state.apply(0, discard(T("1m")))
     assert PUNG in state.legal_actions(1)
     assert choice("strong", state, 1) == PASS
+
+
+def test_the_bot_ignores_other_seats_tiles_even_if_a_view_showed_them():
+    bots = [make_bot("strong", s) for s in range(4)]
+    state = HandState(Wall.from_seed(b"peek"))
+    for _ in range(30):  # play into the middle of the hand
+        seat = state.to_act[0]
+        view = state.view(seat)
+        state.apply(seat, bots[seat].choose(view, view.legal_actions))
+    seat = state.to_act[0]
+    view = state.view(seat)
+    revealed = tuple(
+        sv if sv.seat == seat else sv._replace(concealed=state.concealed(sv.seat))
+        for sv in view.seats
+    )
+    peeking = view._replace(seats=revealed)
+    assert any(sv.concealed for sv in peeking.seats if sv.seat != seat)
+    assert position_of(peeking) == position_of(view)
+    assert make_bot("strong", 5).choose(peeking, view.legal_actions) == make_bot(
+        "strong", 5
+    ).choose(view, view.legal_actions)
