@@ -106,7 +106,14 @@ class Draw(Event):
     replacement: bool
 
     def for_viewer(self, viewer: int) -> Event:
-        return self if viewer == self.seat else Draw(self.seat, None, self.replacement)
+        if viewer == self.seat:
+            return self
+        hidden = _HIDDEN_DRAWS.get((self.seat, self.replacement))
+        return hidden if hidden is not None else Draw(self.seat, None, self.replacement)
+
+
+# The hidden forms are few and immutable: built once, not per event and viewer.
+_HIDDEN_DRAWS = {(s, r): Draw(s, None, r) for s in range(4) for r in (False, True)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +157,13 @@ class ConcealedKong(Event):
     tile: Tile | None
 
     def for_viewer(self, viewer: int) -> Event:
-        return self if viewer == self.seat else ConcealedKong(self.seat, None)
+        if viewer == self.seat:
+            return self
+        hidden = _HIDDEN_KONGS.get(self.seat)
+        return hidden if hidden is not None else ConcealedKong(self.seat, None)
+
+
+_HIDDEN_KONGS = {s: ConcealedKong(s, None) for s in range(4)}
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import StrEnum
+from itertools import compress
 from typing import TYPE_CHECKING, NamedTuple
 
 from protocol.tiles import WINDS, Tile
@@ -79,6 +80,15 @@ _DISCARDS = tuple(A.discard(Tile(t)) for t in range(34))
 _CONCEALED_KONGS = tuple(A.concealed_kong(Tile(t)) for t in range(34))
 _ADDED_KONGS = tuple(A.added_kong(Tile(t)) for t in range(34))
 _CHOWS = tuple(A.chow(Tile(t)) if t < 27 and t % 9 <= 6 else None for t in range(34))
+# Per tile: the chows a discard of it completes, as (chow action, the two other tiles).
+_CHOWS_WITH = tuple(
+    tuple(
+        (_CHOWS[lo], *(x for x in (lo, lo + 1, lo + 2) if x != t))
+        for lo in (t - 2, t - 1, t)
+        if t < 27 and lo >= 0 and lo // 9 == t // 9 and lo % 9 <= 6
+    )
+    for t in range(34)
+)
 
 
 class HandState:
@@ -124,7 +134,8 @@ class HandState:
         self._rev = [0, 0, 0, 0]
         self._seat_cache: list[tuple[int, SeatData] | None] = [None] * 4
         self.view_cache: dict = {}  # views.py keeps its per-seat parts here
-        self._ready: list[tuple[int, bool] | None] = [None] * 4  # (rev, may be ready)
+        # Per seat: (counts, melds, may be ready) of the last readiness bound computed.
+        self._ready: list[tuple[tuple[int, ...], int, bool] | None] = [None] * 4
         self._deal()
 
     # -- the deal ---------------------------------------------------------------------
@@ -323,13 +334,14 @@ class HandState:
             if self._self_drawn_score(seat) is not None:
                 out.append(A.WIN)
             if self._front < self._back:  # a kong needs a replacement tile
-                out.extend(_CONCEALED_KONGS[t] for t in range(34) if c[t] == 4)
+                if 4 in c:
+                    out.extend(_CONCEALED_KONGS[t] for t in range(34) if c[t] == 4)
                 out.extend(
                     _ADDED_KONGS[m.tile]
                     for m in self._melds[seat]
                     if m.kind is MeldKind.PUNG and c[m.tile]
                 )
-        out.extend(_DISCARDS[t] for t in range(34) if c[t])
+        out.extend(compress(_DISCARDS, c))
         return tuple(out)
 
     def _apply_turn(self, seat: int, action: Action) -> None:
@@ -412,17 +424,15 @@ class HandState:
                 self._win_cache[s] = score
                 opts.append(A.WIN)
             if not last:
-                if c[t] >= 2:
+                n = c[t]
+                if n >= 2:
                     opts.append(A.PUNG)
-                if c[t] == 3:
-                    opts.append(A.EXPOSED_KONG)
-                if i == 1 and t < 27:
-                    r = t % 9
-                    for lo in (t - 2, t - 1, t):
-                        if 0 <= r - (t - lo) <= 6 and all(
-                            c[x] for x in (lo, lo + 1, lo + 2) if x != t
-                        ):
-                            opts.append(_CHOWS[lo])
+                    if n == 3:
+                        opts.append(A.EXPOSED_KONG)
+                if i == 1:
+                    for chow, x, y in _CHOWS_WITH[t]:
+                        if c[x] and c[y]:
+                            opts.append(chow)
             if opts:
                 opts.append(A.PASS)
                 options[s] = tuple(opts)
@@ -589,7 +599,7 @@ class HandState:
         if t is None or not c[t]:
             return None
         c[t] -= 1
-        ready = may_be_ready(c, len(self._melds[seat]))
+        ready = self._may_be_ready(seat)  # the 13 tiles before the draw: usually known
         c[t] += 1
         if not ready:
             return None
@@ -597,13 +607,17 @@ class HandState:
         return self._judge(seat, t, True, self.turn_kind is TurnKind.KONG, last)
 
     def _may_be_ready(self, seat: int) -> bool:
-        """``readiness.may_be_ready`` for the seat's 13 tiles, kept until they change."""
-        rev = self._rev[seat]
+        """``readiness.may_be_ready`` for the seat's 13 concealed tiles, kept while they
+        stay the same (keyed by content: a seat is checked on others' discards and again,
+        with the same 13 tiles, when it draws)."""
+        c = self._counts[seat]
+        key = tuple(c)
+        melds = len(self._melds[seat])
         entry = self._ready[seat]
-        if entry is None or entry[0] != rev:
-            entry = (rev, may_be_ready(self._counts[seat], len(self._melds[seat])))
+        if entry is None or entry[0] != key or entry[1] != melds:
+            entry = (key, melds, may_be_ready(c, melds))
             self._ready[seat] = entry
-        return entry[1]
+        return entry[2]
 
     def _judge(
         self, seat: int, tile: Tile, self_drawn: bool, kong: bool, last: bool

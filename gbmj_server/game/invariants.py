@@ -13,7 +13,7 @@ from .actions import WIN, ActionKind
 from .events import SPECTATOR, ConcealedKong, Deal, Draw, Event
 from .hand_state import HandState, Phase, SeatData
 from .settlement import ESCAPE_POINTS
-from .views import HandView, all_views
+from .views import HandView, SeatView, all_views
 from .wall import WALL_SIZE, Wall
 
 VIEWERS = (0, 1, 2, 3, SPECTATOR)
@@ -63,27 +63,44 @@ def check_step(state: HandState, events: list[Event]) -> None:
                     seen = event.for_viewer(viewer)
                     assert getattr(seen, "tile", None) is None, f"{event} leaks to {viewer}"
                     assert getattr(seen, "tiles", None) is None, f"{event} leaks to {viewer}"
-    for viewer, view in all_views(state).items():
-        check_view(state, viewer, view, data)
+    views = all_views(state)
+    public = views[SPECTATOR]
+    check_view(state, SPECTATOR, public, data)
+    for viewer in range(4):  # the spectator's seat forms are checked: skip the same objects
+        check_view(state, viewer, views[viewer], data, checked=public.seats)
 
 
 def check_view(
-    state: HandState, viewer: int, view: HandView, data: list[SeatData] | None = None
+    state: HandState,
+    viewer: int,
+    view: HandView,
+    data: list[SeatData] | None = None,
+    checked: tuple[SeatView, ...] = (),
 ) -> None:
-    """No view shows a tile its viewer may not see; after the hand everything shows."""
+    """No view shows a tile its viewer may not see; after the hand everything shows.
+
+    ``checked``: the seat forms of another viewer's view that passed this check, as a
+    viewer who sees seat s only from outside; the very same (immutable) objects in
+    ``view`` need no second look.
+    """
     if data is None:
         data = [state.seat_data(s) for s in range(4)]
     ended = state.phase is Phase.ENDED
     seats = view.seats
+    assert view.viewer == viewer and len(seats) == 4
     for s in range(4):
         sv, d = seats[s], data[s]
+        if checked and s != viewer and sv is checked[s]:
+            continue
         assert sv.seat == s and sv.concealed_count == len(d.concealed)
+        assert sv.flowers == d.flowers and sv.discards == d.discards, f"seat {s}'s table"
         if ended or s == viewer:
             assert sv.concealed == d.concealed, "own hand or reveal wrong"
             assert sv.melds == d.melds
         else:
             assert sv.concealed is None, f"seat {s}'s hand shown to {viewer}"
             assert sv.drawn is None, f"seat {s}'s draw shown to {viewer}"
+            assert len(sv.melds) == len(d.melds), f"seat {s}'s melds miscounted"
             for m in sv.melds:
                 assert m is None or not m.concealed, "a concealed kong shown face up"
     if ended:
@@ -147,7 +164,9 @@ def play_random_hand(
                 best = min(_GREED.get(a.kind, 9) for a in legal)
                 action = rng.choice([a for a in legal if _GREED.get(a.kind, 9) == best])
             else:
-                action = WIN if WIN in legal and rng.random() < 0.9 else rng.choice(legal)
+                # (kinds: a cheaper membership test than comparing actions)
+                win = ActionKind.WIN in [a.kind for a in legal]
+                action = WIN if win and rng.random() < 0.9 else rng.choice(legal)
             events = state.apply(seat, action)
         step += 1
         if check:
