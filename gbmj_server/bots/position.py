@@ -35,7 +35,6 @@ class Position:
     prevailing_wind: Tile
     wall_remaining: int
     offer: tuple[int, Tile, bool] | None
-    exposed_by_others: int  # melds others have shown: how far along the table is
 
     @property
     def draws_left(self) -> int:
@@ -51,15 +50,12 @@ def position_of(view) -> Position:
     for t in me.concealed or ():
         counts[t] += 1
     seen = counts[:]
-    exposed = 0
     for sv in view.seats:
         for t in sv.discards:
             seen[t] += 1
         for m in sv.melds:
             if m is None:  # a face-down kong: its tiles stay unseen
                 continue
-            if sv.seat != seat:
-                exposed += 1
             for t in m.tiles:
                 seen[t] += 1
     unseen = tuple(max(0, 4 - n) for n in seen)
@@ -73,5 +69,4 @@ def position_of(view) -> Position:
         view.prevailing_wind,
         view.wall_remaining,
         view.offer,
-        exposed,
     )
