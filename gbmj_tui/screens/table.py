@@ -122,6 +122,7 @@ class TableScreen(Screen[None]):
             return
         with contextlib.suppress(NoMatches):  # closing while the server still talks
             self._draw(view)
+        self.refresh_bindings()  # the footer's seat controls follow the view
 
     def _draw(self, view: TableView) -> None:
         style, lang = self.tile_style, self.lang

@@ -137,3 +137,11 @@ def test_countdown_bar_width_and_seconds() -> None:
     assert bar.plain.endswith(" 7.5s")
     filled = [s for s in bar.spans if "green" in str(s.style) or "yellow" in str(s.style)]
     assert filled
+
+
+def test_ascii_fan_tables_have_no_chinese() -> None:
+    fans = (FanLine(49, 1), FanLine(73, 2))
+    for table in (fan_table(fans, style=ASCII, lang="en"), reference_table(style=ASCII)):
+        text = _plain(table, width=120)
+        assert text.isascii(), text
+        assert "Half Flush" in text or "Flower Tiles" in text
