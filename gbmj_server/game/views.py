@@ -82,23 +82,34 @@ def _seat_views(state: HandState, s: int, ended: bool) -> tuple[SeatView, SeatVi
 
 
 class _Builder:
-    """The parts common to every viewer, computed once."""
+    """The parts common to every viewer, computed once per state."""
+
+    __slots__ = ("state", "revealed", "hidden", "to_act", "claim", "head", "tail", "common")
 
     def __init__(self, state: HandState) -> None:
         self.state = state
-        self.ended = ended = state.phase is Phase.ENDED
-        self.revealed: list[SeatView] = []
-        self.hidden: list[SeatView] = []
-        cache = state.view_cache
-        for s in range(4):
-            key = (state.seat_rev(s), ended)
-            entry = cache.get(s)
-            if entry is None or entry[0] != key:
-                entry = cache[s] = (key, _seat_views(state, s, ended))
-            self.revealed.append(entry[1][0])
-            self.hidden.append(entry[1][1])
-        self.to_act = to_act = state.to_act
         phase = state.phase
+        ended = phase is Phase.ENDED
+        # Each seat's two forms are kept in the state's view cache until its tiles change.
+        cache = state.view_cache
+        revealed: list[SeatView] = []
+        hidden: list[SeatView] = []
+        for s in range(4):
+            rev = state.seat_rev(s)
+            entry = cache.get(s)
+            if entry is None or entry[0] != rev or entry[1] is not ended:
+                entry = cache[s] = (rev, ended, *_seat_views(state, s, ended))
+            revealed.append(entry[2])
+            hidden.append(entry[3])
+        # Only the seat on turn may hold a drawn tile: its own form shows it.
+        if phase is Phase.TURN:
+            s = state.turn_seat
+            drawn = state.last_drawn(s)
+            if drawn is not None:
+                revealed[s] = SeatView(*revealed[s][:7], drawn)
+        self.revealed = revealed
+        self.hidden = hidden
+        self.to_act = to_act = state.to_act
         self.claim = claim = phase is Phase.CLAIM
         timer = state.timer
         result = None
@@ -115,8 +126,8 @@ class _Builder:
                 "total": r.score.total if r.score else 0,
             }
         w = state.wall
-        # HandView's fields: viewer, the nine of ``head``, to_act, timer, offer,
-        # legal_actions, seats, and the three of ``tail``.
+        # HandView's fields after ``viewer``: the nine of ``head``, to_act, timer, offer,
+        # legal_actions, seats and the three of ``tail``.
         self.head = (
             state.round_number,
             state.hand_number,
@@ -128,30 +139,35 @@ class _Builder:
             state.wall_remaining,
             phase.value,
         )
-        self.middle = (None if timer is None else timer.value, state.offer)
         self.tail = (result, w.order if ended else None, w.salt if ended else None)
-        self.public_to_act = () if claim else to_act
-        hidden = tuple(self.hidden)
+        public_to_act = () if claim else to_act
         self.common = HandView._make(
-            (SPECTATOR, *self.head, self.public_to_act, *self.middle, (), hidden, *self.tail)
+            (
+                SPECTATOR,
+                *self.head,
+                public_to_act,
+                None if timer is None else timer.value,
+                state.offer,
+                (),
+                tuple(hidden),
+                *self.tail,
+            )
         )
 
     def view(self, viewer: int) -> HandView:
         if viewer == SPECTATOR:
             return self.common
-        state = self.state
-        hidden = self.hidden
-        own = self.revealed[viewer]
-        drawn = state.last_drawn(viewer)
-        if drawn is not None:
-            own = SeatView(*own[:7], drawn)
-        seats = (*hidden[:viewer], own, *hidden[viewer + 1 :])
-        to_act, legal = self.public_to_act, ()
+        seats = self.hidden.copy()
+        seats[viewer] = self.revealed[viewer]
+        c = self.common
+        to_act, legal = c.to_act, ()
         if viewer in self.to_act:
-            legal = state.legal_actions(viewer)
-            if self.claim:
+            legal = self.state.legal_actions(viewer)
+            if self.claim:  # in a claim window a seat learns only its own turn to answer
                 to_act = (viewer,)
-        return HandView._make((viewer, *self.head, to_act, *self.middle, legal, seats, *self.tail))
+        return HandView._make(
+            (viewer, *self.head, to_act, c.timer, c.offer, legal, tuple(seats), *self.tail)
+        )
 
 
 assert HandView._fields[10:15] == ("to_act", "timer", "offer", "legal_actions", "seats")
