@@ -84,7 +84,7 @@ def _seat_views(state: HandState, s: int, ended: bool) -> tuple[SeatView, SeatVi
 class _Builder:
     """The parts common to every viewer, computed once per state."""
 
-    __slots__ = ("state", "revealed", "hidden", "to_act", "claim", "head", "tail", "common")
+    __slots__ = ("claim", "common", "head", "hidden", "revealed", "state", "tail", "to_act")
 
     def __init__(self, state: HandState) -> None:
         self.state = state
