@@ -5,6 +5,7 @@ second app, a wrong password's error, the claim bar matching the server's prompt
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -162,3 +163,43 @@ def test_a_server_that_is_down_is_named(tmp_path: Path) -> None:
 
     error = asyncio.run(go())
     assert "cannot connect to 127.0.0.1:1" in error
+
+
+def test_lobby_dialog_bots_ready_then_leave(server: int, tmp_path: Path) -> None:
+    """Guest login, create a table with the dialog, fill it with bots (b), get ready (r):
+    the deal comes; Esc twice leaves the running match (an escape) for the lobby."""
+    from gbmj_tui.screens.lobby import CreateTableDialog
+
+    async def go():
+        app = GbmjApp(config_path=tmp_path / "c.json", lang="en")
+        async with app.run_test(size=(100, 32)) as pilot:
+            await _until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+            app.screen.query_one("#server", Input).value = f"127.0.0.1:{server}"
+            await pilot.click("#guest")
+            await _until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await pilot.press("n")
+            await _until(pilot, lambda: isinstance(app.screen, CreateTableDialog))
+            app.screen.query_one("#t-name", Input).value = "pilot table"
+            await pilot.click("#create")
+            await _until(pilot, lambda: isinstance(app.screen, TableScreen))
+            await _until(pilot, lambda: app.view is not None and app.view.me is not None)
+            assert any(t.settings.name == "pilot table" for t in app.lobby.tables.values())
+            await pilot.press("b")
+            await _until(pilot, lambda: all(s.name for s in app.view.seats))
+            await pilot.press("r")
+            await _until(pilot, lambda: app.view.playing and len(app.view.hand) >= 13, 20)
+            await pilot.pause(0.1)
+            dealt = screen_text(app)
+            await pilot.press("escape")
+            notes = lambda: " ".join(n.message for n in app._notifications)  # noqa: E731
+            await _until(pilot, lambda: "escape" in notes(), 5)
+            warned = notes()
+            assert isinstance(app.screen, TableScreen)
+            await pilot.press("escape")
+            await _until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            return dealt, warned
+
+    dealt, warned = asyncio.run(go())
+    assert "East round, hand 1" in dealt
+    assert len(re.findall("〓〓x1[0-4]", dealt)) == 3  # three others with hidden tiles
+    assert "escape" in warned
