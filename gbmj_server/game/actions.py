@@ -47,14 +47,26 @@ class Action:
 
     @classmethod
     def from_dict(cls, data: dict) -> Action:
-        tile = data.get("tile")
-        return cls(ActionKind(data["kind"]), None if tile is None else Tile(tile))
+        kind, tile = data["kind"], data.get("tile")
+        key = (kind, tile)
+        if cls is Action and type(kind) is str and (tile is None or type(tile) is int):
+            known = _BY_PLAIN.get(key)
+            if known is not None:
+                return known
+        action = cls(ActionKind(kind), None if tile is None else Tile(tile))
+        if cls is Action and type(kind) is str and (tile is None or type(tile) is int):
+            _BY_PLAIN[key] = action  # at most 8 kinds x 35 tiles, all valid
+        return action
 
     @classmethod
     def parse(cls, text: str) -> Action:
         """``"discard 5m"``, ``"chow 3s"``, ``"pass"`` (for tests and tools)."""
         kind, _, tile = text.strip().partition(" ")
         return cls(ActionKind(kind), Tile.parse(tile) if tile else None)
+
+
+# Actions already read from plain data: immutable, so replays share one value each.
+_BY_PLAIN: dict[tuple[str, int | None], Action] = {}
 
 
 def discard(tile: Tile) -> Action:

@@ -199,8 +199,12 @@ class Wall:
     @classmethod
     def from_dict(cls, data: dict) -> Wall:
         dice = tuple(tuple(r) for r in data["dice"])
+        try:
+            order = tuple(map(_TILE_OF_CODE.__getitem__, data["order"]))
+        except (KeyError, TypeError):
+            raise ValueError("a wall order holds tile codes 0-41") from None
         return cls(
-            tuple(Tile(t) for t in data["order"]),
+            order,
             dice,  # type: ignore[arg-type]
             bytes.fromhex(data["salt"]),
             data["dealer"],
@@ -208,6 +212,7 @@ class Wall:
 
 
 _FULL_COUNTS = Counter(FULL_SET)
+_TILE_OF_CODE = {int(t): t for t in Tile}  # a dict lookup is cheaper than Tile(code)
 
 # The deal (seed 003): three times four tiles each, dealer first; then the dealer takes
 # one tile, skips a stack and takes another (跳牌) while the others take one each.
