@@ -349,7 +349,8 @@ class GbmjApp(App[None]):
         elif isinstance(msg, m.TableUpdate):
             if self.lobby is not None:
                 self.lobby.update_table(msg.table)
-            if view is not None and msg.table.table_id == view.table_id and not view.playing:
+            waiting = msg.table.status == "waiting"  # no match: lobby seats are the seats
+            if view is not None and msg.table.table_id == view.table_id and waiting:
                 self._set_view(_seated(view, msg.table))
         elif isinstance(msg, m.TableList) and self.lobby is not None:
             self.lobby.set_tables(msg.tables)
