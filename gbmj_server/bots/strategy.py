@@ -212,12 +212,13 @@ class Evaluator:
     def hand_value(
         self, counts: Counts, melds: tuple[Meld, ...], plans: Sequence[int]
     ) -> tuple[float, bool]:
-        """Value of a 13-tile hand over ``plans`` and whether an 8-fan route is in it."""
+        """Value of a 13-tile hand over ``plans`` and whether it keeps an 8-fan route
+        worth at least half its best route."""
         info = meld_info(melds)
         honours = self.honour_fan(counts, info)
         values: list[float] = []
         ready = False
-        feasible = False
+        best_8 = 0.0  # the best value among routes that reach 8 fan
         for i in plans:
             r = self.reach(i, counts, melds, info)
             if r[0] > 50:
@@ -225,19 +226,22 @@ class Evaluator:
             if r[0] <= 0:
                 ready = True
             fan = self.estimate(PLANS[i], honours, info)
-            values.append(self.plan_value(i, r, fan))
-            if fan >= 8:
-                feasible = True
+            v = self.plan_value(i, r, fan)
+            values.append(v)
+            if fan >= 8 and v > best_8:
+                best_8 = v
         if not ready and self.reach(0, counts, melds, info)[0] <= 0:
             ready = True
         if ready and self.style.exact_ready:
             exact = self.ready_value(counts, melds)
             if exact > 0:
                 values.append(exact)
-                feasible = True
+                best_8 = max(best_8, exact)
         if not values:
             return 0.0, False
         top = max(values)
+        # An 8-fan route is kept when it is among the hand's main routes, not a long shot.
+        feasible = best_8 >= 0.5 * top
         return top + self.style.share * (sum(values) - top), feasible
 
     def noisy(self, value: float) -> float:
