@@ -134,8 +134,8 @@ class HandState:
         self._rev = [0, 0, 0, 0]
         self._seat_cache: list[tuple[int, SeatData] | None] = [None] * 4
         self.view_cache: dict = {}  # views.py keeps its per-seat parts here
-        # Per seat: (counts, melds, may be ready) of the last readiness bound computed.
-        self._ready: list[tuple[tuple[int, ...], int, bool] | None] = [None] * 4
+        # Per seat: (rev or -1, counts, melds, may be ready) of the last readiness bound.
+        self._ready: list[tuple[int, tuple[int, ...], int, bool] | None] = [None] * 4
         self._deal()
 
     # -- the deal ---------------------------------------------------------------------
@@ -276,16 +276,22 @@ class HandState:
     # -- playing ----------------------------------------------------------------------
     def apply(self, seat: int, action: Action) -> list[E.Event]:
         """Play ``action`` for ``seat``; returns the events. Refuses anything not legal."""
-        if self.phase is Phase.ENDED:
+        phase = self.phase
+        if phase is Phase.ENDED:
             raise IllegalAction("hand_over", "the hand is over")
-        if seat not in self.to_act:
+        # seat in to_act, spelt out per phase (this runs on every step)
+        if phase is Phase.TURN:
+            acting = seat == self.turn_seat
+        else:
+            acting = seat in self._options and seat not in self._answers
+        if not acting:
             raise IllegalAction("not_your_turn", f"seat {seat} has nothing to decide now")
         if action not in self.legal_actions(seat):
             raise IllegalAction("illegal_action", f"seat {seat} may not {action} now")
         start = len(self.events)
         self.version += 1
         self.log.append((seat, action))
-        if self.phase is Phase.TURN:
+        if phase is Phase.TURN:
             self._apply_turn(seat, action)
         else:
             self._answers[seat] = action
@@ -599,25 +605,32 @@ class HandState:
         if t is None or not c[t]:
             return None
         c[t] -= 1
-        ready = self._may_be_ready(seat)  # the 13 tiles before the draw: usually known
+        # the 13 tiles before the draw: usually known since the last discard
+        ready = self._may_be_ready(seat, by_rev=False)
         c[t] += 1
         if not ready:
             return None
         last = self._front >= self._back
         return self._judge(seat, t, True, self.turn_kind is TurnKind.KONG, last)
 
-    def _may_be_ready(self, seat: int) -> bool:
+    def _may_be_ready(self, seat: int, *, by_rev: bool = True) -> bool:
         """``readiness.may_be_ready`` for the seat's 13 concealed tiles, kept while they
-        stay the same (keyed by content: a seat is checked on others' discards and again,
-        with the same 13 tiles, when it draws)."""
+        stay the same: a seat is checked on others' discards and again, with the same 13
+        tiles, when it draws. ``by_rev``: the counts are the seat's own at its revision
+        (not a drawn tile set aside), so an unchanged revision answers at once."""
+        entry = self._ready[seat]
+        rev = self._rev[seat]
+        if by_rev and entry is not None and entry[0] == rev:
+            return entry[3]
         c = self._counts[seat]
         key = tuple(c)
         melds = len(self._melds[seat])
-        entry = self._ready[seat]
-        if entry is None or entry[0] != key or entry[1] != melds:
-            entry = (key, melds, may_be_ready(c, melds))
-            self._ready[seat] = entry
-        return entry[2]
+        if entry is None or entry[1] != key or entry[2] != melds:
+            ready = may_be_ready(c, melds)
+        else:
+            ready = entry[3]
+        self._ready[seat] = (rev if by_rev else -1, key, melds, ready)
+        return ready
 
     def _judge(
         self, seat: int, tile: Tile, self_drawn: bool, kong: bool, last: bool
