@@ -18,33 +18,39 @@ from .wall import WALL_SIZE, Wall
 
 VIEWERS = (0, 1, 2, 3, SPECTATOR)
 _HIDDEN_EVENTS = (Deal, Draw, ConcealedKong)
+_TURN, _CLAIM, _ENDED, _KONG = Phase.TURN, Phase.CLAIM, Phase.ENDED, MeldKind.KONG
 
 
 def check_step(state: HandState, events: list[Event]) -> None:
     """Everything that must hold after any step (``events``: what the step emitted)."""
     data = [state.seat_data(s) for s in range(4)]
     phase = state.phase
-    ended = phase is Phase.ENDED
+    ended = phase is _ENDED
     result = state.result
     offer = state.offer
     total = state.wall_remaining + (1 if offer is not None and offer[2] else 0)
-    for s, d in enumerate(data):
+    escaped = ended and result is not None and result.escaper is not None
+    holder = -1  # the seat holding one tile more: the seat on turn, or the winner
+    if phase is _TURN:
+        holder = state.turn_seat
+    elif ended and result is not None and result.winner is not None:
+        holder = result.winner
+    counts, pools, melds, flowers = state._counts, state._discards, state._melds, state._flowers
+    for s in range(4):
+        d = data[s]
+        held, pool, kept, shown = len(d.concealed), len(d.discards), len(d.melds), len(d.flowers)
         # the cached seat data must follow the live state (compared in full at the end)
-        assert len(d.concealed) == sum(state._counts[s]), f"stale hand of seat {s}"
-        assert len(d.discards) == len(state._discards[s]), f"stale pool of seat {s}"
-        assert len(d.melds) == len(state._melds[s]), f"stale melds of seat {s}"
-        assert len(d.flowers) == len(state._flowers[s]), f"stale flowers of seat {s}"
+        assert held == sum(counts[s]), f"stale hand of seat {s}"
+        assert pool == len(pools[s]), f"stale pool of seat {s}"
+        assert kept == len(melds[s]), f"stale melds of seat {s}"
+        assert shown == len(flowers[s]), f"stale flowers of seat {s}"
         kongs = 0
         for m in d.melds:
-            kongs += m.kind is MeldKind.KONG
-        n = len(d.concealed) + 3 * len(d.melds) + kongs
-        total += n + len(d.flowers) + len(d.discards)
-        expected = 13 + kongs
-        if (phase is Phase.TURN and s == state.turn_seat) or (
-            ended and result is not None and result.winner == s
-        ):
-            expected += 1
-        if ended and result is not None and result.escaper is not None:
+            kongs += m.kind is _KONG
+        n = held + 3 * kept + kongs
+        total += n + shown + pool
+        expected = 13 + kongs + (s == holder)
+        if escaped:
             # an escape may end the hand while the seat on turn holds its drawn tile
             assert n in (expected, expected + (s == state.turn_seat)), f"seat {s} holds {n}"
         else:
@@ -85,13 +91,15 @@ def check_view(
     """
     if data is None:
         data = [state.seat_data(s) for s in range(4)]
-    ended = state.phase is Phase.ENDED
+    phase = state.phase
+    ended = phase is _ENDED
     seats = view.seats
     assert view.viewer == viewer and len(seats) == 4
     for s in range(4):
-        sv, d = seats[s], data[s]
-        if checked and s != viewer and sv is checked[s]:
+        sv = seats[s]
+        if s != viewer and checked and sv is checked[s]:
             continue
+        d = data[s]
         assert sv.seat == s and sv.concealed_count == len(d.concealed)
         assert sv.flowers == d.flowers and sv.discards == d.discards, f"seat {s}'s table"
         if ended or s == viewer:
@@ -107,7 +115,7 @@ def check_view(
         assert view.wall_order == state.wall.order and view.salt == state.wall.salt
     else:
         assert view.wall_order is None and view.salt is None, "wall shown during the hand"
-        if state.phase is Phase.CLAIM:
+        if phase is _CLAIM:
             assert view.to_act in ((), (viewer,)), "other claimants shown"
     if viewer == SPECTATOR:
         assert view.legal_actions == ()

@@ -60,13 +60,85 @@ def make_view(state: HandState, viewer: int) -> HandView:
     """``state`` as ``viewer`` (a seat 0-3 or ``SPECTATOR``) may see it."""
     if viewer != SPECTATOR and viewer not in range(4):
         raise ValueError(f"no viewer {viewer}")
-    return _Builder(state).view(viewer)
+    return all_views(state, (viewer,))[viewer]
 
 
-def all_views(state: HandState) -> dict[int, HandView]:
-    """The views of the four seats and of a spectator, sharing the work."""
-    builder = _Builder(state)
-    return {v: builder.view(v) for v in (0, 1, 2, 3, SPECTATOR)}
+def all_views(
+    state: HandState, viewers: tuple[int, ...] = (0, 1, 2, 3, SPECTATOR)
+) -> dict[int, HandView]:
+    """The views of ``viewers`` (by default the four seats and a spectator), sharing the
+    work: every part common to several viewers is built once."""
+    phase = state.phase
+    ended = phase is Phase.ENDED
+    # Each seat's two forms (its owner's, everybody else's) stay in the state's view
+    # cache until the seat's tiles change.
+    cache = state.view_cache
+    revealed: list[SeatView] = []
+    hidden: list[SeatView] = []
+    for s in range(4):
+        rev = state.seat_rev(s)
+        entry = cache.get(s)
+        if entry is None or entry[0] != rev or entry[1] is not ended:
+            entry = cache[s] = (rev, ended, *_seat_views(state, s, ended))
+        revealed.append(entry[2])
+        hidden.append(entry[3])
+    to_act = state.to_act
+    claim = phase is Phase.CLAIM
+    if phase is Phase.TURN:  # only the seat on turn may hold a drawn tile: its own sees it
+        s = state.turn_seat
+        drawn = state.last_drawn(s)
+        if drawn is not None:
+            revealed[s] = SeatView(*revealed[s][:7], drawn)
+    # The fields before ``viewer`` and after ``seats`` are the same for every viewer.
+    w = state.wall
+    timer = state.timer
+    head = (
+        state.round_number,
+        state.hand_number,
+        state.dealer,
+        state.prevailing_wind,
+        w.dice,
+        w.break_stack,
+        w.commitment,
+        state.wall_remaining,
+        phase.value,
+    )
+    tail = (_result(state) if ended else None, *((w.order, w.salt) if ended else (None, None)))
+    public_to_act = () if claim else to_act
+    timer_value = None if timer is None else timer.value
+    offer = state.offer
+    views: dict[int, HandView] = {}
+    for viewer in viewers:
+        if viewer == SPECTATOR:
+            seats, own_to_act, legal = tuple(hidden), public_to_act, ()
+        else:
+            own = hidden.copy()
+            own[viewer] = revealed[viewer]
+            seats, own_to_act, legal = tuple(own), public_to_act, ()
+            if viewer in to_act:
+                legal = state.legal_actions(viewer)
+                if claim:  # in a claim window a seat learns only its own turn to answer
+                    own_to_act = (viewer,)
+        views[viewer] = _new_view(
+            (viewer, *head, own_to_act, timer_value, offer, legal, seats, *tail)
+        )
+    return views
+
+
+def _result(state: HandState) -> dict | None:
+    r = state.result
+    if r is None:
+        return None
+    return {
+        "outcome": r.outcome.value,
+        "points": r.points,
+        "winner": r.winner,
+        "from_seat": r.from_seat,
+        "win_tile": r.win_tile,
+        "escaper": r.escaper,
+        "fans": [(fc.fan.id, fc.count) for fc in r.score.fans] if r.score else [],
+        "total": r.score.total if r.score else 0,
+    }
 
 
 def _seat_views(state: HandState, s: int, ended: bool) -> tuple[SeatView, SeatView]:
@@ -81,93 +153,10 @@ def _seat_views(state: HandState, s: int, ended: bool) -> tuple[SeatView, SeatVi
     return shown, hidden
 
 
-class _Builder:
-    """The parts common to every viewer, computed once per state."""
-
-    __slots__ = ("claim", "common", "head", "hidden", "revealed", "state", "tail", "to_act")
-
-    def __init__(self, state: HandState) -> None:
-        self.state = state
-        phase = state.phase
-        ended = phase is Phase.ENDED
-        # Each seat's two forms are kept in the state's view cache until its tiles change.
-        cache = state.view_cache
-        revealed: list[SeatView] = []
-        hidden: list[SeatView] = []
-        for s in range(4):
-            rev = state.seat_rev(s)
-            entry = cache.get(s)
-            if entry is None or entry[0] != rev or entry[1] is not ended:
-                entry = cache[s] = (rev, ended, *_seat_views(state, s, ended))
-            revealed.append(entry[2])
-            hidden.append(entry[3])
-        # Only the seat on turn may hold a drawn tile: its own form shows it.
-        if phase is Phase.TURN:
-            s = state.turn_seat
-            drawn = state.last_drawn(s)
-            if drawn is not None:
-                revealed[s] = SeatView(*revealed[s][:7], drawn)
-        self.revealed = revealed
-        self.hidden = hidden
-        self.to_act = to_act = state.to_act
-        self.claim = claim = phase is Phase.CLAIM
-        timer = state.timer
-        result = None
-        if ended and state.result is not None:
-            r = state.result
-            result = {
-                "outcome": r.outcome.value,
-                "points": r.points,
-                "winner": r.winner,
-                "from_seat": r.from_seat,
-                "win_tile": r.win_tile,
-                "escaper": r.escaper,
-                "fans": [(fc.fan.id, fc.count) for fc in r.score.fans] if r.score else [],
-                "total": r.score.total if r.score else 0,
-            }
-        w = state.wall
-        # HandView's fields after ``viewer``: the nine of ``head``, to_act, timer, offer,
-        # legal_actions, seats and the three of ``tail``.
-        self.head = (
-            state.round_number,
-            state.hand_number,
-            state.dealer,
-            state.prevailing_wind,
-            w.dice,
-            w.break_stack,
-            w.commitment,
-            state.wall_remaining,
-            phase.value,
-        )
-        self.tail = (result, w.order if ended else None, w.salt if ended else None)
-        public_to_act = () if claim else to_act
-        self.common = HandView._make(
-            (
-                SPECTATOR,
-                *self.head,
-                public_to_act,
-                None if timer is None else timer.value,
-                state.offer,
-                (),
-                tuple(hidden),
-                *self.tail,
-            )
-        )
-
-    def view(self, viewer: int) -> HandView:
-        if viewer == SPECTATOR:
-            return self.common
-        seats = self.hidden.copy()
-        seats[viewer] = self.revealed[viewer]
-        c = self.common
-        to_act, legal = c.to_act, ()
-        if viewer in self.to_act:
-            legal = self.state.legal_actions(viewer)
-            if self.claim:  # in a claim window a seat learns only its own turn to answer
-                to_act = (viewer,)
-        return HandView._make(
-            (viewer, *self.head, to_act, c.timer, c.offer, legal, tuple(seats), *self.tail)
-        )
+def _new_view(fields: tuple) -> HandView:
+    """A HandView from its 18 fields in order (``_make`` without its length check)."""
+    return tuple.__new__(HandView, fields)
 
 
+assert len(HandView._fields) == 18
 assert HandView._fields[10:15] == ("to_act", "timer", "offer", "legal_actions", "seats")
