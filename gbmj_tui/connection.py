@@ -58,6 +58,10 @@ class Connection:
             reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
         except TimeoutError:
             raise ConnectError(f"no answer from {host}:{port}") from None
+        except ConnectionRefusedError:
+            raise ConnectError(
+                f"cannot connect to {host}:{port}: connection refused (is the server running?)"
+            ) from None
         except OSError as exc:
             reason = exc.strerror or str(exc)
             raise ConnectError(f"cannot connect to {host}:{port}: {reason}") from None

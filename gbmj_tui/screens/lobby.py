@@ -19,6 +19,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import (
     Button,
+    Checkbox,
     DataTable,
     Footer,
     Input,
@@ -26,7 +27,6 @@ from textual.widgets import (
     RichLog,
     Select,
     Static,
-    Switch,
 )
 
 from protocol import messages as m
@@ -87,7 +87,8 @@ class LobbyScreen(Screen[None]):
         yield table
         with Vertical(id="lobby-chat"):
             yield RichLog(id="chat-log", max_lines=200, wrap=True)
-            yield Input(id="chat-input", placeholder="chat…" if self.lang == "zh" else "chat...")
+            hint = "聊天…" if self.lang == "zh" else "chat..."
+            yield Input(id="chat-input", placeholder=hint, compact=True)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -203,30 +204,37 @@ class CreateTableDialog(ModalScreen[tuple[m.TableSettings, str | None] | None]):
 
     def compose(self) -> ComposeResult:
         zh = self.lang == "zh"
+        rounds = [(str(r), r) for r in (1, 2, 3, 4)]
         with Vertical(id="dialog"):
-            yield Label("桌名" if zh else "Table name")
-            yield Input("my table", id="t-name", max_length=40)
+            with Horizontal(classes="row"):
+                yield Label("桌名" if zh else "Name")
+                yield Input("my table", id="t-name", max_length=40, compact=True)
             with Horizontal(classes="row"):
                 yield Label("底注" if zh else "Stake")
-                yield Select(STAKE_CHOICES, value=0, allow_blank=False, id="t-stake")
+                yield Select(STAKE_CHOICES, value=0, allow_blank=False, id="t-stake", compact=True)
                 yield Label("圈数" if zh else "Rounds")
-                yield Select(
-                    [(str(r), r) for r in (1, 2, 3, 4)], value=1, allow_blank=False, id="t-rounds"
+                yield Select(rounds, value=1, allow_blank=False, id="t-rounds", compact=True)
+            with Horizontal(classes="row"):
+                yield Checkbox(
+                    "计时 (秒)" if zh else "Timers (s)", True, id="t-timers", compact=True
                 )
+                yield Label("首打" if zh else "first")
+                yield Input("30", id="t-first", max_length=3, type="integer", compact=True)
+                yield Label("出牌" if zh else "turn")
+                yield Input("15", id="t-turn", max_length=3, type="integer", compact=True)
+                yield Label("鸣牌" if zh else "claim")
+                yield Input("5", id="t-claim", max_length=3, type="integer", compact=True)
             with Horizontal(classes="row"):
-                yield Label("计时" if zh else "Timers")
-                yield Switch(True, id="t-timers")
-                yield Input("30", id="t-first", max_length=3, type="integer")
-                yield Input("15", id="t-turn", max_length=3, type="integer")
-                yield Input("5", id="t-claim", max_length=3, type="integer")
-            with Horizontal(classes="row"):
-                yield Label("机器人" if zh else "Bots")
-                yield Switch(True, id="t-bots")
+                yield Checkbox(
+                    "允许机器人" if zh else "Bots allowed", True, id="t-bots", compact=True
+                )
                 yield Label("密码" if zh else "Password")
-                yield Input(id="t-password", password=True, max_length=64)
+                yield Input(id="t-password", password=True, max_length=64, compact=True)
             with Horizontal(classes="row"):
-                yield Button("创建" if zh else "Create", id="create", variant="primary")
-                yield Button("取消" if zh else "Cancel", id="cancel")
+                yield Button(
+                    "创建" if zh else "Create", id="create", variant="primary", compact=True
+                )
+                yield Button("取消" if zh else "Cancel", id="cancel", compact=True)
             yield Static("", id="dialog-error")
 
     @on(Button.Pressed, "#cancel")
@@ -238,7 +246,7 @@ class CreateTableDialog(ModalScreen[tuple[m.TableSettings, str | None] | None]):
     async def _create(self) -> None:
         try:
             timers = m.TimerSettings(
-                on=self.query_one("#t-timers", Switch).value,
+                on=self.query_one("#t-timers", Checkbox).value,
                 first_discard=int(self.query_one("#t-first", Input).value or 30),
                 turn=int(self.query_one("#t-turn", Input).value or 15),
                 claim_window=int(self.query_one("#t-claim", Input).value or 5),
@@ -248,11 +256,11 @@ class CreateTableDialog(ModalScreen[tuple[m.TableSettings, str | None] | None]):
                 stake=self.query_one("#t-stake", Select).value,  # type: ignore[arg-type]
                 timers=timers,
                 rounds=self.query_one("#t-rounds", Select).value,  # type: ignore[arg-type]
-                bots_allowed=self.query_one("#t-bots", Switch).value,
+                bots_allowed=self.query_one("#t-bots", Checkbox).value,
             )
             settings.to_wire()  # the protocol's own range checks
         except Exception as exc:  # a bad number or a value out of range: say so
-            self.query_one("#dialog-error", Static).update(str(exc))
+            self.query_one("#dialog-error", Static).update(Text(str(exc)))
             return
         password = self.query_one("#t-password", Input).value or None
         self.dismiss((settings, password))
