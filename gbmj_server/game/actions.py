@@ -65,27 +65,37 @@ class Action:
         return cls(ActionKind(kind), Tile.parse(tile) if tile else None)
 
 
-# Actions already read from plain data: immutable, so replays share one value each.
+# One shared value per action (actions are immutable): the constructors below and
+# ``Action.from_dict`` return these, so the engine finds a replayed or chosen action in
+# its legal list by identity before comparing fields.
 _BY_PLAIN: dict[tuple[str, int | None], Action] = {}
 
 
+def _shared(kind: ActionKind, tile: Tile | None = None) -> Action:
+    key = (kind.value, None if tile is None else int(tile))
+    action = _BY_PLAIN.get(key)
+    if action is None:
+        action = _BY_PLAIN[key] = Action(kind, tile)
+    return action
+
+
 def discard(tile: Tile) -> Action:
-    return Action(ActionKind.DISCARD, Tile(tile))
+    return _shared(ActionKind.DISCARD, Tile(tile))
 
 
 def chow(lowest: Tile) -> Action:
-    return Action(ActionKind.CHOW, Tile(lowest))
+    return _shared(ActionKind.CHOW, Tile(lowest))
 
 
 def concealed_kong(tile: Tile) -> Action:
-    return Action(ActionKind.CONCEALED_KONG, Tile(tile))
+    return _shared(ActionKind.CONCEALED_KONG, Tile(tile))
 
 
 def added_kong(tile: Tile) -> Action:
-    return Action(ActionKind.ADDED_KONG, Tile(tile))
+    return _shared(ActionKind.ADDED_KONG, Tile(tile))
 
 
-WIN = Action(ActionKind.WIN)
-PASS = Action(ActionKind.PASS)
-PUNG = Action(ActionKind.PUNG)
-EXPOSED_KONG = Action(ActionKind.EXPOSED_KONG)
+WIN = _shared(ActionKind.WIN)
+PASS = _shared(ActionKind.PASS)
+PUNG = _shared(ActionKind.PUNG)
+EXPOSED_KONG = _shared(ActionKind.EXPOSED_KONG)

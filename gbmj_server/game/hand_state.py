@@ -286,8 +286,13 @@ class HandState:
             acting = seat in self._options and seat not in self._answers
         if not acting:
             raise IllegalAction("not_your_turn", f"seat {seat} has nothing to decide now")
-        if action not in self.legal_actions(seat):
-            raise IllegalAction("illegal_action", f"seat {seat} may not {action} now")
+        legal = self.legal_actions(seat)
+        for a in legal:  # identity first: listed actions are shared values (actions.py)
+            if a is action:
+                break
+        else:
+            if action not in legal:
+                raise IllegalAction("illegal_action", f"seat {seat} may not {action} now")
         start = len(self.events)
         self.version += 1
         self.log.append((seat, action))

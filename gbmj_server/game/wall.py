@@ -42,15 +42,16 @@ class SeedStream:
     def __init__(self, seed: bytes, label: bytes) -> None:
         self._key = hashlib.sha256(label + b"\0" + seed).digest()
         self._counter = 0
-        self._buf = b""
+        self._buf = bytearray()
+        self._pos = 0  # bytes of ``_buf`` already handed out
 
     def bytes(self, n: int) -> bytes:
-        while len(self._buf) < n:
-            block = hashlib.sha256(self._key + self._counter.to_bytes(8, "big")).digest()
+        buf, pos = self._buf, self._pos
+        while len(buf) - pos < n:
+            buf += hashlib.sha256(self._key + self._counter.to_bytes(8, "big")).digest()
             self._counter += 1
-            self._buf += block
-        out, self._buf = self._buf[:n], self._buf[n:]
-        return out
+        self._pos = pos + n
+        return bytes(buf[pos : pos + n])
 
     def below(self, n: int) -> int:
         """A uniform integer in [0, n) by rejection sampling 32-bit words."""
