@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import StrEnum
-from itertools import compress
+from itertools import chain, compress
+from operator import getitem
 from typing import TYPE_CHECKING, NamedTuple
 
 from protocol.tiles import WINDS, Tile
@@ -71,11 +72,17 @@ class SeatData(NamedTuple):
     discards: tuple[Tile, ...]
 
 
+def _new_seat_data(fields: tuple) -> SeatData:
+    """SeatData from its four fields (without NamedTuple's keyword handling: hot path)."""
+    return tuple.__new__(SeatData, fields)
+
+
 class IllegalAction(HandError):
     """An action refused: ``code`` is ``hand_over``, ``not_your_turn`` or ``illegal_action``."""
 
 
 _TILES = tuple(Tile)
+_RUNS = tuple(tuple((t,) * n for n in range(5)) for t in _TILES[:34])  # [tile][count]
 _DISCARDS = tuple(A.discard(Tile(t)) for t in range(34))
 _CONCEALED_KONGS = tuple(A.concealed_kong(Tile(t)) for t in range(34))
 _ADDED_KONGS = tuple(A.added_kong(Tile(t)) for t in range(34))
@@ -225,15 +232,13 @@ class HandState:
         rev = self._rev[seat]
         if cached is not None and cached[0] == rev:
             return cached[1]
-        hand: list[Tile] = []
-        for t, n in enumerate(self._counts[seat]):
-            if n:
-                hand += _TILES[t : t + 1] * n
-        data = SeatData(
-            tuple(hand),
-            tuple(self._melds[seat]),
-            tuple(self._flowers[seat]),
-            tuple(self._discards[seat]),
+        data = _new_seat_data(
+            (
+                tuple(chain.from_iterable(map(getitem, _RUNS, self._counts[seat]))),
+                tuple(self._melds[seat]),
+                tuple(self._flowers[seat]),
+                tuple(self._discards[seat]),
+            )
         )
         self._seat_cache[seat] = (rev, data)
         return data

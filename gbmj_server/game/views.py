@@ -143,13 +143,15 @@ def _result(state: HandState) -> dict | None:
 
 def _seat_views(state: HandState, s: int, ended: bool) -> tuple[SeatView, SeatView]:
     """Seat ``s`` as its owner sees it and as everybody else does."""
-    data = state.seat_data(s)
-    wind, count = state.seat_winds[s], len(data.concealed)
-    shown = SeatView(s, wind, data.concealed, count, data.melds, data.flowers, data.discards, None)
+    concealed, melds, flowers, discards = state.seat_data(s)
+    wind, count = state.seat_winds[s], len(concealed)
+    new = tuple.__new__  # SeatView without NamedTuple's keyword handling: a hot path
+    shown = new(SeatView, (s, wind, concealed, count, melds, flowers, discards, None))
     if ended:
         return shown, shown
-    face_down = tuple(None if m.concealed else m for m in data.melds)
-    hidden = SeatView(s, wind, None, count, face_down, data.flowers, data.discards, None)
+    if melds:
+        melds = tuple(None if m.concealed else m for m in melds)
+    hidden = new(SeatView, (s, wind, None, count, melds, flowers, discards, None))
     return shown, hidden
 
 
