@@ -72,6 +72,20 @@ class SeatData(NamedTuple):
     discards: tuple[Tile, ...]
 
 
+# Pure results by (concealed counts, melds), shared by every hand: a replay, or another
+# hand reaching the same tiles, looks them up instead of working them out again.
+_READY: dict[tuple[bytes, int], bool] = {}  # readiness.may_be_ready
+_COMPLETE: dict[tuple[bytes, int], bool] = {}  # shapes.is_complete
+_MEMO_LIMIT = 50_000  # entries each, ~10 MB (a long-running server keeps memory bounded)
+
+
+def _remember(memo: dict, key: tuple, value: bool) -> bool:
+    if len(memo) >= _MEMO_LIMIT:
+        memo.clear()
+    memo[key] = value
+    return value
+
+
 def _new_seat_data(fields: tuple) -> SeatData:
     """SeatData from its four fields (without NamedTuple's keyword handling: hot path)."""
     return tuple.__new__(SeatData, fields)
@@ -142,7 +156,7 @@ class HandState:
         self._seat_cache: list[tuple[int, SeatData] | None] = [None] * 4
         self.view_cache: dict = {}  # views.py keeps its per-seat parts here
         # Per seat: (rev or -1, counts, melds, may be ready) of the last readiness bound.
-        self._ready: list[tuple[int, tuple[int, ...], int, bool] | None] = [None] * 4
+        self._ready: list[tuple[int, bytes, int, bool] | None] = [None] * 4
         self._deal()
 
     # -- the deal ---------------------------------------------------------------------
@@ -633,10 +647,12 @@ class HandState:
         if by_rev and entry is not None and entry[0] == rev:
             return entry[3]
         c = self._counts[seat]
-        key = tuple(c)
+        key = bytes(c)  # compact, and compares and hashes fast
         melds = len(self._melds[seat])
         if entry is None or entry[1] != key or entry[2] != melds:
-            ready = may_be_ready(c, melds)
+            ready = _READY.get((key, melds))
+            if ready is None:
+                ready = _remember(_READY, (key, melds), may_be_ready(c, melds))
         else:
             ready = entry[3]
         self._ready[seat] = (rev if by_rev else -1, key, melds, ready)
@@ -647,7 +663,11 @@ class HandState:
     ) -> Score | None:
         """The score if ``seat`` (holding ``tile`` already) may win now, else None."""
         counts, melds = self._counts[seat], self._melds[seat]
-        if not is_complete(counts, len(melds)):  # cheap: most hands on offer do not win
+        key = (bytes(counts), len(melds))
+        complete = _COMPLETE.get(key)
+        if complete is None:
+            complete = _remember(_COMPLETE, key, is_complete(counts, len(melds)))
+        if not complete:  # most hands on offer do not win
             return None
         return score_win(counts, melds, self._context(seat, tile, self_drawn, kong, last))
 
