@@ -21,7 +21,7 @@ from .strategy import Style
 
 STYLES: dict[str, Style] = {
     # Noise on every option's value makes the weaker levels miss good plays now and then.
-    "easy": Style("easy", keep=4, noise=0.5, claim_margin=0.3),
+    "easy": Style("easy", keep=4, noise=0.5, claim_margin=0.3, caution=0.0),
     "normal": Style("normal", keep=8, noise=0.1, claim_margin=0.1),
     "strong": Style("strong"),
 }

@@ -8,12 +8,21 @@ kongs are absent from the view, and a tile a bot cannot see counts as unseen.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from protocol.tiles import PLAYING_KINDS, Tile
 
 from ..rules.hand import Meld
 
 Counts = tuple[int, ...]
+
+
+class Opponent(NamedTuple):
+    """What a seat shows of another: its exposed melds and the tiles it discarded."""
+
+    seat: int
+    shown_melds: int
+    discarded: frozenset[int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +33,8 @@ class Position:
     otherwise); ``unseen``: copies of each tile not visible from the seat (4 minus its
     own concealed and melded tiles, every discard pool and every exposed meld; another
     seat's face-down kong stays unseen); ``offer``: the tile on offer in a claim window
-    with the seat that offered it and whether it is a kong being robbed.
+    with the seat that offered it and whether it is a kong being robbed; ``opponents``:
+    what the other seats show (melds, a face-down kong included, and their discards).
     """
 
     seat: int
@@ -35,6 +45,7 @@ class Position:
     prevailing_wind: Tile
     wall_remaining: int
     offer: tuple[int, Tile, bool] | None
+    opponents: tuple[Opponent, ...]  # the other three seats, in turn order
 
     @property
     def draws_left(self) -> int:
@@ -60,6 +71,10 @@ def position_of(view) -> Position:
                 seen[t] += 1
     unseen = tuple(max(0, 4 - n) for n in seen)
     melds = tuple(m for m in me.melds if m is not None)
+    opponents = tuple(
+        Opponent(s, len(sv.melds), frozenset(int(t) for t in sv.discards))
+        for s, sv in ((s % 4, view.seats[s % 4]) for s in range(seat + 1, seat + 4))
+    )
     return Position(
         seat,
         tuple(counts),
@@ -69,4 +84,5 @@ def position_of(view) -> Position:
         view.prevailing_wind,
         view.wall_remaining,
         view.offer,
+        opponents,
     )
