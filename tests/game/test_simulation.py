@@ -31,3 +31,46 @@ def test_claim_happy_hands_keep_every_invariant():
         outcomes[state.result.outcome.value] += 1
         kongs += sum(m.is_kong for s in range(4) for m in state.melds(s))
     assert outcomes["win"] >= 10 and kongs >= 20
+
+
+def test_a_win_is_offered_exactly_when_the_calculator_allows_it():
+    """The engine's shortcuts (readiness bound, memos shared across hands, per-turn
+    caches) never hide or invent a win: every decision is recomputed from scratch with
+    ``shapes.is_complete`` and the calculator."""
+    from gbmj_server.game.actions import WIN
+    from gbmj_server.game.hand_state import HandState, Phase, TurnKind
+    from gbmj_server.game.settlement import score_win
+    from gbmj_server.game.wall import Wall
+    from gbmj_server.rules.shapes import is_complete
+
+    def fresh(state, seat, tile, self_drawn, kong, last):
+        counts, melds = state._counts[seat], state._melds[seat]
+        if not is_complete(counts, len(melds)):
+            return None
+        return score_win(counts, melds, state._context(seat, tile, self_drawn, kong, last))
+
+    rng = random.Random(11)
+    decisions = offered = 0
+    for i in range(60):
+        state = HandState(Wall.from_seed(f"wins-{i}".encode(), dealer=i % 4))
+        while not state.ended:
+            for seat in state.to_act:
+                last = state.wall_remaining == 0
+                if state.phase is Phase.TURN:
+                    if state.turn_kind is TurnKind.CLAIM:
+                        continue
+                    kong = state.turn_kind is TurnKind.KONG
+                    score = fresh(state, seat, state._last_drawn[seat], True, kong, last)
+                else:
+                    _, tile, rob = state.offer
+                    state._counts[seat][tile] += 1
+                    score = fresh(state, seat, tile, False, rob, last and not rob)
+                    state._counts[seat][tile] -= 1
+                listed = WIN in state.legal_actions(seat)
+                assert listed == (score is not None), (i, seat, state.log[-3:])
+                decisions += 1
+                offered += listed
+            seat = rng.choice(state.to_act)
+            legal = state.legal_actions(seat)
+            state.apply(seat, WIN if WIN in legal and rng.random() < 0.5 else rng.choice(legal))
+    assert decisions > 5000 and offered > 0
