@@ -10,6 +10,7 @@ the lobby screen. Screens ask the app to act (sign in, create, join, act, chat).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import subprocess
 import sys
@@ -49,6 +50,7 @@ ERRORS_ZH = {
     "not_owner": "只有桌主可以这样做",
 }
 ESCAPE_CONFIRM_S = 3.0  # leaving a running match needs Esc twice within this time
+RECONNECT_DELAYS = (0.2, 1.0, 2.0, 4.0, 8.0, 15.0)  # seconds before each attempt
 
 
 class ServerMessage(Message):
@@ -89,6 +91,8 @@ class GbmjApp(App[None]):
         self.table_screen: TableScreen | None = None
         self.lobby: LobbyScreen | None = None
         self._escape_armed = 0.0
+        self.address: tuple[str, int] | None = None
+        self.token: str | None = None
         self.auto_win = False  # declare every win offered at once
         self.auto_pass = False  # pass every claim that is not a win
         self.started = time.monotonic()
@@ -109,9 +113,16 @@ class GbmjApp(App[None]):
 
     async def _connect(self, host: str, port: int) -> None:
         if self.conn is not None:
-            await self.conn.close()
+            old, self.conn = self.conn, None
+            await old.close()
         self.conn = await Connection.open(host, port)
+        self.address = (host, port)
         self._reader()
+
+    def _signed_in(self, session: m.Message) -> m.Profile:
+        assert isinstance(session, m.Session)
+        self.token = session.token  # to resume the session if the connection drops
+        return session.profile
 
     @work(exclusive=True, group="sign_in")
     async def start_sign_in(
@@ -140,11 +151,11 @@ class GbmjApp(App[None]):
             session = await self.conn.request(request)
         except (ValueError, ConnectError, RequestFailed, TimeoutError) as exc:
             return self._error_text(exc)
-        assert isinstance(session, m.Session)
+        profile = self._signed_in(session)
         self.config = self.config.used(str(address), name if how != "guest" else self.config.name)
         with contextlib.suppress(OSError):
             save_config(self.config, self.config_path)
-        await self._enter_lobby(session.profile)
+        await self._enter_lobby(profile)
         return None
 
     async def _enter_lobby(self, profile: m.Profile) -> None:
@@ -165,8 +176,7 @@ class GbmjApp(App[None]):
             await self._connect(host, port)
             assert self.conn is not None
             session = await self.conn.request(m.Guest(name=None))
-            assert isinstance(session, m.Session)
-            await self._enter_lobby(session.profile)
+            await self._enter_lobby(self._signed_in(session))
             timers = m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5)
             settings = m.TableSettings(
                 name="solo", stake=0, timers=timers, rounds=1, bots_allowed=True
@@ -314,9 +324,32 @@ class GbmjApp(App[None]):
         if conn is None:
             return
         await conn.run(lambda message: self.post_message(ServerMessage(message)))
-        if conn is self.conn:  # not replaced by a new connection
-            text = "与服务器的连接已断开" if self.lang == "zh" else "disconnected from the server"
-            self.notify(text, severity="error", timeout=10)
+        if conn is self.conn:  # dropped, not replaced by a new connection
+            self._reconnect()
+
+    @work(exclusive=True, group="reconnect")
+    async def _reconnect(self) -> None:
+        """The connection dropped: connect again and resume the session (the server then
+        sends the table's snapshot and any open prompt)."""
+        zh = self.lang == "zh"
+        if self.address is None or self.token is None:
+            return
+        self.notify("连接断开, 重连中…" if zh else "disconnected; reconnecting...", timeout=4)
+        for delay in RECONNECT_DELAYS:
+            await asyncio.sleep(delay)
+            try:
+                await self._connect(*self.address)
+                assert self.conn is not None
+                session = await self.conn.request(m.Resume(token=self.token))
+            except RequestFailed:
+                break  # the session is gone: only a new login helps
+            except (ConnectError, TimeoutError):
+                continue
+            self.profile = self._signed_in(session)
+            self.notify("已重新连接" if zh else "reconnected", timeout=4)
+            return
+        text = "无法重新连接服务器" if zh else "could not reconnect to the server"
+        self.notify(text, severity="error", timeout=30)
 
     @on(ServerMessage)
     def _pushed(self, event: ServerMessage) -> None:
@@ -344,8 +377,13 @@ class GbmjApp(App[None]):
             self.push_screen(ResultScreen(self.view, self.tile_style, self.lang))  # type: ignore[arg-type]
         elif isinstance(msg, m.MatchResult) and at_table:
             self.push_screen(StandingsScreen(msg.standings, self.lang))
-        elif isinstance(msg, m.Snapshot):
+        elif isinstance(msg, m.Snapshot):  # after a resume, or sent by the server anew
             self._set_view(from_snapshot(msg))
+            if self.table_screen is None or self.table_screen not in self.screen_stack:
+                self.table_screen = TableScreen(
+                    self.view, tile_style=self.tile_style, lang=self.lang
+                )  # type: ignore[arg-type]
+                self.push_screen(self.table_screen)
         elif isinstance(msg, m.TableUpdate):
             if self.lobby is not None:
                 self.lobby.update_table(msg.table)

@@ -8,6 +8,7 @@ import asyncio
 import re
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     # bots act at once and hands follow quickly: the test plays, it does not wait
     where = tmp_path_factory.mktemp("srv")
     config = where / "server.toml"
-    config.write_text("bot_delay = 0.0\nhand_pause = 1.0\n")
+    config.write_text("bot_delay = 0.0\nhand_pause = 5.0\n")
     proc, port = start_local_server(where / "gbmj.db", config)
     try:
         yield port
@@ -107,12 +108,13 @@ def test_solo_hand_to_the_result_by_keys_and_a_spectator(server: int, tmp_path: 
                 assert app.view.seats[me].name in watched
 
                 await _play_hand(app, pilot, checks)
+                await pilot.pause(0.1)
+                text = screen_text(app)
+                result = app.view.result
 
                 # the spectator saw the same hand end
                 await _until(wpilot, lambda: watcher.view.result is not None, 10)
 
-            text = screen_text(app)
-            result = app.view.result
             assert result is not None
             if result.outcome == "win":
                 assert "合计" in text  # the fan table's total
@@ -203,3 +205,33 @@ def test_lobby_dialog_bots_ready_then_leave(server: int, tmp_path: Path) -> None
     assert "East round, hand 1" in dealt
     assert len(re.findall("〓〓x1[0-4]", dealt)) == 3  # three others with hidden tiles
     assert "escape" in warned
+
+
+def test_a_dropped_connection_resumes_the_table(server: int, tmp_path: Path) -> None:
+    """The socket dies mid-hand: the client reconnects, resumes its session with the
+    token, gets the table's snapshot back and is prompted again."""
+
+    async def go():
+        app = GbmjApp(solo=("127.0.0.1", server), config_path=tmp_path / "c.json")
+        async with app.run_test(size=(100, 32)) as pilot:
+            await _until(pilot, lambda: app.view is not None and app.view.prompt is not None, 30)
+            old, before = app.conn, app.view
+            app.view = replace(before, hand=(), drawn=None, prompt=None)  # forget, to see
+            old._writer.transport.abort()  # the connection drops
+            await _until(pilot, lambda: app.conn is not None and app.conn is not old, 15)
+            await _until(pilot, lambda: app.view.prompt is not None or app.view.result, 30)
+            await pilot.pause(0.2)
+            return before, app.view, screen_text(app)
+
+    before, view, text = asyncio.run(go())
+    assert view.me is not None and view.seats[view.me].name in text
+    if view.seq == before.seq:  # nothing happened meanwhile: the same tiles, the same prompt
+
+        def held(v):
+            return sorted((*v.hand, *(() if v.drawn is None else (v.drawn,))))
+
+        assert held(view) == held(before)
+        assert view.prompt is not None and before.prompt is not None
+        assert set(view.prompt.actions) == set(before.prompt.actions)
+    else:  # the server played for us meanwhile: our tiles are back all the same
+        assert len(view.hand) + (view.drawn is not None) >= 1
