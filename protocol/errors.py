@@ -48,6 +48,9 @@ class ErrorCode(StrEnum):
     NOT_ENOUGH_COINS = "not_enough_coins"
     NO_SUCH_ITEM = "no_such_item"
     INVENTORY_FULL = "inventory_full"
+    ALREADY_ARMED = "already_armed"  # a timer extension is armed already
+    GUEST_NOT_ALLOWED = "guest_not_allowed"  # guests play only free tables
+    NAME_PROTECTED = "name_protected"  # a table sign protects the table's name
     INTERNAL = "internal"  # a bug on the server; the request had no effect
 
 
@@ -104,5 +107,8 @@ DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.NOT_ENOUGH_COINS: "the account has too few coins",
     ErrorCode.NO_SUCH_ITEM: "the inventory has no such item",
     ErrorCode.INVENTORY_FULL: "no free slot for the item",
+    ErrorCode.ALREADY_ARMED: "a timer extension is already armed for this match",
+    ErrorCode.GUEST_NOT_ALLOWED: "guests hold no coins and play only free tables",
+    ErrorCode.NAME_PROTECTED: "the table was renamed with a table sign less than an hour ago",
     ErrorCode.INTERNAL: "a fault on the server; the request had no effect",
 }

@@ -61,7 +61,9 @@ PHASES = ("turn", "claim", "ended")  # gbmj_server.game.hand_state.Phase values
 OUTCOMES = ("win", "exhaustive_draw", "escape")  # gbmj_server.game.settlement.Outcome
 
 # -- the product's closed lists ---------------------------------------------------------
-ITEMS = ("timer_extension", "tile_counter")  # SPEC §2.6; a new item is one more name here
+# SPEC §2.6; a new item is one more name here (and one entry in gbmj_server.economy.items)
+ITEMS = ("timer_extension", "tile_counter", "table_sign")
+WHEN_BROKE = ("bot", "pause")  # a player stood up for want of coins: a bot, or wait
 BOT_LEVELS = ("easy", "normal", "hard")
 TABLE_STATUSES = ("waiting", "playing")
 CHANNELS = ("lobby", "table")
@@ -225,6 +227,11 @@ class TableSettings(Record):
     timers: TimerSettings = field(Struct(TimerSettings))
     rounds: int = field(Int(1, 4))
     bots_allowed: bool = field(Bool())
+    when_broke: str | None = field(
+        Optional(Choice(WHEN_BROKE)),
+        "a player below 100 × stake after a hand is stood up: a bot takes the seat (bot, "
+        "the default) or the match waits for a new player (pause)",
+    )
 
 
 @record
@@ -236,6 +243,7 @@ class LobbySeat(Record):
     bot: bool = field(Bool())
     bot_level: str | None = field(Optional(Choice(BOT_LEVELS)), "for a bot")
     ready: bool = field(Bool())
+    level: int | None = field(Optional(LEVEL), "a player's level (SPEC §2.7)")
 
 
 @record
@@ -260,6 +268,7 @@ class PlayerView(Record):
     connected: bool = field(Bool())
     auto_play: bool = field(Bool(), "托管: the server plays for this seat")
     score: int = field(POINTS, "match points so far")
+    level: int | None = field(Optional(LEVEL), "a player's level (SPEC §2.7)")
 
 
 @record
@@ -653,7 +662,8 @@ class CreateTable(Message):
 
 @message("configure_table", "client", "ok")
 class ConfigureTable(Message):
-    """The owner replaces the settings (and password) before the match."""
+    """The owner replaces the settings (and password) before the match. A new name costs
+    one ``table_sign`` and is protected for an hour (seed 000 招牌)."""
 
     table_id: int = field(TABLE_ID)
     settings: TableSettings = field(Struct(TableSettings))
@@ -822,6 +832,9 @@ class HandResult(Message):
     wall_order: tuple[int, ...] = field(ListOf(TILE, 144, 144))
     salt: str = field(Hex(2, 128))
     commitment: str = field(Hex(64, 64))
+    coins: tuple[int, ...] | None = field(
+        Optional(ListOf(COIN_DELTA, 4, 4)), "coins each seat won (lost) this hand; stake tables"
+    )
 
 
 @message("match_result", "server")

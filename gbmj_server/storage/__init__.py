@@ -1,4 +1,5 @@
-"""Persistence for the lobby server: accounts, sessions, match and hand history.
+"""Persistence for the lobby server: accounts, sessions, match and hand history, and the
+coin ledger, inventories and ratings (``ledger``).
 
 A small synchronous interface (``Storage``) over one SQLite connection; the trio side
 calls it through ``trio.to_thread.run_sync`` with a ``CapacityLimiter(1)``
@@ -17,20 +18,46 @@ from gbmj_server.storage.db import (
     StorageError,
     default_db_path,
 )
+from gbmj_server.storage.ledger import (
+    HOUSE_WALLET,
+    START_COINS,
+    InventoryFull,
+    LeaderRow,
+    LedgerError,
+    NoSuchItem,
+    NotEnoughCoins,
+    NoWallet,
+    Payment,
+    Settlement,
+    Slot,
+    Transfer,
+)
 from gbmj_server.storage.migrations import MIGRATIONS, SCHEMA_VERSION
 from gbmj_server.storage.passwords import hash_password, needs_rehash, verify_password
 
 __all__ = [
+    "HOUSE_WALLET",
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "START_COINS",
     "Account",
     "AccountKind",
     "HandRecord",
+    "InventoryFull",
+    "LeaderRow",
+    "LedgerError",
     "MatchRecord",
     "NameTaken",
+    "NoSuchItem",
+    "NoWallet",
+    "NotEnoughCoins",
+    "Payment",
     "SeatRecord",
+    "Settlement",
+    "Slot",
     "Storage",
     "StorageError",
+    "Transfer",
     "default_db_path",
     "hash_password",
     "needs_rehash",

@@ -24,6 +24,7 @@ from typing import Any
 
 import platformdirs
 
+from gbmj_server.storage.ledger import LedgerMixin
 from gbmj_server.storage.migrations import MIGRATIONS, SCHEMA_VERSION
 
 SESSION_TTL = 30 * 24 * 3600.0  # a session token is good for 30 days
@@ -111,8 +112,9 @@ def _account(row: Sequence[Any]) -> Account:
     )
 
 
-class Storage:
-    """Accounts, sessions and history in one SQLite file; migrations applied on open."""
+class Storage(LedgerMixin):
+    """Accounts, sessions and history in one SQLite file; migrations applied on open.
+    Coins, items and ratings: ``gbmj_server.storage.ledger``."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -195,6 +197,8 @@ class Storage:
                     (name, kind.value, password_hash, time.time()),
                 )
                 account_id = cur.lastrowid
+                if kind is AccountKind.PLAYER:  # guests hold no coins
+                    self._open_wallet(db, account_id)  # type: ignore[arg-type]
         except sqlite3.IntegrityError as exc:
             raise NameTaken(name) from exc
         account = self.account_by_id(account_id)  # type: ignore[arg-type]

@@ -5,10 +5,11 @@
 together with the version bump, so a crash leaves the schema at a whole version.
 Never edit a released migration: append a new one.
 
-Where the next issue goes: coins and items are a new migration appended here, adding
-``coin_transfer`` (double-entry rows: from account, to account, amount, reason, hand id;
-the house is a reserved account row) and ``inventory_item`` (account, slot, item kind,
-count). ``account.id`` is the key both will reference.
+Migration 2 holds the coins and items (SPEC §2.5-2.7): ``wallet`` (one per player
+account, and wallet 1, the house, with no account), ``coin_transfer`` (double-entry rows:
+from wallet, to wallet, amount > 0, reason, hand or match), ``inventory_item`` (account,
+slot, item, count) and ``account.rating``. Players that existed before it get their
+10,000 starting coins from the house in the same migration.
 """
 
 from __future__ import annotations
@@ -61,6 +62,45 @@ MIGRATIONS: tuple[str, ...] = (
         played_at   REAL NOT NULL,
         UNIQUE (match_id, number)
     );
+    """,
+    # 2: coins (a double-entry ledger with a house wallet), items, ratings.
+    """
+    ALTER TABLE account ADD COLUMN rating INTEGER NOT NULL DEFAULT 0 CHECK (rating >= 0);
+    CREATE TABLE wallet (
+        id          INTEGER PRIMARY KEY,
+        account_id  INTEGER UNIQUE REFERENCES account(id) ON DELETE RESTRICT,
+        balance     INTEGER NOT NULL,
+        CHECK ((id = 1) = (account_id IS NULL)),
+        CHECK (id = 1 OR balance >= 0)
+    );
+    INSERT INTO wallet (id, account_id, balance) VALUES (1, NULL, 0);
+    CREATE TABLE coin_transfer (
+        id          INTEGER PRIMARY KEY,
+        from_wallet INTEGER NOT NULL REFERENCES wallet(id),
+        to_wallet   INTEGER NOT NULL REFERENCES wallet(id),
+        amount      INTEGER NOT NULL CHECK (amount > 0),
+        reason      TEXT NOT NULL,
+        hand_id     INTEGER REFERENCES hand(id),
+        match_id    INTEGER REFERENCES match(id),
+        created_at  REAL NOT NULL,
+        CHECK (from_wallet != to_wallet)
+    );
+    CREATE INDEX coin_transfer_from ON coin_transfer(from_wallet);
+    CREATE INDEX coin_transfer_to ON coin_transfer(to_wallet);
+    CREATE INDEX coin_transfer_hand ON coin_transfer(hand_id);
+    CREATE TABLE inventory_item (
+        account_id  INTEGER NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+        slot        INTEGER NOT NULL CHECK (slot BETWEEN 0 AND 29),
+        item        TEXT NOT NULL,
+        count       INTEGER NOT NULL CHECK (count BETWEEN 1 AND 99),
+        PRIMARY KEY (account_id, slot)
+    );
+    INSERT INTO wallet (account_id, balance) SELECT id, 0 FROM account WHERE kind = 'player';
+    INSERT INTO coin_transfer (from_wallet, to_wallet, amount, reason, created_at)
+        SELECT 1, id, 10000, 'welcome', CAST(strftime('%s', 'now') AS REAL)
+        FROM wallet WHERE id != 1;
+    UPDATE wallet SET balance = 10000 WHERE id != 1;
+    UPDATE wallet SET balance = -10000 * (SELECT count(*) - 1 FROM wallet) WHERE id = 1;
     """,
 )
 
