@@ -73,56 +73,60 @@ def check_step(state: HandState, events: list[Event]) -> None:
                     assert getattr(seen, "tile", None) is None, f"{event} leaks to {viewer}"
                     assert getattr(seen, "tiles", None) is None, f"{event} leaks to {viewer}"
                     passed = seen
-    views = all_views(state)
-    public = views[SPECTATOR]
-    check_view(state, SPECTATOR, public, data)
-    for viewer in range(4):  # the spectator's seat forms are checked: skip the same objects
-        check_view(state, viewer, views[viewer], data, checked=public.seats)
+    check_views(state, all_views(state), data)
 
 
 def check_view(
-    state: HandState,
-    viewer: int,
-    view: HandView,
-    data: list[SeatData] | None = None,
-    checked: tuple[SeatView, ...] = (),
+    state: HandState, viewer: int, view: HandView, data: list[SeatData] | None = None
 ) -> None:
-    """No view shows a tile its viewer may not see; after the hand everything shows.
+    """No view shows a tile its viewer may not see; after the hand everything shows."""
+    check_views(state, {viewer: view}, data)
 
-    ``checked``: the seat forms of another viewer's view that passed this check, as a
-    viewer who sees seat s only from outside; the very same (immutable) objects in
-    ``view`` need no second look.
+
+def check_views(
+    state: HandState, views: dict[int, HandView], data: list[SeatData] | None = None
+) -> None:
+    """``check_view`` for several viewers at once (``views``: viewer -> view).
+
+    The spectator's view is checked first; the seat forms in it are then known to be
+    right for anyone who sees that seat from outside, so the very same (immutable)
+    objects in other views need no second look.
     """
     if data is None:
         data = [state.seat_data(s) for s in range(4)]
     phase = state.phase
     ended = phase is _ENDED
-    seats = view.seats
-    assert view.viewer == viewer and len(seats) == 4
-    for s in range(4):
-        sv = seats[s]
-        if s != viewer and checked and sv is checked[s]:
-            continue
-        d = data[s]
-        assert sv.seat == s and sv.concealed_count == len(d.concealed)
-        assert sv.flowers == d.flowers and sv.discards == d.discards, f"seat {s}'s table"
-        if ended or s == viewer:
-            assert sv.concealed == d.concealed, "own hand or reveal wrong"
-            assert sv.melds == d.melds
+    wall = state.wall
+    checked: tuple[SeatView | None, ...] = (None, None, None, None)
+    for viewer in sorted(views):  # SPECTATOR (-1) first
+        view = views[viewer]
+        seats = view.seats
+        assert view.viewer == viewer and len(seats) == 4
+        for s in range(4):
+            sv = seats[s]
+            if s != viewer and sv is checked[s]:
+                continue
+            d = data[s]
+            assert sv.seat == s and sv.concealed_count == len(d.concealed)
+            assert sv.flowers == d.flowers and sv.discards == d.discards, f"seat {s}'s table"
+            if ended or s == viewer:
+                assert sv.concealed == d.concealed, "own hand or reveal wrong"
+                assert sv.melds == d.melds
+            else:
+                assert sv.concealed is None, f"seat {s}'s hand shown to {viewer}"
+                assert sv.drawn is None, f"seat {s}'s draw shown to {viewer}"
+                assert len(sv.melds) == len(d.melds), f"seat {s}'s melds miscounted"
+                for m in sv.melds:
+                    assert m is None or not m.concealed, "a concealed kong shown face up"
+        if ended:
+            assert view.wall_order == wall.order and view.salt == wall.salt
         else:
-            assert sv.concealed is None, f"seat {s}'s hand shown to {viewer}"
-            assert sv.drawn is None, f"seat {s}'s draw shown to {viewer}"
-            assert len(sv.melds) == len(d.melds), f"seat {s}'s melds miscounted"
-            for m in sv.melds:
-                assert m is None or not m.concealed, "a concealed kong shown face up"
-    if ended:
-        assert view.wall_order == state.wall.order and view.salt == state.wall.salt
-    else:
-        assert view.wall_order is None and view.salt is None, "wall shown during the hand"
-        if phase is _CLAIM:
-            assert view.to_act in ((), (viewer,)), "other claimants shown"
-    if viewer == SPECTATOR:
-        assert view.legal_actions == ()
+            assert view.wall_order is None and view.salt is None, "wall shown during the hand"
+            if phase is _CLAIM:
+                assert view.to_act in ((), (viewer,)), "other claimants shown"
+        if viewer == SPECTATOR:
+            assert view.legal_actions == ()
+            checked = seats
 
 
 def check_replay(state: HandState) -> None:
