@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -37,11 +38,14 @@ PLAYING = "playing"
 class Seat:
     """Who holds a seat: a human account (connected or not) or a bot.
 
-    ``items`` is the per-seat place for prop items armed for this match (the items issue
-    fills it; the match driver consults it when a turn times out)."""
+    ``items`` is the per-seat place for prop items in use: ``timer_extension`` (armed:
+    True) and ``tile_counter`` (the hand it counts for), consulted by the match driver.
+    ``level`` is a player's level, shown beside the name (None: a bot or a guest)."""
 
     name: str
     account_id: int | None = None  # None: a bot
+    guest: bool = False
+    level: int | None = None
     bot: Bot | None = None
     bot_level: str | None = None
     client: Client | None = None
@@ -57,13 +61,21 @@ class Seat:
     def connected(self) -> bool:
         return self.is_bot or (self.client is not None and not self.client.closed)
 
+    @property
+    def wallet(self) -> int | None:
+        """The account whose coins this seat moves; None: the house (bots, guests)."""
+        return None if self.is_bot or self.guest else self.account_id
+
     def lobby_wire(self) -> dict[str, Any]:
-        return {
+        wire = {
             "name": self.name,
             "bot": self.is_bot,
             "bot_level": self.bot_level,
             "ready": self.ready or self.is_bot,
         }
+        if self.level is not None:
+            wire["level"] = self.level
+        return wire
 
 
 class Table:
@@ -78,6 +90,7 @@ class Table:
         self.members: set[Client] = set()
         self.status = WAITING
         self.game: TableGame | None = None
+        self.name_protected_until = -math.inf  # trio time; a table sign's protection
 
     # -- what people see -----------------------------------------------------------
 
@@ -140,19 +153,44 @@ class Table:
         client.table = self
         self.changed()
 
-    def sit(self, client: Client, seat: int) -> None:
-        assert client.account is not None
-        if self.status != WAITING:
-            raise RequestError("match_running", "the match has started")
+    def sit(self, client: Client, seat: int, level: int | None = None) -> None:
+        """Take a seat (the coins were checked by the caller). During a match only a seat
+        left empty by a player stood up for want of coins may be taken: the match goes on."""
+        account = client.account
+        assert account is not None
         current = self.seat_index(client)
+        if self.status != WAITING and (current is not None or self.seats[seat] is not None):
+            raise RequestError("match_running", "the match has started")
         if current == seat:
             return
         if self.seats[seat] is not None:
             raise RequestError("seat_taken", f"seat {seat} is taken")
         if current is not None:
             self.seats[current] = None
-        self.seats[seat] = Seat(client.account.name, client.account.id, client=client)
+        self.seats[seat] = Seat(
+            account.name,
+            account.id,
+            guest=account.is_guest,
+            level=None if account.is_guest else level,
+            client=client,
+            ready=self.status != WAITING,
+        )
         self.changed()
+        if self.game is not None:
+            self.game.humans_changed()
+
+    def check_rename(self, client: Client, settings: TableSettings, now: float) -> bool:
+        """Whether ``configure`` would rename the table (which costs a table sign);
+        ``name_protected`` while a sign's protection lasts."""
+        self.require_owner(client)
+        if not settings.bots_allowed and any(s is not None and s.is_bot for s in self.seats):
+            raise RequestError("bots_not_allowed", "remove the bots first")
+        if settings.name == self.settings.name:
+            return False
+        if now < self.name_protected_until:
+            minutes = math.ceil((self.name_protected_until - now) / 60)
+            raise RequestError("name_protected", f"the name is protected {minutes} min more")
+        return True
 
     def stand(self, client: Client) -> None:
         index = self.require_seat(client)
@@ -235,11 +273,16 @@ class Table:
         if self.status != WAITING:
             raise RequestError("match_running", "not once the match has started")
 
-    def configure(self, client: Client, settings: TableSettings) -> None:
+    def configure(
+        self, client: Client, settings: TableSettings, protect_until: float | None = None
+    ) -> None:
+        """New settings; ``protect_until``: a table sign renamed the table (seed 000)."""
         self.require_owner(client)
         if not settings.bots_allowed and any(s is not None and s.is_bot for s in self.seats):
             raise RequestError("bots_not_allowed", "remove the bots first")
         self.settings = settings
+        if protect_until is not None:
+            self.name_protected_until = protect_until
         for seat in self.seats:  # new terms: everyone confirms again
             if seat is not None:
                 seat.ready = False

@@ -15,8 +15,14 @@ legal list; anything else is refused with an error and changes nothing.
 
 Every engine event goes to each member in that member's own form (``for_viewer``), with
 a per-table sequence number; a (re)joining member gets a ``snapshot`` first. After each
-hand: ``hand_result`` (everything revealed, fans, points, the wall and its salt), the
-hand's record in the database, then the settlement hooks (where coins plug in).
+hand: the hand's record and its settlement in one database transaction (coins × the
+stake, ratings, a win's random item), then ``hand_result`` (everything revealed, fans,
+points, coins, the wall and its salt), then the settlement hooks; at a stake table a
+player left with less than ``100 × stake`` is stood up.
+
+Items at the table (SPEC §2.6): an armed timer extension fires in ``_timed_out`` when
+its holder's own discard turn runs out; a tile counter in use gets ``tile_counts`` after
+every change (``publish``).
 """
 
 from __future__ import annotations
@@ -29,16 +35,23 @@ from typing import TYPE_CHECKING, Any
 import msgpack
 import trio
 
+from gbmj_server.economy.counter import unseen_counts
+from gbmj_server.economy.items import (
+    TIMER_EXTENSION_SECONDS,
+    TIMER_EXTENSION_SHARE,
+    roll_drop,
+)
+from gbmj_server.economy.stakes import hand_payments, min_coins
 from gbmj_server.game.actions import Action, ActionKind
 from gbmj_server.game.events import SPECTATOR, Event, to_plain
-from gbmj_server.game.hand_state import HandState, IllegalAction
+from gbmj_server.game.hand_state import HandState, IllegalAction, TimerClass
 from gbmj_server.game.match import Match
 from gbmj_server.net.bots import make_bot
 from gbmj_server.net.convert import event_wire, game_view_wire
 from gbmj_server.net.errors import RequestError
 from gbmj_server.net.lobby import Seat
 from gbmj_server.net.wire import encode
-from gbmj_server.storage import SeatRecord
+from gbmj_server.storage import LedgerError, NoSuchItem, Payment, SeatRecord
 from protocol.tiles import Tile
 
 if TYPE_CHECKING:
@@ -67,6 +80,9 @@ class TableGame:
         self.prompted: dict[int, int] = {}  # engine seat -> the seq of its open prompt
         self.bot_waited = False
         self.seat_changes: list[SeatRecord] = []
+        self.escapers: dict[int, Seat] = {}  # player -> who escaped this hand
+        self.coins = [0, 0, 0, 0]  # coins won by player over the match
+        self.counted: dict[int, tuple[int, ...]] = {}  # player -> tile counts last sent
 
     # -- players and seats ---------------------------------------------------------
 
@@ -109,7 +125,7 @@ class TableGame:
         )
         reason = "finished"
         while not match.finished:
-            if not table.humans():
+            if not table.humans() or not await self._wait_for_seats():
                 reason = "abandoned"  # everyone escaped
                 break
             self.state = match.start_hand()
@@ -130,6 +146,16 @@ class TableGame:
         )
         if reason == "finished":
             table.broadcast(self.match_result())
+
+    async def _wait_for_seats(self) -> bool:
+        """A seat left empty (a player stood up, the owner chose to wait): hold the match
+        until someone sits there; False if the humans all go meanwhile."""
+        while any(s is None for s in self.table.seats):
+            if not self.table.humans():
+                return False
+            self.wake = trio.Event()
+            await self.wake.wait()
+        return True
 
     async def play_hand(self, state: HandState) -> bool:
         """Drive one hand to its end; False if it was abandoned (no human came back)."""
@@ -159,7 +185,7 @@ class TableGame:
             with trio.move_on_at(self.deadline):
                 await self.wake.wait()
             if key == self.decision and trio.current_time() >= self.deadline:
-                self._timed_out(state.to_act[0])
+                await self._timed_out(state.to_act[0])
         return True
 
     # -- who plays a seat ----------------------------------------------------------
@@ -196,11 +222,55 @@ class TableGame:
             events = state.timeout(seat)
         self.publish(events)
 
-    def _timed_out(self, seat: int) -> None:
-        """The clock ran out for ``seat``. The items issue hooks in here: an armed timer
-        extension in ``self.holder(seat).items`` would move ``self.deadline`` instead."""
-        assert self.state is not None
-        self.publish(self.state.timeout(seat))
+    async def _timed_out(self, seat: int) -> None:
+        """The clock ran out for ``seat``: an armed timer extension on the seat's own
+        discard turn moves the deadline instead; otherwise the timeout action."""
+        state = self.state
+        assert state is not None
+        key = self.decision
+        if state.timer in (TimerClass.FIRST_DISCARD, TimerClass.TURN):
+            extended = await self._extend(seat)
+            if extended or key != self.decision:  # extended, or the seat acted meanwhile
+                return
+        self.publish(state.timeout(seat))
+
+    async def _extend(self, seat: int) -> bool:
+        """Fire ``seat``'s armed timer extension (SPEC §2.6): one item used, 270 coins
+        from its holder, 90 to each other seat (a bot's or guest's share to the house),
+        the deadline 90 s later, and every member told. Without the coins (or the item) it
+        does not fire."""
+        held = self.holder(seat)
+        if not held.items.get("timer_extension") or held.wallet is None:
+            return False
+        payments = [
+            Payment(held.wallet, self.holder(s).wallet, TIMER_EXTENSION_SHARE, "timer_extension")
+            for s in range(4)
+            if s != seat
+        ]
+        store = self.server.store
+        try:
+            await store.call(
+                store.storage.use_item, held.wallet, "timer_extension", payments, self.match_id
+            )
+        except NoSuchItem:
+            held.items.pop("timer_extension", None)
+            return False
+        except LedgerError:
+            return False  # too few coins: it stays armed, and does not fire
+        held.items.pop("timer_extension", None)  # one arming, one use
+        self.deadline += TIMER_EXTENSION_SECONDS
+        self.table.broadcast(
+            {
+                "type": "timer_extended",
+                "table_id": self.table.id,
+                "seat": seat,
+                "ms_left": self.ms_left(),
+            }
+        )
+        self.prompted.pop(seat, None)  # prompt again with the new time left
+        for payer_or_payee in {held, *(self.holder(s) for s in range(4))}:
+            await self.server.send_profile(payer_or_payee)
+        return True
 
     def humans_changed(self) -> None:
         """A player came, went, or switched auto-play: look again."""
@@ -208,6 +278,8 @@ class TableGame:
 
     def prompt_again(self, player: int) -> None:
         self.prompted.pop(self.match.seat_of(player), None)
+        self.counted.pop(player, None)  # a reconnected client gets its tile counts again
+        self._send_counts()
         self.wake.set()
 
     # -- what players send ---------------------------------------------------------
@@ -242,14 +314,28 @@ class TableGame:
         """Player ``player`` left on purpose: the hand ends (the escaper pays), and a bot
         plays the seat for the rest of the match."""
         held = self.table.seats[player]
+        self._bot_for(player)
+        log.info("table %s: %s escaped", self.table.id, held.name if held else player)
+        if self.state is not None and not self.state.ended:
+            if held is not None:
+                self.escapers[player] = held  # pays the escape when the hand settles
+            self.publish(self.match.escape(player))
+        self.wake.set()
+
+    def seat_taken(self, player: int) -> None:
+        """Someone sat in a seat left empty during the match: recorded with the next hand."""
+        held = self.table.seats[player]
+        assert held is not None
+        self.seat_changes.append(SeatRecord(player, held.account_id, held.name, held.is_bot))
+        self.wake.set()
+
+    def _bot_for(self, player: int) -> None:
+        """A bot takes player ``player``'s seat for the rest of the match."""
         bot = Seat(f"bot-{player + 1}", bot=make_bot(ESCAPE_BOT_LEVEL), bot_level=ESCAPE_BOT_LEVEL)
         bot.ready = True
         self.table.seats[player] = bot
         self.seat_changes.append(SeatRecord(player, None, bot.name, True))
-        log.info("table %s: %s escaped", self.table.id, held.name if held else player)
-        if self.state is not None and not self.state.ended:
-            self.publish(self.match.escape(player))
-        self.wake.set()
+        self.counted.pop(player, None)
 
     # -- what members receive ------------------------------------------------------
 
@@ -278,6 +364,50 @@ class TableGame:
                     )
                     frames[key] = frame
                 client.send_frame(frame)
+        if events:
+            self._send_counts()
+
+    # -- the tile counter ---------------------------------------------------------------
+
+    def use_tile_counter(self, client: Client) -> None:
+        """Check that ``client`` may start a tile counter now (the item is taken after)."""
+        state = self.state
+        if state is None or state.ended:
+            raise RequestError("not_expected", "no hand is in play")
+        player = self.table.seat_index(client)
+        if player is None:
+            raise RequestError("not_seated", "spectators cannot use items")
+        if self.table.seats[player].items.get("tile_counter") is state:  # type: ignore[union-attr]
+            raise RequestError("not_expected", "a tile counter already runs this hand")
+
+    def start_tile_counter(self, client: Client) -> dict[str, Any]:
+        """The counter runs for ``client``'s seat for the rest of the hand."""
+        player = self.table.seat_index(client)
+        assert player is not None and self.state is not None
+        self.table.seats[player].items["tile_counter"] = self.state  # type: ignore[union-attr]
+        counts = self._counts(player)
+        self.counted[player] = counts
+        return self._counts_message(counts)
+
+    def _counts(self, player: int) -> tuple[int, ...]:
+        assert self.state is not None
+        return unseen_counts(self.state.view(self.match.seat_of(player)))
+
+    def _counts_message(self, counts: tuple[int, ...]) -> dict[str, Any]:
+        return {"type": "tile_counts", "table_id": self.table.id, "seq": self.seq, "counts": counts}
+
+    def _send_counts(self) -> None:
+        """Each running tile counter, to its user only, when its counts changed."""
+        state = self.state
+        if state is None:
+            return
+        for player, held in enumerate(self.table.seats):
+            if held is None or held.items.get("tile_counter") is not state:
+                continue
+            counts = self._counts(player)
+            if counts != self.counted.get(player) and held.client is not None:
+                self.counted[player] = counts
+                held.client.send(self._counts_message(counts))
 
     def ms_left(self) -> int | None:
         if math.isinf(self.deadline):
@@ -308,16 +438,17 @@ class TableGame:
         scores = self.scores()
         players = []
         for s in range(4):
-            held = self.holder(s)
-            players.append(
-                {
-                    "name": held.name,
-                    "bot": held.is_bot,
-                    "connected": held.connected,
-                    "auto_play": held.auto_play,
-                    "score": scores[s],
-                }
-            )
+            held = self.table.seats[self.match.player_at(s)]
+            player = {
+                "name": "-" if held is None else held.name,  # "-": waiting for a player
+                "bot": held is not None and held.is_bot,
+                "connected": held is not None and held.connected,
+                "auto_play": held is not None and held.auto_play,
+                "score": scores[s],
+            }
+            if held is not None and held.level is not None:
+                player["level"] = held.level
+            players.append(player)
         message: dict[str, Any] = {
             "type": "snapshot",
             "table": self.table.info(),
@@ -334,10 +465,10 @@ class TableGame:
     # -- after a hand --------------------------------------------------------------
 
     async def settle(self, state: HandState) -> None:
-        """Tell the table, store the hand, run the settlement hooks (coins plug in)."""
+        """Record and settle the hand in one transaction, tell the table, run the hooks,
+        and stand up whoever can no longer cover the stake."""
         self.hands_played += 1
         message = self.hand_result(state)
-        self.table.broadcast(message)
         store = self.server.store
         for change in self.seat_changes:
             await store.call(store.storage.set_seat, self.match_id, change)
@@ -352,17 +483,91 @@ class TableGame:
             {"hand": state.to_dict(), "events": [e.to_dict() for e in state.events]},
             use_bin_type=True,
         )
-        hand_id = await store.call(
-            store.storage.record_hand,
+        # Who played each engine seat this hand (an escaper is still the one who pays).
+        players = self.match.history[-1].players
+        seated = [self.escapers.get(p) or self.table.seats[p] for p in players]
+        self.escapers.clear()
+        result = state.result
+        assert result is not None
+        stake = self.table.settings.stake
+        owed = hand_payments(result.points, stake, result.winner, result.escaper)
+        payments = [
+            Payment(
+                seated[p.payer].wallet,  # type: ignore[union-attr]
+                None if p.payee is None else seated[p.payee].wallet,  # type: ignore[union-attr]
+                p.amount,
+                "escape" if p.payee is None else "hand",
+            )
+            for p in owed
+        ]
+        ratings = [
+            (held.account_id, result.points[s])
+            for s, held in enumerate(seated)
+            if held is not None and held.wallet is not None and result.points[s]
+        ]
+        award = None
+        if result.winner is not None and seated[result.winner].wallet is not None:  # type: ignore[union-attr]
+            rng = self.server.rng
+            item = roll_drop(rng.random(), rng.randrange(1 << 30))
+            if item is not None:
+                award = (seated[result.winner].wallet, item)  # type: ignore[union-attr]
+        settled = await store.call(
+            store.storage.settle_hand,
             self.match_id,
             self.hands_played,
             state.round_number,
             state.hand_number,
             summary,
             log_blob,
+            payments,
+            ratings,
+            award,
         )
+        if stake:
+            coins = [0, 0, 0, 0]
+            for p, moved in zip(owed, settled.moved, strict=True):
+                coins[p.payer] -= moved
+                if p.payee is not None:
+                    coins[p.payee] += moved
+            message["coins"] = coins
+            for s, delta in enumerate(coins):
+                self.coins[players[s]] += delta
+        self.table.broadcast(message)
+        if settled.awarded is not None:
+            winner = seated[result.winner]  # type: ignore[index]
+            if winner is not None and winner.client is not None:
+                winner.client.send({"type": "item_awarded", "item": settled.awarded, "count": 1})
+        for held in {h for h in seated if h is not None and h.wallet is not None}:
+            await self.server.send_profile(held)
+        self.table.changed()  # levels beside the names
         for hook in self.server.settlement_hooks:
-            await hook(self, state, hand_id)
+            await hook(self, state, settled.hand_id)
+        if stake and not self.match.finished:
+            await self.stand_up_broke()
+
+    async def stand_up_broke(self) -> None:
+        """Players below ``100 × stake`` lose their seat (SPEC §2.5): a bot takes it, or
+        the seat stays empty and the match waits for a new player (the owner's choice)."""
+        store, need = self.server.store, min_coins(self.table.settings.stake)
+        for player, held in enumerate(self.table.seats):
+            if held is None or held.wallet is None:
+                continue
+            coins = await store.call(store.storage.balance, held.wallet)
+            if coins is None or coins >= need:
+                continue
+            log.info("table %s: %s stood up (%s coins)", self.table.id, held.name, coins)
+            if self.table.settings.when_broke == "pause":
+                self.table.seats[player] = None
+            else:
+                self._bot_for(player)
+            client = held.client
+            if client is not None and client.table is self.table:
+                self.table.members.discard(client)
+                client.table = None
+                client.send(
+                    {"type": "table_left", "table_id": self.table.id, "reason": "not_enough_coins"}
+                )
+        self.table.changed()
 
     def hand_result(self, state: HandState) -> dict[str, Any]:
         result = state.result
@@ -407,7 +612,7 @@ class TableGame:
                     "name": self.table.seats[p].name,  # type: ignore[union-attr]
                     "rank": 1 + sum(1 for q in range(4) if standings[q] > standings[p]),
                     "points": standings[p],
-                    "coins": 0,  # stakes arrive with the coins issue
+                    "coins": self.coins[p],
                 }
                 for p in order
             ],

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import random
 import re
 import secrets
 import signal
@@ -20,14 +21,18 @@ from typing import Any
 import trio
 
 from gbmj_server.cli import ServerConfig
+from gbmj_server.economy.items import TABLE_SIGN_PROTECTION, shop_prices
+from gbmj_server.economy.levels import THRESHOLDS, level_of
+from gbmj_server.economy.stakes import min_coins
 from gbmj_server.net.client import Client
 from gbmj_server.net.errors import RequestError
 from gbmj_server.net.limits import SlidingWindow
-from gbmj_server.net.lobby import PLAYING, Lobby, Table
+from gbmj_server.net.lobby import PLAYING, Lobby, Seat, Table
 from gbmj_server.net.settings import TableSettings
 from gbmj_server.net.store import AsyncStorage
 from gbmj_server.net.wire import ProtocolError, WireDecoder
-from gbmj_server.storage import Account, NameTaken, Storage
+from gbmj_server.storage import Account, LedgerError, NameTaken, Storage
+from protocol.messages import INVENTORY_SLOTS
 
 log = logging.getLogger(__name__)
 
@@ -38,18 +43,9 @@ MAX_ERRORS = 50  # protocol errors before a connection is closed as abusive
 NAME_RE = re.compile(r"^[\w\-.]{2,20}$")  # letters (any script), digits, _ - .
 MIN_PASSWORD, MAX_PASSWORD = 6, 128
 MAX_CHAT = 200  # characters of a chat line (the protocol allows 500)
-# Messages of later issues (items, levels): known to the protocol, not served yet.
-NOT_YET = frozenset(
-    {
-        "get_levels",
-        "get_leaderboard",
-        "get_inventory",
-        "get_shop",
-        "buy",
-        "arm_timer_extension",
-        "use_tile_counter",
-    }
-)
+# Messages the protocol knows that this server does not serve (none at present).
+NOT_YET: frozenset[str] = frozenset()
+LEADERBOARD_DEFAULT = 20
 WRITE_BATCH = 256  # frames joined into one write at most
 SHUTDOWN_FLUSH = 0.5  # seconds to let "server shutting down" reach the clients
 
@@ -66,8 +62,12 @@ class Server:
         abandon_grace: float = 60.0,
         hand_pause: float = 0.0,
         match_seed: bytes | None = None,
+        prices: dict[str, int] | None = None,
+        rng: random.Random | None = None,
     ) -> None:
         self.store = AsyncStorage(storage)
+        self.prices = shop_prices(prices)  # the shop: item -> coins
+        self.rng = rng or random.SystemRandom()  # item drops (tests pass a seeded one)
         self.lobby = Lobby(self)
         self.clients: set[Client] = set()
         self.outbox_size = outbox_size
@@ -78,8 +78,8 @@ class Server:
         self.failed_by_name = SlidingWindow(limit=5, window=60.0)
         self.failed_by_address = SlidingWindow(limit=20, window=60.0)
         self.chat_rate = SlidingWindow(limit=5, window=10.0)
-        # Called after each settled hand: ``await hook(game, record)``; the coins and
-        # items issue plugs in here (stakes, ratings, item drops).
+        # Called after each settled hand: ``await hook(game, state, hand_id)``. Coins,
+        # ratings and item drops are settled before, in the hand's own transaction.
         self.settlement_hooks: list[Callable[..., Awaitable[None]]] = []
         self.handlers: dict[str, Handler] = {
             "ping": self.on_ping,
@@ -103,6 +103,13 @@ class Server:
             "chat_send": self.on_chat_send,
             "action": self.on_action,
             "auto_play": self.on_auto_play,
+            "get_levels": self.on_get_levels,
+            "get_leaderboard": self.on_get_leaderboard,
+            "get_inventory": self.on_get_inventory,
+            "get_shop": self.on_get_shop,
+            "buy": self.on_buy,
+            "arm_timer_extension": self.on_arm_timer_extension,
+            "use_tile_counter": self.on_use_tile_counter,
         }
 
     # -- running -------------------------------------------------------------------
@@ -268,7 +275,31 @@ class Server:
     async def on_ping(self, client: Client, message: dict[str, Any]) -> dict[str, Any]:
         return {"type": "pong"}
 
-    def _signed_in(
+    async def profile(self, account: Account) -> dict[str, Any]:
+        """The account as its owner sees it: coins (0 for a guest), rating, level."""
+        storage = self.store.storage
+        coins, rating = await self.store.call(
+            lambda: (storage.balance(account.id), storage.rating(account.id))
+        )
+        return {
+            "name": account.name,
+            "guest": account.is_guest,
+            "coins": coins or 0,
+            "rating": rating,
+            "level": level_of(rating),
+        }
+
+    async def send_profile(self, seat: Seat) -> None:
+        """A player's coins or rating changed: a ``profile`` update, and the level shown
+        beside the name follows."""
+        client = seat.client
+        if seat.wallet is None or client is None or client.account is None:
+            return
+        profile = await self.profile(client.account)
+        seat.level = profile["level"]
+        client.send({"type": "profile", "profile": profile})
+
+    async def _signed_in(
         self, client: Client, account: Account, token: str, request_id: Any
     ) -> dict[str, Any] | None:
         # One live connection per account: a new sign-in replaces the old connection.
@@ -286,14 +317,7 @@ class Server:
             "type": "session",
             "id": request_id,
             "token": token,
-            # Coins, rating and level arrive with the coins issue.
-            "profile": {
-                "name": account.name,
-                "guest": account.is_guest,
-                "coins": 0,
-                "rating": 0,
-                "level": 1,
-            },
+            "profile": await self.profile(account),
         }
         table = self.lobby.table_of_account(account.id)
         if table is not None and table.status == PLAYING:
@@ -322,7 +346,7 @@ class Server:
         except NameTaken:
             raise RequestError("name_taken", f"the name {name!r} is taken") from None
         token = await self.store.call(self.store.storage.create_session, account.id)
-        return self._signed_in(client, account, token, message.get("id"))
+        return await self._signed_in(client, account, token, message.get("id"))
 
     async def on_login(self, client: Client, message: dict[str, Any]) -> dict[str, Any] | None:
         self._require_signed_out(client)
@@ -346,7 +370,7 @@ class Server:
         self.failed_by_name.clear(key)
         await self.store.call(self.store.storage.note_login, account.id)
         token = await self.store.call(self.store.storage.create_session, account.id)
-        return self._signed_in(client, account, token, message.get("id"))
+        return await self._signed_in(client, account, token, message.get("id"))
 
     async def on_guest(self, client: Client, message: dict[str, Any]) -> dict[str, Any] | None:
         self._require_signed_out(client)
@@ -358,7 +382,7 @@ class Server:
             except NameTaken:
                 continue
         token = await self.store.call(self.store.storage.create_session, account.id)
-        return self._signed_in(client, account, token, message.get("id"))
+        return await self._signed_in(client, account, token, message.get("id"))
 
     async def on_resume(self, client: Client, message: dict[str, Any]) -> dict[str, Any] | None:
         self._require_signed_out(client)
@@ -368,7 +392,7 @@ class Server:
         if account is None or account.banned:
             self.failed_by_address.record(client.address)
             raise RequestError("bad_token", "unknown or expired session")
-        return self._signed_in(client, account, message["token"], message.get("id"))
+        return await self._signed_in(client, account, message["token"], message.get("id"))
 
     async def on_logout(self, client: Client, message: dict[str, Any]) -> dict[str, Any]:
         if client.table is not None:
@@ -403,9 +427,28 @@ class Server:
         return table.snapshot(client)
 
     async def on_configure_table(self, client: Client, message: dict[str, Any]) -> dict[str, Any]:
+        """New settings; a new name costs a table sign and is protected for an hour."""
         settings = TableSettings.from_wire(message["settings"], message.get("password"))
-        self._at(client, message).configure(client, settings)
+        table = self._at(client, message)
+        renaming = table.check_rename(client, settings, trio.current_time())
+        for seat in table.humans():  # a higher stake: everyone seated must cover it
+            if seat.client is not None and seat.client.account is not None:
+                await self._check_stake(seat.client.account, settings.stake, seat.name)
+        protect_until = None
+        if renaming:
+            if client.account.is_guest:  # type: ignore[union-attr]
+                raise RequestError("no_such_item", "renaming a table takes a table sign")
+            await self._use_item(client, "table_sign")
+            protect_until = trio.current_time() + TABLE_SIGN_PROTECTION
+        table.configure(client, settings, protect_until)
         return {"type": "ok"}
+
+    async def _use_item(self, client: Client, item: str) -> None:
+        """Use one of the client's items (``no_such_item`` if none), then a profile."""
+        try:
+            await self.store.call(self.store.storage.use_item, client.account.id, item)  # type: ignore[union-attr]
+        except LedgerError as exc:
+            raise RequestError(exc.code, str(exc)) from None
 
     async def on_join_table(self, client: Client, message: dict[str, Any]) -> dict[str, Any]:
         return self._enter(client, message)
@@ -421,8 +464,28 @@ class Server:
         return table.snapshot(client)
 
     async def on_sit(self, client: Client, message: dict[str, Any]) -> dict[str, Any]:
-        self._at(client, message).sit(client, message["seat"])
+        table = self._at(client, message)
+        account = client.account
+        assert account is not None
+        profile = await self.profile(account)
+        await self._check_stake(account, table.settings.stake)
+        table.sit(client, message["seat"], profile["level"])
+        if table.game is not None:  # an empty seat of a waiting match: recorded
+            table.game.seat_taken(message["seat"])
         return {"type": "ok"}
+
+    async def _check_stake(self, account: Account, stake: int, who: str = "you") -> None:
+        """A stake table needs ``100 × stake`` coins; guests play only free tables."""
+        if not stake:
+            return
+        if account.is_guest:
+            raise RequestError("guest_not_allowed", "guests play only free tables")
+        coins = await self.store.call(self.store.storage.balance, account.id)
+        if (coins or 0) < min_coins(stake):
+            raise RequestError(
+                "not_enough_coins",
+                f"{who} need {min_coins(stake)} coins for a stake of {stake}; have {coins}",
+            )
 
     async def on_stand(self, client: Client, message: dict[str, Any]) -> dict[str, Any]:
         self._at(client, message).stand(client)
@@ -484,6 +547,102 @@ class Server:
         if table.game is not None:
             table.game.humans_changed()
         return {"type": "ok"}
+
+    # -- levels, shop and items ------------------------------------------------------
+
+    async def on_get_levels(self, client: Client, message: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "levels", "thresholds": list(THRESHOLDS)}
+
+    async def on_get_leaderboard(self, client: Client, message: dict[str, Any]) -> dict[str, Any]:
+        limit = message.get("limit") or LEADERBOARD_DEFAULT
+        rows = await self.store.call(self.store.storage.leaderboard, limit)
+        return {
+            "type": "leaderboard",
+            "entries": [
+                {"rank": i + 1, "name": r.name, "level": level_of(r.rating), "rating": r.rating}
+                for i, r in enumerate(rows)
+            ],
+        }
+
+    async def _inventory(self, account: Account) -> dict[str, Any]:
+        storage = self.store.storage
+        slots = [] if account.is_guest else await self.store.call(storage.inventory, account.id)
+        return {
+            "type": "inventory",
+            "slots": [{"item": s.item, "count": s.count} for s in slots],
+            "capacity": 0 if account.is_guest else INVENTORY_SLOTS,
+        }
+
+    async def on_get_inventory(self, client: Client, message: dict[str, Any]) -> dict[str, Any]:
+        return await self._inventory(client.account)  # type: ignore[arg-type]
+
+    async def on_get_shop(self, client: Client, message: dict[str, Any]) -> dict[str, Any]:
+        offers = [{"item": item, "price": price} for item, price in self.prices.items()]
+        return {"type": "shop", "offers": offers}
+
+    async def on_buy(self, client: Client, message: dict[str, Any]) -> dict[str, Any]:
+        account = client.account
+        assert account is not None
+        if account.is_guest:
+            raise RequestError("guest_not_allowed", "guests hold no coins: register to buy")
+        price = self.prices.get(message["item"])
+        if price is None:
+            raise RequestError("no_such_item", f"the shop does not sell {message['item']}")
+        try:
+            await self.store.call(
+                self.store.storage.buy, account.id, message["item"], message["count"], price
+            )
+        except LedgerError as exc:
+            raise RequestError(exc.code, str(exc)) from None
+        client.send({"type": "profile", "profile": await self.profile(account)})
+        return await self._inventory(account)
+
+    def _seat(self, client: Client, message: dict[str, Any]) -> Seat:
+        table = self._at(client, message)
+        seat = table.seats[table.require_seat(client)]
+        assert seat is not None
+        return seat
+
+    async def on_arm_timer_extension(
+        self, client: Client, message: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Arm (or disarm) a timer extension: it fires when this player's own discard
+        turn times out (``TableGame._extend``)."""
+        seat = self._seat(client, message)
+        if not message["armed"]:
+            seat.items.pop("timer_extension", None)
+            return {"type": "ok"}
+        if seat.items.get("timer_extension"):
+            raise RequestError("already_armed", "a timer extension is already armed")
+        held = 0
+        if seat.wallet is not None:
+            held = await self.store.call(
+                self.store.storage.item_count, seat.wallet, "timer_extension"
+            )
+        if not held:
+            raise RequestError("no_such_item", "you have no timer extension")
+        seat.items["timer_extension"] = True
+        return {"type": "ok"}
+
+    async def on_use_tile_counter(self, client: Client, message: dict[str, Any]) -> dict[str, Any]:
+        table = self._at(client, message)
+        game = table.game
+        if game is None:
+            raise RequestError("not_expected", "no match is running")
+        game.use_tile_counter(client)
+        if client.account.is_guest:  # type: ignore[union-attr]
+            raise RequestError("no_such_item", "you have no tile counter")
+        state = game.state
+        await self._use_item(client, "tile_counter")
+        if game.state is not state or state is None or state.ended:
+            # The hand ended while the item was taken: give it back.
+            await self.store.call(
+                self.store.storage.give_item,
+                client.account.id,
+                "tile_counter",  # type: ignore[union-attr]
+            )
+            raise RequestError("not_expected", "the hand is over")
+        return game.start_tile_counter(client)
 
 
 SIGNED_OUT_OK = frozenset({"ping", "register", "login", "guest", "resume"})

@@ -12,7 +12,8 @@ from gbmj_server.net.errors import RequestError
 @dataclass(frozen=True, slots=True)
 class TableSettings:
     """What the owner of a table chooses. Timers are in seconds; ``timers_on=False`` turns
-    every clock off (friendly tables). ``stake`` is stored now for the coins issue."""
+    every clock off (friendly tables). ``stake`` is coins per point
+    (SPEC §2.5)."""
 
     name: str = "table"
     stake: int = 0
@@ -23,6 +24,7 @@ class TableSettings:
     turn: int = 15
     claim_window: int = 5
     password: str = ""  # empty: an open table
+    when_broke: str = "bot"  # a player stood up for want of coins: "bot" or "pause"
 
     def seconds(self, timer: str) -> float | None:
         """The length of a decision of timer class ``timer``; None when timers are off."""
@@ -47,6 +49,7 @@ class TableSettings:
             turn=timers["turn"],
             claim_window=timers["claim_window"],
             password=password or "",
+            when_broke=settings.get("when_broke") or "bot",
         )
 
     def to_wire(self) -> dict[str, Any]:
@@ -56,6 +59,7 @@ class TableSettings:
             "stake": self.stake,
             "rounds": self.rounds,
             "bots_allowed": self.bots_allowed,
+            "when_broke": self.when_broke,
             "timers": {
                 "on": self.timers_on,
                 "first_discard": self.first_discard,
