@@ -14,12 +14,15 @@ Prints, one figure a line:
   per-hand standard error is the noise;
 - ``decision ms p50`` / ``p99`` (and the worst): the wall-clock time of one ``choose``
   call of the measured bot, over every decision of both runs; the same in CPU time of
-  the thread (which other processes on a shared machine do not inflate) follows.
+  the thread (which other processes on a shared machine do not inflate) follows, and
+  its worst without the process-wide garbage collections that happened to run inside
+  a decision (their pause depends on the whole process's heap, not on the bot).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import time
 
@@ -36,13 +39,24 @@ def main() -> None:
 
     times: list[float] = []  # wall clock: what a player waits
     cpu: list[float] = []  # this thread's CPU time: the same without other processes
+    own: list[float] = []  # CPU time less the process-wide garbage collections inside
+    collecting = [0.0, 0.0]  # start of the running collection, total so far
+
+    def on_gc(phase: str, info: dict) -> None:
+        if phase == "start":
+            collecting[0] = time.thread_time()
+        else:
+            collecting[1] += time.thread_time() - collecting[0]
+
+    gc.callbacks.append(on_gc)
 
     def timed(bot, view, legal):
         if bot.level == "baseline":
             return bot.choose(view, legal)
-        start, start_cpu = time.perf_counter(), time.thread_time()
+        start, start_cpu, start_gc = time.perf_counter(), time.thread_time(), collecting[1]
         action = bot.choose(view, legal)
         cpu.append(time.thread_time() - start_cpu)
+        own.append(cpu[-1] - (collecting[1] - start_gc))
         times.append(time.perf_counter() - start)
         return action
 
@@ -75,6 +89,7 @@ def main() -> None:
     half = 1.96 * sd / math.sqrt(n)  # 95% CI from the per-hand standard error
     times.sort()
     cpu.sort()
+    own.sort()
 
     def pct(q: float, values: list[float] = times) -> float:
         return 1000 * values[min(len(values) - 1, int(q * len(values)))]
@@ -88,6 +103,7 @@ def main() -> None:
     print(f"decision cpu ms p50: {pct(0.5, cpu):.2f}")
     print(f"decision cpu ms p99: {pct(0.99, cpu):.2f}")
     print(f"decision cpu ms max: {1000 * cpu[-1]:.2f}")
+    print(f"decision cpu ms max without gc: {1000 * own[-1]:.2f}")
     print(f"decisions: {len(times)}")
 
 
