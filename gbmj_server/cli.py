@@ -3,6 +3,7 @@
     gbmj-server [--host H] [--port P] [--db PATH] [--log-level L] [--config FILE.toml]
     gbmj-server admin [--db PATH] [--config FILE.toml] users
     gbmj-server admin ... reset-password NAME | ban NAME | unban NAME
+    gbmj-server admin ... grant NAME COINS | take NAME COINS | ledger [NAME] | check
 
 Settings come from the defaults, then the TOML file (keys ``host``, ``port``, ``db``,
 ``log_level``, ``bot_delay``, ``hand_pause``, optionally under a ``[server]`` table),
@@ -20,7 +21,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from gbmj_server.storage import Storage, StorageError, default_db_path, hash_password
+from gbmj_server.storage import (
+    LedgerError,
+    Storage,
+    StorageError,
+    default_db_path,
+    hash_password,
+)
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7415
@@ -124,6 +131,17 @@ def _admin_parser() -> argparse.ArgumentParser:
         ("unban", "lift a ban"),
     ):
         sub.add_parser(name, help=text).add_argument("name")
+    for name, text in (
+        ("grant", "give an account coins from the house"),
+        ("take", "take coins from an account back to the house"),
+    ):
+        command = sub.add_parser(name, help=text)
+        command.add_argument("name")
+        command.add_argument("coins", type=int)
+    sub.add_parser("ledger", help="an account's coin transfers (no name: the house)").add_argument(
+        "name", nargs="?"
+    )
+    sub.add_parser("check", help="check that the coin ledger balances")
     return parser
 
 
@@ -167,9 +185,42 @@ def admin(argv: Sequence[str]) -> int:
             elif args.command in ("ban", "unban"):
                 store.set_banned(args.name, args.command == "ban")
                 print(f"{args.name} {args.command}ned")
-        except StorageError as exc:
+            elif args.command in ("grant", "take"):
+                if args.coins <= 0:
+                    print("the amount must be a positive number of coins", file=sys.stderr)
+                    return 1
+                sign = 1 if args.command == "grant" else -1
+                balance = store.admin_adjust(args.name, sign * args.coins)
+                print(f"{args.name}: {balance} coins")
+            elif args.command == "ledger":
+                return _print_ledger(store, args.name)
+            elif args.command == "check":
+                ok = store.ledger_balanced()
+                print(f"ledger {'balanced' if ok else 'NOT BALANCED'}: total {store.total_coins()}")
+                return 0 if ok else 1
+        except (StorageError, LedgerError) as exc:
             print(str(exc), file=sys.stderr)
             return 1
+    return 0
+
+
+def _print_ledger(store: Storage, name: str | None) -> int:
+    """An account's balance and transfers, newest first (no name: the house's)."""
+    account_id = None
+    if name is not None:
+        account = store.account_by_name(name)
+        if account is None:
+            print(f"no account named {name!r}", file=sys.stderr)
+            return 1
+        account_id = account.id
+    names = {a.id: a.name for a in store.list_accounts(include_guests=True)}
+    print(f"{name or 'house'}: {store.balance(account_id)} coins")
+    for t in store.ledger(account_id):
+        source = names.get(t.from_account, "house") if t.from_account else "house"
+        target = names.get(t.to_account, "house") if t.to_account else "house"
+        where = f" hand {t.hand_id}" if t.hand_id else ""
+        where = where or (f" match {t.match_id}" if t.match_id else "")
+        print(f"{t.id}\t{source} -> {target}\t{t.amount}\t{t.reason}{where}")
     return 0
 
 

@@ -90,3 +90,30 @@ def test_server_prints_where_and_stops_cleanly(tmp_path: Path, signum: int) -> N
         proc.wait()
     with Storage(db) as store:  # the file is whole and migrated
         assert store.schema_version() >= 1
+
+
+def test_admin_grant_take_ledger_check(tmp_path: Path, capsys) -> None:
+    db = tmp_path / "coins.sqlite3"
+    with Storage(db) as store:
+        store.create_account("alice", "h")
+    assert admin(["--db", str(db), "grant", "alice", "250"]) == 0
+    assert "alice: 10250 coins" in capsys.readouterr().out
+    assert admin(["--db", str(db), "take", "alice", "1000"]) == 0
+    capsys.readouterr()
+    # Bad amounts: a clear error, nothing changes.
+    for bad in (["grant", "alice", "-5"], ["take", "alice", "0"], ["grant", "alice", "10" * 8]):
+        assert admin(["--db", str(db), *bad]) == 1
+    assert admin(["--db", str(db), "take", "alice", "9251"]) == 1  # more than she has
+    assert admin(["--db", str(db), "grant", "nobody", "5"]) == 1
+    err = capsys.readouterr().err
+    assert "positive" in err and "fewer than" in err and "nobody" in err
+    assert admin(["--db", str(db), "ledger", "alice"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("alice: 9250 coins")
+    assert "house -> alice\t250\tadmin" in out and "alice -> house\t1000\tadmin" in out
+    assert admin(["--db", str(db), "check"]) == 0
+    assert "ledger balanced: total 0" in capsys.readouterr().out
+    with Storage(db) as store:
+        assert store.balance(store.account_by_name("alice").id) == 9_250
+        store._db.execute("UPDATE wallet SET balance = balance + 7 WHERE id = 1")
+    assert admin(["--db", str(db), "check"]) == 1
