@@ -97,6 +97,12 @@ class IllegalAction(HandError):
 
 _TILES = tuple(Tile)
 _RUNS = tuple(tuple((t,) * n for n in range(5)) for t in _TILES[:34])  # [tile][count]
+# The most frequent events, one shared (immutable) value each: [seat][tile][replacement]
+# and [seat][tile]. Building a frozen dataclass per draw and discard costs more.
+_DRAW_EVENTS = tuple(
+    tuple((E.Draw(s, t, False), E.Draw(s, t, True)) for t in _TILES) for s in range(4)
+)
+_DISCARD_EVENTS = tuple(tuple(E.Discard(s, t) for t in _TILES[:34]) for s in range(4))
 _DISCARDS = tuple(A.discard(Tile(t)) for t in range(34))
 _CONCEALED_KONGS = tuple(A.concealed_kong(Tile(t)) for t in range(34))
 _ADDED_KONGS = tuple(A.added_kong(Tile(t)) for t in range(34))
@@ -197,7 +203,7 @@ class HandState:
                     ev.append(E.Flower(seat, f))
                     self._back -= 1
                     t = self._seq[self._back]
-                    ev.append(E.Draw(seat, t, True))
+                    ev.append(_DRAW_EVENTS[seat][t][True])
                     if t >= 34:
                         pending[seat].append(t)
                     else:
@@ -384,7 +390,7 @@ class HandState:
             c[t] -= 1
             self._discards[seat].append(t)
             self.discard_count += 1
-            ev.append(E.Discard(seat, t))
+            ev.append(_DISCARD_EVENTS[seat][t])
             self._open_claims(seat, t)
         elif kind is ActionKind.WIN:
             score = self._self_drawn_score(seat)
@@ -424,7 +430,7 @@ class HandState:
             else:
                 t = self._seq[self._front]
                 self._front += 1
-            ev.append(E.Draw(seat, t, replacement))
+            ev.append(_DRAW_EVENTS[seat][t][replacement])
             if t < 34:
                 break
             self._flowers[seat].append(t)
