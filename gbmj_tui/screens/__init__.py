@@ -1,0 +1,1 @@
+"""The client's screens: connect, lobby, table, result, help."""
