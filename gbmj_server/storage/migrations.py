@@ -10,6 +10,8 @@ account, and wallet 1, the house, with no account), ``coin_transfer`` (double-en
 from wallet, to wallet, amount > 0, reason, hand or match), ``inventory_item`` (account,
 slot, item, count) and ``account.rating``. Players that existed before it get their
 10,000 starting coins from the house in the same migration.
+
+Migration 3 holds the SSH public keys players add to their accounts (``ssh_key``).
 """
 
 from __future__ import annotations
@@ -101,6 +103,17 @@ MIGRATIONS: tuple[str, ...] = (
         FROM wallet WHERE id != 1;
     UPDATE wallet SET balance = 10000 WHERE id != 1;
     UPDATE wallet SET balance = -10000 * (SELECT count(*) - 1 FROM wallet) WHERE id = 1;
+    """,
+    # 3: SSH public keys a player added to sign in over SSH (gbmj_server.ssh.keys).
+    """
+    CREATE TABLE ssh_key (
+        account_id  INTEGER NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+        fingerprint TEXT NOT NULL,
+        public_key  TEXT NOT NULL,
+        comment     TEXT NOT NULL DEFAULT '',
+        added_at    REAL NOT NULL,
+        PRIMARY KEY (account_id, fingerprint)
+    );
     """,
 )
 
