@@ -40,7 +40,7 @@ IMPURE = [
 def _contracts() -> str:
     pure = [
         p
-        for p in ("gbmj_server.rules", "gbmj_server.game")
+        for p in ("gbmj_server.rules", "gbmj_server.game", "gbmj_server.bots")
         if (ROOT / p.replace(".", "/") / "__init__.py").is_file()
     ]
     return f"""
@@ -48,6 +48,7 @@ def _contracts() -> str:
 root_packages =
     protocol
     gbmj_server
+    gbmj_tui
 include_external_packages = True
 
 [importlinter:contract:pure]
@@ -63,6 +64,15 @@ name = protocol imports nothing from the rest of gbmj
 type = forbidden
 source_modules =
     protocol
+forbidden_modules =
+    gbmj_server
+    gbmj_tui
+
+[importlinter:contract:client]
+name = the terminal client talks to the server only through protocol
+type = forbidden
+source_modules =
+    gbmj_tui
 forbidden_modules =
     gbmj_server
 """

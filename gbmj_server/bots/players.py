@@ -13,7 +13,7 @@ from typing import Any
 
 from ..game.actions import PASS, WIN, Action, ActionKind
 from ..rules.hand import Meld, MeldKind
-from ..rules.shanten import _raw
+from ..rules.shanten import shape_shanten
 from .position import Counts, Position, position_of
 from .strategy import Caches, Evaluator, Style, with_added_kong, with_meld
 
@@ -84,23 +84,23 @@ class BaselineBot:
             choice = kinds[ActionKind.DISCARD][0]
             for a in kinds[ActionKind.DISCARD]:
                 t = int(a.tile)  # type: ignore[arg-type]
-                key = (_raw(list(_minus(counts, t)), n), _isolation(t, counts))
+                key = (shape_shanten(list(_minus(counts, t)), n), _isolation(t, counts))
                 if best is None or key < best:
                     best, choice = key, a
             assert best is not None
             for a in kinds.get(ActionKind.CONCEALED_KONG, ()):
                 t = int(a.tile)  # type: ignore[arg-type]
-                if _raw(list(_minus(counts, t, t, t, t)), n + 1) <= best[0]:
+                if shape_shanten(list(_minus(counts, t, t, t, t)), n + 1) <= best[0]:
                     return a
             for a in kinds.get(ActionKind.ADDED_KONG, ()):
-                if _raw(list(_minus(counts, int(a.tile))), n) <= best[0]:  # type: ignore[arg-type]
+                if shape_shanten(list(_minus(counts, int(a.tile))), n) <= best[0]:  # type: ignore[arg-type]
                     return a
             return choice
-        now = _raw(list(counts), n)
+        now = shape_shanten(list(counts), n)
         for kind in (ActionKind.EXPOSED_KONG, ActionKind.PUNG, ActionKind.CHOW):
             for a in kinds.get(kind, ()):
                 rest, _ = claimed_meld(pos, a)
-                after = _raw(list(rest), n + 1)
+                after = shape_shanten(list(rest), n + 1)
                 if after < now or (kind is ActionKind.EXPOSED_KONG and after <= now):
                     return a
         return PASS

@@ -17,6 +17,7 @@ from ready the count stays the classic one (a lower bound when many copies are h
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 
 from protocol.tiles import PLAYING_KINDS, PLAYING_TILES, Tile
@@ -42,7 +43,7 @@ def _prune(options: set[Option]) -> tuple[Option, ...]:
 
 
 @cache
-def _suit_options(counts: tuple[int, ...]) -> tuple[Option, ...]:
+def suit_options(counts: tuple[int, ...]) -> tuple[Option, ...]:
     """Best (sets, blocks, pair) choices for the tiles of one suit (nine counts)."""
     i = next((k for k, c in enumerate(counts) if c), -1)
     if i < 0:
@@ -53,7 +54,7 @@ def _suit_options(counts: tuple[int, ...]) -> tuple[Option, ...]:
     def take(deltas: dict[int, int], dm: int, dt: int, dp: int) -> None:
         for k, d in deltas.items():
             c[k] -= d
-        for m, s, p in _suit_options(tuple(c)):
+        for m, s, p in suit_options(tuple(c)):
             if p + dp <= 1:
                 found.add((m + dm, min(s + dm + dt, 4), p + dp))
         for k, d in deltas.items():
@@ -75,7 +76,7 @@ def _suit_options(counts: tuple[int, ...]) -> tuple[Option, ...]:
 
 
 @cache
-def _honor_options(counts: tuple[int, ...]) -> tuple[Option, ...]:
+def honor_options(counts: tuple[int, ...]) -> tuple[Option, ...]:
     """Best choices for honors (counts sorted, as honors never run)."""
     found: set[Option] = {(0, 0, 0)}
     for c in counts:
@@ -96,44 +97,60 @@ def _honor_options(counts: tuple[int, ...]) -> tuple[Option, ...]:
     return _prune(found)
 
 
-def _merge(a: tuple[Option, ...], b: tuple[Option, ...]) -> tuple[Option, ...]:
-    return _prune(
-        {
-            (ma + mb, min(sa + sb, 4), pa + pb)
-            for ma, sa, pa in a
-            for mb, sb, pb in b
-            if pa + pb <= 1
-        }
-    )
+_NO_HONORS: tuple[Option, ...] = ((0, 0, 0),)
 
 
-def _regular(counts: list[int], done_sets: int) -> int:
-    """Four sets and a pair, ``done_sets`` sets (melds) already made."""
-    opts: tuple[Option, ...] = ((done_sets, min(done_sets, 4), 0),)
-    for base in (0, 9, 18):
-        opts = _merge(opts, _suit_options(tuple(counts[base : base + 9])))
-    honors = tuple(sorted((counts[k] for k in HONORS if counts[k]), reverse=True))
-    if honors:
-        opts = _merge(opts, _honor_options(honors))
-    return 8 - max(m + s + p for m, s, p in opts)
+def regular_shanten(counts: Sequence[int], done_sets: int) -> int:
+    """Four sets and a pair, ``done_sets`` sets (melds) already made.
+
+    The four groups' few options are combined by a plain loop (not by building and
+    pruning sets): the bots call this a hundred times a decision.
+    """
+    a = suit_options(tuple(counts[0:9]))
+    b = suit_options(tuple(counts[9:18]))
+    c = suit_options(tuple(counts[18:27]))
+    h = sorted((n for n in counts[27:34] if n), reverse=True)
+    d = honor_options(tuple(h)) if h else _NO_HONORS
+    best = -1
+    for m1, s1, p1 in a:
+        for m2, s2, p2 in b:
+            p12 = p1 + p2
+            if p12 > 1:
+                continue
+            m12, s12 = done_sets + m1 + m2, done_sets + s1 + s2
+            for m3, s3, p3 in c:
+                p123 = p12 + p3
+                if p123 > 1:
+                    continue
+                m123, s123 = m12 + m3, s12 + s3
+                for m4, s4, p4 in d:
+                    p = p123 + p4
+                    if p > 1:
+                        continue
+                    m, s = m123 + m4, s123 + s4
+                    # More than four sets can only come from a caller's partial count.
+                    v = (m if m < 4 else 4) + (s if s < 4 else 4) + p
+                    if v > best:
+                        best = v
+    return 8 - best
 
 
-def _seven_pairs(counts: list[int]) -> int:
+def seven_pairs_shanten(counts: list[int]) -> int:
     # Four of a kind count as two pairs in Chinese Official rules.
     return 6 - min(7, sum(c // 2 for c in counts))
 
 
-def _thirteen_orphans(counts: list[int]) -> int:
+def thirteen_orphans_shanten(counts: list[int]) -> int:
     held = [counts[k] for k in ORPHANS if counts[k]]
     return 13 - len(held) - (1 if any(c >= 2 for c in held) else 0)
 
 
-def _honors_knitted(counts: list[int]) -> int:
+def honors_knitted_shanten(counts: list[int]) -> int:
     honors = sum(1 for k in HONORS if counts[k])
     return 13 - honors - max(sum(1 for k in ks if counts[k]) for ks in KNITTED_STRAIGHTS)
 
 
-def _knitted_straight(counts: list[int], done_sets: int, best: int) -> int:
+def knitted_straight_shanten(counts: list[int], done_sets: int, best: int) -> int:
     """The best of ``best`` and knitted straight + one set + a pair."""
     for ks in KNITTED_STRAIGHTS:
         missing = sum(1 for k in ks if not counts[k])
@@ -144,17 +161,22 @@ def _knitted_straight(counts: list[int], done_sets: int, best: int) -> int:
             if rest[k]:
                 rest[k] -= 1
         # The knitted straight stands for three sets; the rest makes one set and a pair.
-        best = min(best, missing + _regular(rest, done_sets + 3))
+        best = min(best, missing + regular_shanten(rest, done_sets + 3))
     return best
 
 
-def _raw(counts: list[int], done_sets: int) -> int:
+def shape_shanten(counts: list[int], done_sets: int) -> int:
     """The shanten count over all shapes, not checking the copies left."""
-    best = _regular(counts, done_sets)
+    best = regular_shanten(counts, done_sets)
     if done_sets <= 1:
-        best = _knitted_straight(counts, done_sets, best)
+        best = knitted_straight_shanten(counts, done_sets, best)
     if done_sets == 0:
-        best = min(best, _seven_pairs(counts), _thirteen_orphans(counts), _honors_knitted(counts))
+        best = min(
+            best,
+            seven_pairs_shanten(counts),
+            thirteen_orphans_shanten(counts),
+            honors_knitted_shanten(counts),
+        )
     return best
 
 
@@ -169,7 +191,7 @@ def _really_ready(counts: list[int], done_sets: int, held: list[int]) -> bool:
 
 
 def _shanten(counts: list[int], done_sets: int, held: list[int], size: int) -> int:
-    s = _raw(counts, done_sets)
+    s = shape_shanten(counts, done_sets)
     if s != 0 or 4 not in held:
         # Without four copies of a tile held, every wait the count finds is still live.
         return s
@@ -180,7 +202,7 @@ def _shanten(counts: list[int], done_sets: int, held: list[int], size: int) -> i
         if counts[t]:
             counts[t] -= 1
             held[t] -= 1
-            ok = _raw(counts, done_sets) == 0 and _really_ready(counts, done_sets, held)
+            ok = shape_shanten(counts, done_sets) == 0 and _really_ready(counts, done_sets, held)
             counts[t] += 1
             held[t] += 1
             if ok:

@@ -204,12 +204,12 @@ def test_suit_table_knows_the_complete_one_suit_hands() -> None:
     wins = _one_suit_wins()
     assert len(wins) == 13_259
     for v in wins:
-        assert (4, 4, 1) in shanten_module._suit_options(v), v
+        assert (4, 4, 1) in shanten_module.suit_options(v), v
     r = random.Random(2)
     vectors = [v for v in itertools.product(range(5), repeat=9) if sum(v) == 14]
     assert len(vectors) == 118_800
     for v in r.sample(vectors, 6000):
-        assert ((4, 4, 1) in shanten_module._suit_options(v)) == (v in wins), v
+        assert ((4, 4, 1) in shanten_module.suit_options(v)) == (v in wins), v
 
 
 def _hand(tiles: list[Tile]) -> Hand:
