@@ -1,6 +1,6 @@
 """Drive ``gbmj solo`` in tmux as a person would, and fail if the screen is wrong.
 
-    uv run python tests/tui/tmux_solo.py [--ascii] [--size 100x32] [--captures DIR]
+    uv run python scripts/tmux_solo.py [--ascii] [--size 100x32] [--captures DIR]
 
 Starts the client in a detached tmux session of the given size, waits for the deal,
 discards by keys (a number key to select, Enter to discard), answers a claim when one

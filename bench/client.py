@@ -1,9 +1,10 @@
 """Client figures: time from start to the lobby and to the first prompt (solo against a
 local server), the client's memory, and the time to redraw the table after an event.
 
-    uv run python tests/tui/bench_tui.py [--events 300]
+    uv run python bench/client.py [--events 300]
 
-Prints figures; asserts nothing. Runs the real app headless (Textual's pilot) at 100x32.
+Prints one figure a line (``start to lobby ms: N``, ``client rss MiB: N``, ``redraw ms
+p50: N``...); asserts nothing. Runs the real app headless (Textual's pilot) at 100x32.
 """
 
 from __future__ import annotations
@@ -66,15 +67,15 @@ async def run(port: int, events: int) -> None:
         rss = rss_mib()
     times.sort()
     shows.sort()
-    print(f"start to lobby: {lobby * 1000:.0f} ms (headless, solo, local server)")
-    print(f"start to the first prompt (dealt): {prompt * 1000:.0f} ms")
-    print(
-        f"redraw after an event: median {statistics.median(times) * 1000:.1f} ms, "
-        f"p95 {times[int(len(times) * 0.95)] * 1000:.1f} ms over {events} discards "
-        f"(updating the widgets: median {statistics.median(shows) * 1000:.1f} ms; the same "
-        f"wait with nothing to redraw: median {statistics.median(idle) * 1000:.1f} ms)"
-    )
-    print(f"client memory: {rss:.0f} MiB RSS at the table ({before:.0f} MiB before the app)")
+    print(f"start to lobby ms: {lobby * 1000:.0f}")
+    print(f"start to first prompt ms: {prompt * 1000:.0f}")
+    print(f"client rss MiB: {rss:.0f}")
+    print(f"rss before the app MiB: {before:.0f}")
+    print(f"redraw ms p50: {statistics.median(times) * 1000:.1f}")
+    print(f"redraw ms p95: {times[int(len(times) * 0.95)] * 1000:.1f}")
+    print(f"widget update ms p50: {statistics.median(shows) * 1000:.1f}")
+    print(f"idle wait ms p50: {statistics.median(idle) * 1000:.1f}")
+    print(f"events: {events}")
 
 
 def main() -> None:
