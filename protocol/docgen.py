@@ -86,6 +86,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "tile_counts",
         ),
     ),
+    ("SSH keys", ("list_ssh_keys", "add_ssh_key", "remove_ssh_key", "ssh_keys")),
     ("Chat", ("chat_send", "chat")),
 )
 

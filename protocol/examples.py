@@ -15,6 +15,8 @@ from .tiles import Tile as T
 COMMITMENT = "9f2b5c0e7d1a4c3b8e6f0a2d4c6e8b1a3f5d7c9e0b2a4c6e8d1f3a5c7e9b0d2f"
 SALT = "5a1c9e3b7d2f4a6c8e0b1d3f5a7c9e2b"
 TOKEN = "tok_3q9XvB7kLm2PzR8w"
+SSH_KEY = "AAAAC3NzaC1lZDI1NTE5AAAAIEcdiJ7wiqXJ656BjKjqwTzBJh++TeQSiSzoAnG5sXPr"
+SSH_FINGERPRINT = "SHA256:7qbZsuw9GlTI+4Hle+JCg+q+rdSxbjNMvC+4VIyr6B8"
 TIMERS = m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5)
 SETTINGS = m.TableSettings(name="东风局", stake=10, timers=TIMERS, rounds=4, bots_allowed=True)
 PROFILE = m.Profile(name="alice", guest=False, coins=10_000, rating=300, level=3)
@@ -210,6 +212,17 @@ MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
     m.ArmTimerExtension(id=23, table_id=7, armed=True),
     m.UseTileCounter(id=24, table_id=7),
     m.TileCounts(id=24, table_id=7, seq=58, counts=(4, 3, 3, 2, 3, 3, 4, 4, 3) + (3,) * 25),
+    m.ListSshKeys(id=26),
+    m.AddSshKey(id=27, public_key=f"ssh-ed25519 {SSH_KEY} alice@laptop"),
+    m.RemoveSshKey(id=28, fingerprint=SSH_FINGERPRINT),
+    m.SshKeys(
+        id=27,
+        keys=(
+            m.SshKeyInfo(
+                fingerprint=SSH_FINGERPRINT, algorithm="ssh-ed25519", comment="alice@laptop"
+            ),
+        ),
+    ),
     m.ChatSend(id=25, channel="lobby", text="anyone for a 5-stake table?"),
     m.Chat(channel="table", table_id=7, sender="bob", text="好牌!"),
 )

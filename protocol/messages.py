@@ -920,6 +920,47 @@ class TileCounts(Message):
     counts: tuple[int, ...] = field(ListOf(Int(0, 4), 34, 34), "indexed by tile code 0-33")
 
 
+# -- SSH keys (playing over SSH, docs/hosting.md) ------------------------------------------
+MAX_SSH_KEYS = 10
+FINGERPRINT = Str(80)  # "SHA256:" and 43 base64 characters
+
+
+@record
+class SshKeyInfo(Record):
+    """A public key that signs the account in over SSH."""
+
+    fingerprint: str = field(FINGERPRINT)
+    algorithm: str = field(Str(40), "e.g. ssh-ed25519")
+    comment: str = field(Str(60, min_len=0))
+
+
+@message("list_ssh_keys", "client", "ssh_keys")
+class ListSshKeys(Message):
+    """Ask for the account's SSH public keys (players only, not guests)."""
+
+
+@message("add_ssh_key", "client", "ssh_keys")
+class AddSshKey(Message):
+    """Add a public key, as one OpenSSH line (``ssh-ed25519 AAAA... comment``). The line
+    fits the decoder's 2 KiB string limit: ed25519 and ECDSA keys, RSA up to 2048 bits."""
+
+    public_key: str = field(Str(512))
+
+
+@message("remove_ssh_key", "client", "ssh_keys")
+class RemoveSshKey(Message):
+    """Remove a public key by its fingerprint."""
+
+    fingerprint: str = field(FINGERPRINT)
+
+
+@message("ssh_keys", "server")
+class SshKeys(Message):
+    """The account's SSH public keys (the answer to the three requests above)."""
+
+    keys: tuple[SshKeyInfo, ...] = field(ListOf(Struct(SshKeyInfo), MAX_SSH_KEYS))
+
+
 # -- chat -------------------------------------------------------------------------------
 CHAT_RULES = (
     When("channel", ("table",), require=("table_id",)),
