@@ -1,13 +1,14 @@
 """``gbmj-server``: run the lobby server, or administer its accounts.
 
-    gbmj-server [--host H] [--port P] [--db PATH] [--log-level L] [--config FILE.toml]
+    gbmj-server [--host H] [--port P] [--ssh-port P] [--db PATH] [--log-level L]
+                [--config FILE.toml]
     gbmj-server admin [--db PATH] [--config FILE.toml] users
     gbmj-server admin ... reset-password NAME | ban NAME | unban NAME
     gbmj-server admin ... grant NAME COINS | take NAME COINS | ledger [NAME] | check
 
 Settings come from the defaults, then the TOML file (keys ``host``, ``port``, ``db``,
-``log_level``, ``bot_delay``, ``hand_pause``, optionally under a ``[server]`` table),
-then the command line.
+``log_level``, ``bot_delay``, ``hand_pause``, and the SSH server's ``ssh_*`` keys of
+``gbmj_server.ssh.config``, optionally under a ``[server]`` table), then the command line.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from gbmj_server.ssh.config import TOML_KEYS as SSH_KEYS
+from gbmj_server.ssh.config import SshSettings, ssh_settings_from
 from gbmj_server.storage import (
     LedgerError,
     Storage,
@@ -32,6 +35,7 @@ from gbmj_server.storage import (
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7415
 LOG_LEVELS = ("debug", "info", "warning", "error")
+SSH_OFF = SshSettings()
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +48,7 @@ class ServerConfig:
     log_level: str = "info"
     bot_delay: float = 0.5  # seconds a server bot "thinks" before acting
     hand_pause: float = 5.0  # seconds between hands, to read the result
+    ssh: SshSettings = SSH_OFF  # play over SSH (off: no port)
 
     @property
     def db_path(self) -> Path:
@@ -62,9 +67,13 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
         raise ConfigError(f"cannot read config {path}: {exc}") from exc
     data = data.get("server", data)
     unknown = set(data) - {"host", "port", "db", "log_level", "bot_delay", "hand_pause"}
+    unknown -= SSH_KEYS
     if unknown:
         raise ConfigError(f"unknown settings in {path}: {', '.join(sorted(unknown))}")
-    config = base
+    try:
+        config = replace(base, ssh=ssh_settings_from(data, base.ssh))
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     if "host" in data:
         if not isinstance(data["host"], str):
             raise ConfigError("host must be a string")
@@ -115,6 +124,7 @@ def _serve_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--host", help=f"address to listen on (default {DEFAULT_HOST})")
     parser.add_argument("--port", type=_port, help=f"TCP port (default {DEFAULT_PORT}; 0 = free)")
+    parser.add_argument("--ssh-port", type=_port, help="also serve SSH play on this port")
     parser.add_argument("--log-level", choices=LOG_LEVELS, help="default info")
     _common(parser)
     return parser
@@ -153,6 +163,8 @@ def _config(args: argparse.Namespace) -> ServerConfig:
         value = getattr(args, key, None)
         if value is not None:
             config = replace(config, **{key: value})
+    if getattr(args, "ssh_port", None) is not None:
+        config = replace(config, ssh=replace(config.ssh, port=args.ssh_port))
     return config
 
 

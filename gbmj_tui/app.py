@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import subprocess
 import sys
 import time
@@ -78,11 +79,13 @@ class GbmjApp(App[None]):
         lang: str = "zh",
         solo: tuple[str, int] | None = None,
         config_path: Path | None = None,
+        signed_in: tuple[str, str | None] | None = None,
     ) -> None:
         super().__init__()
         self.tile_style = tile_style
         self.lang = lang
         self.solo = solo
+        self.signed_in = signed_in  # (server, session token or None for a guest): over SSH
         self.config_path = config_path
         self.config: ClientConfig = load_config(config_path)
         self.conn: Connection | None = None
@@ -103,6 +106,8 @@ class GbmjApp(App[None]):
         self.set_class(self.tile_style is TileStyle.ASCII, "-ascii")
         if self.solo is not None:
             self._solo(*self.solo)
+        elif self.signed_in is not None:
+            self._start_signed_in(*self.signed_in)
         else:
             self.push_screen(ConnectScreen(self.config, self.lang))
 
@@ -168,6 +173,22 @@ class GbmjApp(App[None]):
             await self.push_screen(self.lobby)
         self.lobby_at = time.monotonic() - self.started
         self.refresh_tables()
+
+    @work(exclusive=True, group="sign_in")
+    async def _start_signed_in(self, server: str, token: str | None) -> None:
+        """Started by the SSH server: resume its session (or play as a guest); the connect
+        screen if that fails."""
+        try:
+            address = parse_address(server)
+            await self._connect(address.host, address.port)
+            assert self.conn is not None
+            request = m.Resume(token=token) if token else m.Guest(name=None)
+            session = await self.conn.request(request)
+        except (ValueError, ConnectError, RequestFailed, TimeoutError) as exc:
+            await self.push_screen(ConnectScreen(self.config, self.lang))
+            self.notify(self._error_text(exc), severity="error", timeout=10, markup=False)
+            return
+        await self._enter_lobby(self._signed_in(session))
 
     @work(exclusive=True, group="solo")
     async def _solo(self, host: str, port: int) -> None:
@@ -488,12 +509,23 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def _signed_in_from_env() -> tuple[str, str | None] | None:
+    """``GBMJ_SERVER`` with ``GBMJ_SESSION`` (a session token) or ``GBMJ_GUEST=1``: the SSH
+    server starts the client signed in. Taken out of the environment once read."""
+    server = os.environ.pop("GBMJ_SERVER", None)
+    token = os.environ.pop("GBMJ_SESSION", None)
+    guest = os.environ.pop("GBMJ_GUEST", None) == "1"
+    if server is None or not (token or guest):
+        return None
+    return server, token or None
+
+
 def main(argv: list[str] | None = None) -> None:
     args = _parse_args(argv)
     lang = args.lang or ("en" if args.ascii else "zh")
     style = TileStyle.ASCII if args.ascii else TileStyle.CJK
     if args.command != "solo":
-        GbmjApp(tile_style=style, lang=lang).run()
+        GbmjApp(tile_style=style, lang=lang, signed_in=_signed_in_from_env()).run()
         return
     proc, port = start_local_server(args.db or data_dir() / "solo.db")
     try:

@@ -31,6 +31,7 @@ from gbmj_server.net.lobby import PLAYING, Lobby, Seat, Table
 from gbmj_server.net.settings import TableSettings
 from gbmj_server.net.store import AsyncStorage
 from gbmj_server.net.wire import ProtocolError, WireDecoder
+from gbmj_server.ssh.handlers import ssh_key_handlers
 from gbmj_server.storage import Account, LedgerError, NameTaken, Storage
 from protocol.messages import INVENTORY_SLOTS
 
@@ -111,6 +112,7 @@ class Server:
             "arm_timer_extension": self.on_arm_timer_extension,
             "use_tile_counter": self.on_use_tile_counter,
         }
+        self.handlers.update(ssh_key_handlers(self))  # the player's SSH keys
 
     # -- running -------------------------------------------------------------------
 
@@ -675,6 +677,10 @@ async def run_server(config: ServerConfig) -> None:
             print(f"database: {config.db_path}", flush=True)
             async with trio.open_nursery() as nursery:
                 await nursery.start(server.serve, listeners)
+                if config.ssh.port is not None:  # play over SSH (gbmj_server.ssh)
+                    from gbmj_server.ssh.service import serve_ssh
+
+                    await nursery.start(serve_ssh, config.ssh, config.host, port, config.db_path)
                 async for signum in signals:
                     log.info("signal %s: shutting down", signum)
                     break

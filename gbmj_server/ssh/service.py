@@ -1,0 +1,527 @@
+"""The SSH server: each SSH session is a pseudo-terminal running the ``gbmj`` client,
+connected to this host's game server over loopback and signed in as the SSH user.
+
+Why a thread: asyncssh runs on asyncio and the game server on trio. The SSH server gets
+its own thread with its own asyncio loop, started and stopped from the trio side
+(``serve_ssh``: start in a worker thread, stop on cancellation). A thread rather than a
+subprocess because it shares the process's settings, lifetime and signals (one Ctrl+C or
+SIGTERM stops both, nothing to supervise) and needs no second command line; the two
+loops share nothing but the SQLite file, which each side opens through its own
+connection (WAL lets them read and write side by side). The clients themselves are
+subprocesses, one per session, so a client never runs inside the server.
+
+Sign-in: the SSH user name is the account name. A password is checked with the game
+server's own hashing (``verify_password``), a public key against the keys the player
+added (``keys``). Then the SSH server makes a session token for the account and hands it
+to the client in its environment (never on a command line, which ``ps`` shows); the
+client resumes with it. The token is deleted when the SSH session ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import logging
+import os
+import re
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+import asyncssh
+
+from gbmj_server.ssh import keys
+from gbmj_server.ssh.config import SshSettings
+from gbmj_server.storage import Account, NameTaken, Storage, hash_password, verify_password
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+HOST_KEY_NAME = "ssh_host_ed25519_key"
+FAILED_WINDOW = 60.0  # seconds over which failed passwords are counted per address
+STOP_GRACE = 3.0  # seconds a client gets to exit after SIGTERM before SIGKILL
+READ_SIZE = 65536
+# The same rules as the game server's ``register`` (gbmj_server.net.server).
+NAME_RE = re.compile(r"^[\w\-.]{2,20}$")
+MIN_PASSWORD = 6
+# The child makes the pty its controlling terminal (so the kernel sends it SIGWINCH on a
+# resize and SIGHUP when the SSH side closes), then becomes the client.
+LAUNCH = (
+    "import fcntl, os, sys, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
+    "os.execv(sys.executable, [sys.executable, '-m', 'gbmj_tui', *sys.argv[1:]])"
+)
+CLIENT_OPTIONS = {"ascii": "--ascii", "en": ("--lang", "en"), "zh": ("--lang", "zh")}
+
+
+def load_host_key(path: Path) -> asyncssh.SSHKey:
+    """The host key in ``path``, made (ed25519, readable by the owner only) if missing."""
+    if path.exists():
+        return asyncssh.read_private_key(str(path))
+    key = asyncssh.generate_private_key("ssh-ed25519", comment="gbmj-server")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(key.export_private_key())
+    return key
+
+
+def loopback(host: str) -> str:
+    """The address the SSH sessions' clients reach the game server on."""
+    return {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
+
+
+class FailedLogins:
+    """Failed passwords per address in a sliding window (``time.monotonic``: this runs on
+    the SSH thread, not on trio's clock)."""
+
+    def __init__(self, limit: int, window: float = FAILED_WINDOW) -> None:
+        self.limit = limit
+        self.window = window
+        self.total = 0  # every failure since start (shown in logs, read by tests)
+        self._seen: dict[str, deque[float]] = {}
+
+    def _recent(self, address: str) -> deque[float]:
+        events = self._seen.setdefault(address, deque())
+        while events and events[0] <= time.monotonic() - self.window:
+            events.popleft()
+        return events
+
+    def blocked(self, address: str) -> bool:
+        return len(self._recent(address)) >= self.limit
+
+    def record(self, address: str) -> None:
+        self.total += 1
+        self._recent(address).append(time.monotonic())
+
+
+class SshService:
+    """The asyncssh server in its own thread; ``start()`` returns once it listens,
+    ``stop()`` closes every session and the listener and joins the thread."""
+
+    def __init__(
+        self, settings: SshSettings, host: str, game_host: str, game_port: int, db_path: Path
+    ) -> None:
+        self.settings = settings
+        self.host = host
+        self.game = f"[{game_host}]:{game_port}" if ":" in game_host else f"{game_host}:{game_port}"
+        self.db_path = db_path
+        self.host_key_path = db_path.parent / HOST_KEY_NAME
+        self.port = 0
+        self.fingerprint = ""
+        self.failed = FailedLogins(settings.failed_logins)
+        self.sessions: set[ClientSession] = set()
+        self.connections: set[asyncssh.SSHServerConnection] = set()
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping: asyncio.Event | None = None
+        self._db_thread = ThreadPoolExecutor(1, thread_name_prefix="gbmj-ssh-db")
+        self._hash_threads = ThreadPoolExecutor(2, thread_name_prefix="gbmj-ssh-hash")
+        self.storage: Storage | None = None
+
+    # -- the thread ---------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the thread and wait until the server listens (or raise why it cannot)."""
+        if not log.isEnabledFor(logging.DEBUG):  # asyncssh logs every channel at info
+            logging.getLogger("asyncssh").setLevel(logging.WARNING)
+        self._thread = threading.Thread(target=asyncio.run, args=(self._main(),), name="gbmj-ssh")
+        self._thread.start()
+        self._ready.wait()
+        if self._error is not None:
+            self._thread.join()
+            raise self._error
+
+    def stop(self) -> None:
+        """Close every session and the listener; return when the thread has ended."""
+        if self._loop is not None and self._stopping is not None:
+            with contextlib.suppress(RuntimeError):  # the loop already ended
+                self._loop.call_soon_threadsafe(self._stopping.set)
+        if self._thread is not None:
+            self._thread.join()
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stopping = asyncio.Event()
+        try:
+            self.storage = await self.db(Storage, self.db_path)
+            host_key = await self.db(load_host_key, self.host_key_path)
+            self.fingerprint = host_key.get_fingerprint("sha256")
+            acceptor = await asyncssh.create_server(
+                lambda: AuthServer(self),
+                self.host,
+                self.settings.port or 0,
+                server_host_keys=[host_key],
+                encoding=None,  # the pty's bytes pass through untouched
+                keepalive_interval=30,  # a dropped connection is noticed
+                keepalive_count_max=3,
+                login_timeout=60,
+            )
+            self.port = acceptor.sockets[0].getsockname()[1]
+        except BaseException as exc:
+            self._error = exc
+            self._ready.set()
+            await self._close_storage()
+            return
+        self._ready.set()
+        try:
+            await self._stopping.wait()
+        finally:
+            acceptor.close()
+            for session in list(self.sessions):
+                session.close("the server is shutting down")
+            ends = [s.ended.wait() for s in list(self.sessions)]
+            if ends:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.gather(*ends), STOP_GRACE + 2)
+            for conn in list(self.connections):
+                conn.close()
+            await acceptor.wait_closed()
+            await self._close_storage()
+
+    async def _close_storage(self) -> None:
+        if self.storage is not None:
+            await self.db(self.storage.close)
+        self._db_thread.shutdown()
+        self._hash_threads.shutdown()
+
+    async def db(self, fn: Callable[..., T], *args: Any) -> T:
+        """A blocking database call, in the SSH side's own database thread."""
+        return await asyncio.get_running_loop().run_in_executor(self._db_thread, fn, *args)
+
+    async def hashing(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._hash_threads, fn, *args)
+
+
+class AuthServer(asyncssh.SSHServer):
+    """One SSH connection: who it is (password, key, or an unknown name's rule), then a
+    ``ClientSession`` for its shell."""
+
+    def __init__(self, service: SshService) -> None:
+        self.service = service
+        self.address = "?"
+        self.conn: asyncssh.SSHServerConnection | None = None
+        self.account: Account | None = None
+        self.guest = False
+
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self.conn = conn
+        peer = conn.get_extra_info("peername")
+        self.address = str(peer[0]) if peer else "?"
+        self.service.connections.add(conn)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.conn is not None:
+            self.service.connections.discard(self.conn)
+
+    async def begin_auth(self, username: str) -> bool:
+        storage = self.service.storage
+        assert storage is not None
+        self.account = await self.service.db(storage.account_by_name, username)
+        if self.account is not None and self.account.is_guest:
+            self.account = None  # a guest's name signs nobody in
+            return True
+        guests = self.service.settings.unknown_users == "guest"
+        if self.account is None and guests and not self.service.failed.blocked(self.address):
+            self.guest = True
+            return False  # no authentication: a guest
+        return True
+
+    def password_auth_supported(self) -> bool:
+        return True
+
+    def public_key_auth_supported(self) -> bool:
+        return True
+
+    async def validate_password(self, username: str, password: str) -> bool:
+        service = self.service
+        if service.failed.blocked(self.address):
+            log.warning("ssh: %s is blocked after failed logins", self.address)
+            return False
+        account = self.account
+        if account is None:
+            ok = await self._register(username, password)
+        else:
+            assert account.password_hash is not None
+            ok = not account.banned and await service.hashing(
+                verify_password, account.password_hash, password
+            )
+        if not ok:
+            service.failed.record(self.address)
+            log.info("ssh: failed password for %r from %s", username, self.address)
+        return ok
+
+    async def _register(self, username: str, password: str) -> bool:
+        """An unknown name with a password: a new account, if the host allows it."""
+        service = self.service
+        if service.settings.unknown_users != "register":
+            return False
+        if not NAME_RE.match(username) or username.lower().startswith(("guest", "bot")):
+            return False
+        if len(password) < MIN_PASSWORD:
+            return False
+        password_hash = await service.hashing(hash_password, password)
+        assert service.storage is not None
+        try:
+            self.account = await service.db(service.storage.create_account, username, password_hash)
+        except NameTaken:
+            return False
+        log.info("ssh: registered %r from %s", username, self.address)
+        return True
+
+    async def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        account = self.account
+        if account is None or account.banned or self.service.failed.blocked(self.address):
+            return False
+        assert self.service.storage is not None
+        return await self.service.db(keys.has_key, self.service.storage, account.id, key)
+
+    def session_requested(self) -> ClientSession:
+        return ClientSession(self)
+
+
+class ClientSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
+    """One SSH session: a pty with the ``gbmj`` client in it, bytes passed both ways."""
+
+    def __init__(self, auth: AuthServer) -> None:
+        self.auth = auth
+        self.service = auth.service
+        self.chan: asyncssh.SSHServerChannel | None = None  # type: ignore[type-arg]
+        self.term: str | None = None
+        self.size = (80, 24)
+        self.options: list[str] = []
+        self.master: int | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.token: str | None = None
+        self.last_input = time.monotonic()
+        self.reading = False
+        self.ended = asyncio.Event()
+        self.exit_message = ""
+
+    # -- asyncssh callbacks -------------------------------------------------------------
+    def connection_made(self, chan: asyncssh.SSHServerChannel) -> None:  # type: ignore[type-arg]
+        self.chan = chan
+
+    def pty_requested(self, term_type: str, term_size: tuple[int, ...], modes: Any) -> bool:
+        self.term = term_type or "xterm-256color"
+        if term_size[0] and term_size[1]:
+            self.size = (term_size[0], term_size[1])
+        return True
+
+    def shell_requested(self) -> bool:
+        return True
+
+    def exec_requested(self, command: str) -> bool:
+        """``ssh -t host en`` or ``ssh -t host ascii``: client options, nothing else."""
+        for word in command.split():
+            option = CLIENT_OPTIONS.get(word)
+            if option is None:
+                return False
+            self.options += [option] if isinstance(option, str) else list(option)
+        return True
+
+    def session_started(self) -> None:
+        asyncio.get_running_loop().create_task(self._run())
+
+    def data_received(self, data: bytes, datatype: int | None) -> None:
+        self.last_input = time.monotonic()
+        if self.master is not None:
+            with contextlib.suppress(OSError):  # the client is gone: its end comes next
+                os.write(self.master, data)
+
+    def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
+        if width and height:
+            self.size = (width, height)
+            if self.master is not None:
+                _set_size(self.master, self.size)
+
+    def pause_writing(self) -> None:  # a slow SSH client: stop reading the client
+        self._read(False)
+
+    def resume_writing(self) -> None:
+        self._read(True)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.chan = None
+        self.close("")
+
+    # -- the client -----------------------------------------------------------------------
+    async def _run(self) -> None:
+        service = self.service
+        try:
+            if self.term is None:
+                self._finish(1, "gbmj needs a terminal: connect with ssh -t\r\n")
+                return
+            if len(service.sessions) >= service.settings.max_sessions:
+                self._finish(1, "the server is full (too many SSH sessions); try later\r\n")
+                return
+            service.sessions.add(self)
+            env = {
+                "TERM": self.term,
+                "LANG": "C.UTF-8",
+                "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                "HOME": os.environ.get("HOME", "/"),
+                "GBMJ_SERVER": service.game,
+            }
+            if self.auth.guest:
+                env["GBMJ_GUEST"] = "1"
+            else:
+                account = self.auth.account
+                assert account is not None and service.storage is not None
+                self.token = await service.db(service.storage.create_session, account.id)
+                env["GBMJ_SESSION"] = self.token
+            self._spawn(env)
+            idle = asyncio.get_running_loop().create_task(self._watch_idle())
+            code = await asyncio.get_running_loop().run_in_executor(None, self._wait)
+            idle.cancel()
+            self._finish(code, self.exit_message)
+        except Exception:
+            log.exception("ssh: session failed")
+            self._finish(1, "internal error\r\n")
+        finally:
+            await self._cleanup()
+
+    def _spawn(self, env: dict[str, str]) -> None:
+        master, slave = os.openpty()
+        _set_size(slave, self.size)
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-c", LAUNCH, *self.options],
+                stdin=slave,
+                stdout=slave,
+                stderr=slave,
+                env=env,
+                start_new_session=True,  # its own session, so the pty can be its terminal
+                close_fds=True,
+            )
+        finally:
+            os.close(slave)
+        os.set_blocking(master, False)
+        self.master = master
+        self._read(True)
+
+    def _read(self, on: bool) -> None:
+        if self.master is None or on == self.reading:
+            return
+        loop = asyncio.get_running_loop()
+        if on:
+            loop.add_reader(self.master, self._readable)
+        else:
+            loop.remove_reader(self.master)
+        self.reading = on
+
+    def _readable(self) -> None:
+        try:
+            data = os.read(self.master, READ_SIZE)  # type: ignore[arg-type]
+        except BlockingIOError:
+            return
+        except OSError:  # EIO: every process holding the pty has exited
+            data = b""
+        if not data:
+            self._read(False)
+            return
+        if self.chan is not None:
+            self.chan.write(data)
+
+    def _wait(self) -> int:
+        assert self.proc is not None
+        return self.proc.wait()
+
+    async def _watch_idle(self) -> None:
+        timeout = self.service.settings.idle_timeout
+        while True:
+            await asyncio.sleep(min(timeout / 4, 30.0))
+            if time.monotonic() - self.last_input > timeout:
+                log.info("ssh: closing an idle session of %r", self._who())
+                self.close(f"\r\nidle for {timeout:.0f} s: goodbye\r\n")
+                return
+
+    def close(self, message: str) -> None:
+        """End the client (SIGTERM, then SIGKILL); ``_run`` then closes the channel."""
+        if message and not self.exit_message:
+            self.exit_message = message
+        proc = self.proc
+        if proc is None:
+            if self not in self.service.sessions:
+                self.ended.set()
+            return
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
+            asyncio.get_running_loop().call_later(STOP_GRACE, self._kill)
+
+    def _kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+
+    def _finish(self, code: int, message: str) -> None:
+        chan = self.chan
+        if chan is None:
+            return
+        # Drain what the client wrote last (its screen reset) before the goodbye.
+        if self.master is not None:
+            with contextlib.suppress(OSError):
+                while data := os.read(self.master, READ_SIZE):
+                    chan.write(data)
+        if message:
+            chan.write(message.encode())
+        chan.exit(max(0, min(code, 255)) if code >= 0 else 1)
+
+    async def _cleanup(self) -> None:
+        self._read(False)
+        if self.master is not None:
+            os.close(self.master)
+            self.master = None
+        if self.token is not None and self.service.storage is not None:
+            token, self.token = self.token, None
+            with contextlib.suppress(Exception):
+                await self.service.db(self.service.storage.delete_session, token)
+        self.service.sessions.discard(self)
+        self.ended.set()
+
+    def _who(self) -> str:
+        return self.auth.account.name if self.auth.account else "a guest"
+
+
+def _set_size(fd: int, size: tuple[int, int]) -> None:
+    """Tell the pty its size (columns, rows); the kernel signals the client (SIGWINCH)."""
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
+
+
+async def serve_ssh(
+    settings: SshSettings,
+    host: str,
+    game_port: int,
+    db_path: Path,
+    *,
+    task_status: Any,
+) -> None:
+    """Run the SSH server from trio until cancelled (then stop it and wait for its thread).
+
+    ``task_status.started(service)`` once it listens; ``host`` is where it listens (the
+    game server's address), the clients reach the game server on its loopback form."""
+    import trio
+
+    service = SshService(settings, host, loopback(host), game_port, db_path)
+    await trio.to_thread.run_sync(service.start)
+    print(
+        f"ssh: listening on {host}:{service.port}, host key {service.fingerprint}",
+        flush=True,
+    )
+    try:
+        task_status.started(service)
+        await trio.sleep_forever()
+    finally:
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(service.stop)
