@@ -1,0 +1,140 @@
+"""Fixtures: a real ``gbmj-server --ssh-port 0`` process on loopback with a real SQLite
+file, and ``Terminal``, an asyncssh client with a pty that collects what it shows."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+from gbmj_server.storage import Storage, hash_password
+
+START_TIMEOUT = 20.0
+WAIT = 15.0  # seconds to wait for something to show on the terminal
+CSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
+
+
+@dataclass
+class Host:
+    proc: subprocess.Popen[str]
+    db: Path
+    log: Path
+    game_port: int
+    ssh_port: int
+    fingerprint: str
+
+    def log_text(self) -> str:
+        return self.log.read_text("utf-8", errors="replace")
+
+
+def start_host(tmp: Path, accounts: dict[str, str], **settings: object) -> Host:
+    """A server with these accounts (name -> password) and ``ssh_*`` settings."""
+    db = tmp / "gbmj.sqlite3"
+    with Storage(db) as store:
+        for name, password in accounts.items():
+            store.create_account(name, hash_password(password))
+    config = tmp / "server.toml"
+    config.write_text("".join(f"ssh_{k} = {v!r}\n" for k, v in settings.items()), "utf-8")
+    log = tmp / "server.log"
+    command = [sys.executable, "-m", "gbmj_server", "--host", "127.0.0.1", "--port", "0"]
+    command += ["--ssh-port", "0", "--db", str(db), "--config", str(config)]
+    with log.open("w") as err:
+        proc = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL, text=True
+        )
+    assert proc.stdout is not None
+    deadline = time.monotonic() + START_TIMEOUT
+    game_port = 0
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        if line.startswith("listening on "):
+            game_port = int(line.rsplit(":", 1)[1])
+        match = re.match(r"ssh: listening on .*:(\d+), host key (SHA256:\S+)", line)
+        if match:
+            return Host(proc, db, log, game_port, int(match[1]), match[2])
+    proc.kill()
+    raise AssertionError(f"the server did not start:\n{log.read_text()}")
+
+
+def stop_host(host: Host) -> None:
+    host.proc.terminate()
+    try:
+        host.proc.wait(15)
+    except subprocess.TimeoutExpired:
+        host.proc.kill()
+        raise
+
+
+@pytest.fixture(scope="module")
+def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Host]:
+    """alice (password) and bob; two SSH sessions at most; 3 failed passwords a minute."""
+    tmp = tmp_path_factory.mktemp("ssh")
+    server = start_host(
+        tmp, {"alice": "alice-pw", "bob": "bob-pw"}, max_sessions=2, failed_logins=3
+    )
+    yield server
+    stop_host(server)
+
+
+class Terminal(asyncssh.SSHClientSession):  # type: ignore[type-arg]
+    """What the SSH session shows, as raw bytes."""
+
+    def __init__(self) -> None:
+        self.raw = bytearray()
+        self.changed = asyncio.Event()
+        self.chan: asyncssh.SSHClientChannel | None = None  # type: ignore[type-arg]
+
+    def connection_made(self, chan: asyncssh.SSHClientChannel) -> None:  # type: ignore[type-arg]
+        self.chan = chan
+
+    def data_received(self, data: bytes, datatype: int | None) -> None:
+        self.raw.extend(data)
+        self.changed.set()
+
+    def text(self, since: int = 0) -> str:
+        """The output from byte ``since`` with escape sequences taken out."""
+        return CSI.sub(b"", bytes(self.raw[since:])).decode("utf-8", errors="replace")
+
+    async def wait_for(self, what: str | bytes, since: int = 0, timeout: float = WAIT) -> None:
+        """Until ``what`` shows (text without escapes; bytes: the raw stream)."""
+
+        def seen() -> bool:
+            if isinstance(what, bytes):
+                return what in self.raw[since:]
+            return what in self.text(since)
+
+        async with asyncio.timeout(timeout):
+            while not seen():
+                self.changed.clear()
+                await self.changed.wait()
+
+    def send(self, data: bytes) -> None:
+        assert self.chan is not None
+        self.chan.write(data)
+
+
+async def open_terminal(
+    host: Host, username: str, size: tuple[int, int] = (100, 30), **auth: object
+) -> tuple[asyncssh.SSHClientConnection, Terminal]:
+    conn = await asyncssh.connect(
+        "127.0.0.1",
+        host.ssh_port,
+        username=username,
+        known_hosts=None,
+        client_keys=auth.pop("client_keys", ()),  # () : not the keys in ~/.ssh
+        agent_path=None,
+        encoding=None,
+        **auth,  # type: ignore[arg-type]
+    )
+    _, terminal = await conn.create_session(Terminal, term_type="xterm-256color", term_size=size)
+    return conn, terminal

@@ -1,0 +1,137 @@
+"""Play over SSH against a real server process: sign in with a password or a key, see the
+client's lobby in the terminal, type, resize, leave; wrong passwords and the limits."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+
+import asyncssh
+import pytest
+
+from gbmj_server.ssh import keys
+from gbmj_server.storage import Storage
+from ssh.conftest import Host, open_terminal, start_host, stop_host
+
+CTRL_Q = b"\x11"
+
+
+def live_sessions(host: Host, name: str) -> int:
+    """Session tokens the account holds in the database."""
+    with sqlite3.connect(host.db) as db:
+        return db.execute(
+            "SELECT count(*) FROM session s JOIN account a ON a.id = s.account_id WHERE a.name = ?",
+            (name,),
+        ).fetchone()[0]
+
+
+async def until(condition, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.05)
+
+
+def test_password_sign_in_shows_the_lobby_takes_keys_resizes_and_quits(host: Host) -> None:
+    async def scenario() -> None:
+        conn, term = await open_terminal(host, "alice", password="alice-pw")
+        async with conn:
+            await term.wait_for("alice")  # the profile line of the lobby: signed in
+            await term.wait_for("New table")  # the lobby's key bar
+            assert live_sessions(host, "alice") == 1
+            mark = len(term.raw)
+            term.send(b"n")  # the lobby's "new table" key opens the dialog
+            await term.wait_for("首打", since=mark)
+            mark = len(term.raw)
+            term.send(b"\x1b")  # Esc closes it
+            await term.wait_for("New table", since=mark)
+            assert b"\x1b[40;" not in term.raw
+            mark = len(term.raw)
+            term.chan.change_terminal_size(120, 40)  # type: ignore[union-attr]
+            await term.wait_for(b"\x1b[40;", since=mark)  # drawn down to row 40 now
+            term.send(CTRL_Q)
+            await term.chan.wait_closed()  # type: ignore[union-attr]
+            assert term.chan.get_exit_status() == 0  # type: ignore[union-attr]
+        await until(lambda: live_sessions(host, "alice") == 0)  # its token is deleted
+
+    asyncio.run(scenario())
+
+
+def test_key_sign_in_and_a_dropped_connection(host: Host, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    key = asyncssh.generate_private_key("ssh-ed25519", comment="bob@laptop")
+    with Storage(host.db) as store:
+        bob = store.account_by_name("bob")
+        assert bob is not None
+        keys.add_key(store, bob.id, key.export_public_key().decode())
+
+    async def scenario() -> None:
+        with pytest.raises(asyncssh.PermissionDenied):  # bob's key is not alice's
+            await open_terminal(host, "alice", client_keys=[key])
+        conn, term = await open_terminal(host, "bob", client_keys=[key])
+        await term.wait_for("bob")
+        await term.wait_for("New table")
+        assert live_sessions(host, "bob") == 1
+        conn.abort()  # the connection drops: no exit, no quit key
+        await until(lambda: live_sessions(host, "bob") == 0)
+
+    asyncio.run(scenario())
+
+
+def test_the_session_limit_holds(host: Host) -> None:
+    async def scenario() -> None:
+        first, one = await open_terminal(host, "alice", password="alice-pw")
+        second, two = await open_terminal(host, "bob", password="bob-pw")
+        await one.wait_for("New table")
+        await two.wait_for("New table")
+        third, three = await open_terminal(host, "alice", password="alice-pw")
+        await three.wait_for("the server is full")
+        await three.chan.wait_closed()  # type: ignore[union-attr]
+        assert three.chan.get_exit_status() == 1  # type: ignore[union-attr]
+        third.close()
+        second.close()
+        await second.wait_closed()
+        await until(lambda: live_sessions(host, "bob") == 0)
+        again, four = await open_terminal(host, "bob", password="bob-pw")  # a place is free
+        await four.wait_for("New table")
+        again.close()
+        first.close()
+
+    asyncio.run(scenario())
+
+
+def test_wrong_passwords_are_refused_counted_and_then_block_the_address(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    server = start_host(tmp_path, {"carol": "carol-pw"}, failed_logins=2)
+    try:
+
+        async def scenario() -> None:
+            for _ in range(2):
+                with pytest.raises(asyncssh.PermissionDenied):
+                    await open_terminal(server, "carol", password="wrong-pw")
+            # Two failures from this address in a minute: now even the right one is refused.
+            with pytest.raises(asyncssh.PermissionDenied):
+                await open_terminal(server, "carol", password="carol-pw")
+
+        asyncio.run(scenario())
+        assert server.log_text().count("failed password for 'carol'") == 2
+        assert "127.0.0.1 is blocked after failed logins" in server.log_text()
+    finally:
+        stop_host(server)
+
+
+def test_unknown_names_play_as_guests_and_idle_sessions_close(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    server = start_host(tmp_path, {}, unknown_users="guest", idle_timeout=2)
+    try:
+
+        async def scenario() -> None:
+            conn, term = await open_terminal(server, "newcomer")  # no password asked
+            async with conn:
+                await term.wait_for("guest-")  # the server named the guest
+                started = time.monotonic()
+                await term.chan.wait_closed()  # type: ignore[union-attr]
+                assert 1.5 < time.monotonic() - started < 8
+                assert "idle for 2 s: goodbye" in term.text()
+
+        asyncio.run(scenario())
+    finally:
+        stop_host(server)
