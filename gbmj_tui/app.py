@@ -464,7 +464,7 @@ class GbmjApp(App[None]):
 def _seated(view: TableView, table: m.TableInfo) -> TableView:
     """Names and bots from the lobby's seats (before a hand is dealt)."""
     seats = tuple(
-        replace(seat, name=lobby.name or "", bot=lobby.bot)
+        replace(seat, name=lobby.name or "", bot=lobby.bot, level=lobby.level)
         for seat, lobby in zip(view.seats, table.seats, strict=True)
     )
     return replace(view, seats=seats)

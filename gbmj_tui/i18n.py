@@ -56,6 +56,27 @@ TEXT: dict[str, tuple[str, str]] = {
     "win_tile": ("和张", "Winning tile"),
     "score": ("分数", "Score"),
     "coins": ("金币", "Coins"),
+    # items, shop, leaderboard (SPEC §2.6-2.7)
+    "timer_extension": ("延时卡", "timer extension"),
+    "tile_counter": ("记牌器", "tile counter"),
+    "table_sign": ("招牌", "table sign"),
+    "extension_armed": ("延时卡已备用", "extension armed"),
+    "extension": ("延时", "ext."),
+    "chat": ("聊天", "Chat"),
+    "level": ("等级", "level"),
+    "rating": ("积分", "rating"),
+    "inventory": ("背包", "Inventory"),
+    "shop": ("商店", "Shop"),
+    "price": ("价格", "Price"),
+    "held": ("持有", "Held"),
+    "item": ("道具", "Item"),
+    "leaderboard": ("排行榜", "Leaderboard"),
+    "rank": ("名次", "Rank"),
+    "name": ("名字", "Name"),
+    "password": ("桌子密码", "Table password"),
+    "bought": ("已购买", "bought"),
+    "awarded": ("获得道具", "item won"),
+    "extended": ("延时 +90秒", "timer extended by 90 s"),
 }
 
 RELATIVE_ZH = ("", "上", "对", "下")  # claimed from: left (上家), opposite, right (下家)

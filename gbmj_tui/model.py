@@ -70,6 +70,7 @@ class SeatView:
     bot: bool = False
     connected: bool = True
     auto_play: bool = False
+    level: int | None = None  # a player's level (SPEC §2.7), shown beside the name
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +169,8 @@ class TableView:
     timer: TimerView | None = None
     result: ResultView | None = None
     seq: int = 0
+    unseen: tuple[int, ...] | None = None  # the tile counter's counts (34), while it runs
+    extension_armed: bool = False  # the viewer armed a timer extension for this match
 
     @property
     def viewpoint(self) -> int:
@@ -262,6 +265,7 @@ def on_hand_start(
         playing=True,
         prompt=None,
         result=None,
+        unseen=None,  # a tile counter runs for one hand
     )
 
 

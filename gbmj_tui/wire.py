@@ -64,6 +64,7 @@ def from_snapshot(msg: m.Snapshot) -> TableView:
             bot=player.bot if player else lobby.bot,
             connected=player.connected if player else True,
             auto_play=player.auto_play if player else False,
+            level=player.level if player else lobby.level,
         )
         if game is not None:
             g = game.seats[s]

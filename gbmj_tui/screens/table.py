@@ -1,5 +1,7 @@
-"""The table screen: the other three seats left, top and right, the four discard pools,
-the player's melds and hand at the bottom, the countdown and the prompt bar.
+"""The table screen: the other three seats left, top and right around the four discard
+pools in the centre (each under its seat's wind), the player's melds and hand at the
+bottom, the countdown and the prompt bar; the table chat under the right seat and the
+tile counter (when one runs) under the left.
 
 The screen draws a ``TableView`` (``show(view)``) and turns the player's keys and clicks
 into ``ActionChosen`` messages; it never talks to the network itself. A spectator's view
@@ -15,20 +17,32 @@ from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Footer, Input, RichLog, Static
 
 from gbmj_tui.i18n import tr
 from gbmj_tui.model import BOTTOM, LEFT, RIGHT, TOP, Choice, TableView, round_label, wind_name
 from gbmj_tui.tiles import TileStyle
-from gbmj_tui.widgets import CountdownBar, DiscardPool, HandRow, PromptBar, SeatPanel
+from gbmj_tui.widgets import (
+    CountdownBar,
+    DiscardPool,
+    HandRow,
+    PromptBar,
+    SeatPanel,
+    TileCounter,
+)
+from gbmj_tui.widgets.seat import pool_label
 
 POSITIONS = {"left": LEFT, "top": TOP, "right": RIGHT, "bottom": BOTTOM}
 COMPACT_WIDTH = 90  # below this many columns (or COMPACT_HEIGHT rows) drop the borders
 COMPACT_HEIGHT = 28
+# The centre holds two pools side by side: six 4-column tiles and the last-discard mark
+# each (52 columns), or with a space between tiles when the terminal is wide enough.
+CENTRE_MIN, CENTRE_MAX, SIDE_WANTED = 50, 64, 24
+CHAT_LINES = 100
 
 
 class ActionChosen(Message):
@@ -64,10 +78,12 @@ class TableScreen(Screen[None]):
     BINDINGS = [  # noqa: RUF012  (Textual's declaration style)
         Binding("question_mark,f1", "app.help", "Help"),
         Binding("escape", "app.leave_table", "Lobby"),
-        Binding("a", "seat('auto_play')", "Auto-play"),
+        Binding("a", "seat('auto_play')", "Auto"),
         Binding("w", "seat('toggle_auto_win')", "Auto-win"),
         Binding("x", "seat('toggle_auto_pass')", "Auto-pass"),
         Binding("c", "chat", "Chat"),
+        Binding("e", "seat('arm_extension')", "Ext."),
+        Binding("t", "seat('use_tile_counter')", "Counter"),
         Binding("r", "seat('ready')", "Ready"),
         Binding("b", "seat('add_bots')", "Bots"),
     ]
@@ -87,22 +103,34 @@ class TableScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="status")
-        with Vertical(id="board"):
-            for name in ("left", "top", "right"):
-                with Vertical(id=f"area-{name}", classes="area"):
-                    yield SeatPanel(id=f"seat-{name}")
-                    yield DiscardPool(id=f"pool-{name}")
-            with Vertical(id="area-pool", classes="area"):
-                yield DiscardPool(id="pool-bottom")
+        with Horizontal(id="board"):
+            with Vertical(id="side-left", classes="side"):
+                with Vertical(id="area-left", classes="area"):
+                    yield SeatPanel(id="seat-left")
+                yield TileCounter(id="counter")
+            with Vertical(id="centre"):
+                with Vertical(id="area-top", classes="area"):
+                    yield SeatPanel(id="seat-top")
+                with Vertical(id="pools"):
+                    yield DiscardPool(id="pool-top")
+                    with Horizontal(id="pools-middle"):
+                        yield DiscardPool(id="pool-left")
+                        yield DiscardPool(id="pool-right")
+                    yield DiscardPool(id="pool-bottom")
+            with Vertical(id="side-right", classes="side"):
+                with Vertical(id="area-right", classes="area"):
+                    yield SeatPanel(id="seat-right")
+                yield RichLog(id="table-chat", max_lines=CHAT_LINES, wrap=True, markup=False)
         with Vertical(id="me"):
             yield SeatPanel(id="seat-bottom")
             yield HandRow(id="hand")
             yield CountdownBar(id="countdown")
             yield PromptBar(id="prompt")
-        yield Footer()
+        yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
         self._ready = True
+        self.query_one("#table-chat", RichLog).border_title = tr("chat", self.lang)
         self.show(self.view)
         self.query_one(HandRow).focus()
         self._fit(self.size.width, self.size.height)
@@ -113,6 +141,18 @@ class TableScreen(Screen[None]):
     def _fit(self, width: int, height: int) -> None:
         self.set_class(width < COMPACT_WIDTH or height < COMPACT_HEIGHT, "-compact")
         self.set_class(self.tile_style is TileStyle.ASCII, "-ascii")
+        # The pools get what they need; the side seats the rest, evenly.
+        centre = max(CENTRE_MIN, min(width - 2 * SIDE_WANTED, CENTRE_MAX))
+        with contextlib.suppress(NoMatches):
+            self.query_one("#centre").styles.width = centre
+
+    def add_chat(self, sender: str | None, text: str) -> None:
+        """A line of table chat in the chat panel (a server notice has no sender)."""
+        line = Text()
+        line.append(f"{sender or '*'}: ", style="bold")
+        line.append(text)
+        with contextlib.suppress(NoMatches):
+            self.query_one("#table-chat", RichLog).write(line)
 
     # -- drawing the view -------------------------------------------------------------------
     def show(self, view: TableView) -> None:
@@ -129,6 +169,7 @@ class TableScreen(Screen[None]):
         spectator = view.me is None
         for name, position in POSITIONS.items():
             seat = view.seat_at(position)
+            turn = view.turn == seat.seat and view.playing
             panel = self.query_one(f"#seat-{name}", SeatPanel)
             panel.tile_style, panel.lang = style, lang
             panel.seat = seat
@@ -138,10 +179,13 @@ class TableScreen(Screen[None]):
             pool.tile_style = style
             pool.discards = seat.discards
             pool.last = view.last_discard == seat.seat
+            pool.centre = position in (TOP, BOTTOM)
+            pool.label = pool_label(seat, lang, turn=turn)
             if position != BOTTOM:
-                area = self.query_one(f"#area-{name}")
-                area.set_class(view.turn == seat.seat, "-turn")
-        self.query_one("#area-pool").set_class(view.turn == view.viewpoint, "-turn")
+                self.query_one(f"#area-{name}").set_class(turn, "-turn")
+        counter = self.query_one(TileCounter)
+        counter.lang = lang
+        counter.counts = view.unseen
         self.query_one("#status", Static).update(self._status(view))
 
         hand = self.query_one(HandRow)
@@ -189,6 +233,7 @@ class TableScreen(Screen[None]):
                 ("auto_win", getattr(self.app, "auto_win", False)),
                 ("auto_pass", getattr(self.app, "auto_pass", False)),
                 ("auto_play", view.me is not None and view.seats[view.me].auto_play),
+                ("extension_armed", view.extension_armed),
             )
             if on
         ]
@@ -204,6 +249,8 @@ class TableScreen(Screen[None]):
             return False
         if parameters and parameters[0] in ("ready", "add_bots"):
             return not self.view.playing
+        if parameters and parameters[0] == "use_tile_counter":
+            return self.view.playing and self.view.unseen is None
         return True
 
     async def action_seat(self, name: str) -> None:

@@ -4,6 +4,14 @@ from gbmj_tui.widgets.claim import PromptBar
 from gbmj_tui.widgets.countdown import CountdownBar
 from gbmj_tui.widgets.fans import FanTable
 from gbmj_tui.widgets.hand import HandRow
-from gbmj_tui.widgets.seat import DiscardPool, SeatPanel
+from gbmj_tui.widgets.seat import DiscardPool, SeatPanel, TileCounter
 
-__all__ = ["CountdownBar", "DiscardPool", "FanTable", "HandRow", "PromptBar", "SeatPanel"]
+__all__ = [
+    "CountdownBar",
+    "DiscardPool",
+    "FanTable",
+    "HandRow",
+    "PromptBar",
+    "SeatPanel",
+    "TileCounter",
+]

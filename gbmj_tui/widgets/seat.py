@@ -9,7 +9,7 @@ from textual.widget import Widget
 from gbmj_tui.i18n import tr
 from gbmj_tui.model import SeatView, wind_name
 from gbmj_tui.tiles import TileStyle, concealed_count, tile_text
-from gbmj_tui.widgets.render import meld_text, pack, pool_text
+from gbmj_tui.widgets.render import counter_text, labelled_pool, meld_text, pack
 
 
 def seat_header(
@@ -25,6 +25,8 @@ def seat_header(
     out.append(f"[{wind_name(seat.wind, lang)}]", style="bold")
     out.append(" ")
     out.append(seat.name or tr("empty_seat", lang), style="bold" if seat.name else "dim")
+    if seat.level is not None:
+        out.append(f" Lv{seat.level}", style="cyan")
     if dealer:
         out.append(f" ({tr('dealer', lang)})", style="bold yellow")
     out.append(f" {seat.score}")
@@ -45,15 +47,19 @@ def seat_header(
     return out
 
 
+NARROW_PANEL = 18  # below this many columns melds are written as short labels
+
+
 def seat_body(seat: SeatView, width: int, style: TileStyle, lang: str) -> Text:
-    """Flowers then melds, packed to ``width``."""
+    """Flowers then melds, packed to ``width`` (short meld labels in a narrow panel)."""
     chunks: list[Text] = []
     if seat.flowers:
         flowers = Text()
         for f in seat.flowers:
             flowers.append_text(tile_text(f, style))
         chunks.append(flowers)
-    chunks.extend(meld_text(m, style, lang) for m in seat.melds)
+    compact = width < NARROW_PANEL
+    chunks.extend(meld_text(m, style, lang, compact=compact) for m in seat.melds)
     return pack(chunks, max(width, 1)) if chunks else Text("")
 
 
@@ -95,8 +101,19 @@ class SeatPanel(Widget):
         return header_lines + (len(body.plain.split("\n")) if body.cell_len else 0)
 
 
+def pool_label(seat: SeatView, lang: str = "zh", *, turn: bool = False) -> Text:
+    """A pool's label: the seat's wind and name (bold on the seat whose turn it is)."""
+    out = Text()
+    out.append(f"[{wind_name(seat.wind, lang)}]", style="bold reverse" if turn else "bold")
+    out.append(" " + (seat.name or tr("empty_seat", lang)), style="bold" if turn else "dim")
+    return out
+
+
 class DiscardPool(Widget):
-    """A seat's discards, six a row; the table's last discard is marked."""
+    """A seat's discards under its label, six a row; the table's last discard is marked.
+
+    In a box too low for every row the newest rows show (``labelled_pool``).
+    """
 
     DEFAULT_CSS = """
     DiscardPool { height: auto; min-height: 1; }
@@ -105,9 +122,42 @@ class DiscardPool(Widget):
     discards: reactive[tuple[int, ...]] = reactive((), layout=True)
     last: reactive[bool] = reactive(False)
     tile_style: reactive[TileStyle] = reactive(TileStyle.CJK)
+    label: reactive[Text] = reactive(Text, always_update=True)
+    centre: reactive[bool] = reactive(False)
 
     def render(self) -> Text:
-        return pool_text(self.discards, self.tile_style, last=self.last, width=self.size.width)
+        return labelled_pool(
+            self.label,
+            self.discards,
+            self.tile_style,
+            last=self.last,
+            width=self.size.width,
+            height=self.size.height,
+            centre=self.centre,
+        )
 
     def get_content_height(self, container, viewport, width: int) -> int:  # type: ignore[no-untyped-def]
-        return max(1, -(-len(self.discards) // 6))
+        return 1 + max(1, -(-len(self.discards) // 6))
+
+
+class TileCounter(Widget):
+    """The tile counter's panel: unseen copies of each tile; hidden when not in use."""
+
+    DEFAULT_CSS = """
+    TileCounter { height: auto; }
+    """
+
+    counts: reactive[tuple[int, ...] | None] = reactive(None, layout=True)
+    lang: reactive[str] = reactive("zh")
+
+    def watch_counts(self, counts: tuple[int, ...] | None) -> None:
+        self.display = counts is not None
+
+    def render(self) -> Text:
+        if self.counts is None:
+            return Text("")
+        title = Text(tr("tile_counter", self.lang), style="bold underline")
+        return Text("\n").join([title, counter_text(self.counts, self.lang)])
+
+    def get_content_height(self, container, viewport, width: int) -> int:  # type: ignore[no-untyped-def]
+        return 0 if self.counts is None else 5

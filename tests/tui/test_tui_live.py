@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input
-from tui_harness import screen_text
+from tui_harness import screen_text, widget_text
 
 from gbmj_tui.app import GbmjApp, start_local_server
 from gbmj_tui.screens.connect import ConnectScreen
@@ -193,7 +193,9 @@ def test_lobby_dialog_bots_ready_then_leave(server: int, tmp_path: Path) -> None
             await pilot.pause(0.1)
             dealt = screen_text(app)
             await pilot.press("escape")
-            notes = lambda: " ".join(n.message for n in app._notifications)  # noqa: E731
+            notes = lambda: " ".join(  # noqa: E731  (the toasts on the screen)
+                " ".join(widget_text(t).split()) for t in app.screen.query("Toast")
+            )
             await _until(pilot, lambda: "escape" in notes(), 5)
             warned = notes()
             assert isinstance(app.screen, TableScreen)

@@ -7,11 +7,12 @@ import asyncio
 from dataclasses import replace
 
 import pytest
-from tui_harness import TableHost, screen_text
+from rich.cells import cell_len
+from tui_harness import TableHost, screen_text, widget_text
 from tui_sample import claim_prompt, sample_result, sample_view, turn_prompt
 
 from gbmj_tui.app import GbmjApp
-from gbmj_tui.model import Choice
+from gbmj_tui.model import Choice, MeldView
 from gbmj_tui.screens.table import TableScreen
 from gbmj_tui.tiles import TileStyle, face
 from gbmj_tui.widgets import HandRow, PromptBar
@@ -69,9 +70,66 @@ def test_table_shows_hand_counts_discards_and_claim(size, style, lang) -> None:
 def test_table_shows_melds_and_flowers(size) -> None:
     _app, text = _run(sample_view(), size, TileStyle.ASCII, "en")
     assert " 3s  4s  5s <" in text  # Carol's chow from her left
-    assert "####" * 4 in text  # Bot-Bao's concealed kong, face down
+    # Bot-Bao's concealed kong, face down: four tile backs, or a short label in a narrow
+    # side panel (80 columns)
+    assert ("####" * 4 if size[0] >= 100 else "#" * 8) in text
     assert " C   C   C  ^" in text  # the player's pung from the opposite seat
     assert " f5  f6 " in text
+
+
+def test_narrow_side_panels_write_melds_as_short_labels() -> None:
+    view = sample_view()
+    view = view.with_seat(3, melds=(MeldView("chow", T.S3, claimed_from=1, claimed_tile=T.S4),))
+    _app, text = _run(view, (80, 24), TileStyle.CJK, "zh")
+    assert "三四五条上" in text  # Dan (left, 15 columns): his chow from his left
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize(("style", "lang"), STYLES)
+def test_the_four_pools_sit_in_the_centre_under_their_winds(size, style, lang) -> None:
+    """Each seat's pool in the centre, on its side (left, top, right, bottom), labelled
+    with the seat's wind; the seats' panels around it."""
+
+    def check(app, pilot):
+        screen = app.screen
+        places = {
+            name: (screen.query_one(f"#seat-{name}").region, screen.query_one(f"#pool-{name}"))
+            for name in ("left", "top", "right")
+        }
+        centre = screen.query_one("#centre").region
+        pools = {n: screen.query_one(f"#pool-{n}") for n in ("left", "top", "right", "bottom")}
+        return places, centre, {n: (p.region, widget_text(p)) for n, p in pools.items()}
+
+    places, centre, pools = _run(sample_view(), size, style, lang, check=check)
+    wind = {"zh": ("南", "东", "北", "西"), "en": ("S", "E", "N", "W")}[lang]
+    for name, w in zip(("left", "top", "right", "bottom"), wind, strict=True):
+        region, text = pools[name]
+        assert centre.contains_region(region), name
+        assert f"[{w}]" in text.split("\n")[0]  # the label: the seat's wind, then its name
+    assert places["left"][0].right <= centre.x and places["right"][0].x >= centre.right
+    assert places["top"][0].bottom <= pools["top"][0].y
+    assert pools["left"][0].right <= pools["right"][0].x  # side by side
+    assert pools["top"][0].bottom <= pools["left"][0].y < pools["bottom"][0].y
+    # six tiles a row, the left seat's last discard marked
+    assert face(T.M4, style) + "<" in pools["left"][1]
+    rows = [r.rstrip() for r in pools["right"][1].split("\n")[1:] if r.strip()]
+    assert len(rows) == 2  # Bot-Bao's seven discards: a row of six, then one
+    assert 6 * 4 - 2 <= cell_len(rows[0]) <= 6 * 5 and cell_len(rows[1]) <= 4
+
+
+def test_a_long_pool_keeps_its_newest_rows_when_the_box_is_low() -> None:
+    discards = tuple(T(i % 27) for i in range(30))  # five rows
+    view = sample_view().with_seat(3, discards=discards)
+
+    def check(app, pilot):
+        pool = app.screen.query_one("#pool-left")
+        return pool.region.height, widget_text(pool)
+
+    height, text = _run(view, (80, 24), TileStyle.ASCII, "en", check=check)
+    lines = text.split("\n")
+    assert height < 6  # the box cannot hold the label and five rows
+    assert "+" in lines[0]  # the label says how many older tiles are hidden
+    assert lines[-1].split()[-1] == T(29 % 27).notation  # the newest discard still shows
 
 
 def test_spectator_sees_no_hand_and_every_count() -> None:

@@ -1,8 +1,17 @@
-"""Running the table screen in Textual's test pilot, and reading what it shows."""
+"""Running the table screen in Textual's test pilot, and reading what it shows.
+
+``screen_text`` reads the screen through Textual's public widget API only: every shown
+widget's own lines (``Widget.render_lines``: its text, borders and titles) painted at
+its place on the screen (``Widget.region``), parents before children, as a terminal
+would show them; ``widget_text`` reads one widget.
+"""
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual.app import App
+from textual.geometry import Region
+from textual.widget import Widget
 
 from gbmj_tui.model import Choice, TableView
 from gbmj_tui.screens.table import ActionChosen, TableScreen
@@ -30,7 +39,53 @@ class TableHost(App[None]):
         """The real app goes back to the lobby."""
 
 
+def _shown(widget: Widget) -> bool:
+    node: Widget | None = widget
+    while isinstance(node, Widget):
+        if not node.display or not node.visible:
+            return False
+        node = node.parent  # type: ignore[assignment]
+    return True
+
+
+def _paint(canvas: list[list[str]], widget: Widget, clip: Region) -> None:
+    region = widget.region
+    if not region.area:
+        return
+    lines = widget.render_lines(Region(0, 0, region.width, region.height))
+    for dy, strip in enumerate(lines):
+        y = region.y + dy
+        if not clip.y <= y < clip.bottom:
+            continue
+        x = region.x
+        for char in strip.text:
+            width = cell_len(char)
+            if clip.x <= x and x + width <= clip.right:
+                canvas[y][x] = char
+                if width == 2:
+                    canvas[y][x + 1] = ""  # the right half of a wide character
+            x += width
+
+
 def screen_text(app: App) -> str:
-    """The characters on the terminal, one line per row."""
-    strips = app.screen._compositor.render_strips()
-    return "\n".join(strip.text.rstrip() for strip in strips)
+    """The characters on the terminal, one line per row (trailing spaces dropped)."""
+    screen = app.screen
+    width, height = app.size
+    canvas = [[" "] * width for _ in range(height)]
+    whole = Region(0, 0, width, height)
+    stack: list[tuple[Widget, Region]] = [(screen, whole)]
+    while stack:  # parents first, then their children in order, each clipped to its parent
+        widget, clip = stack.pop(0)
+        if widget is not screen and not _shown(widget):
+            continue
+        _paint(canvas, widget, clip)
+        inner = clip.intersection(widget.content_region) if widget is not screen else whole
+        stack[0:0] = [(child, inner) for child in widget.children]
+    return "\n".join("".join(row).rstrip() for row in canvas)
+
+
+def widget_text(widget: Widget) -> str:
+    """The characters one widget shows (its own lines, without its children)."""
+    region = widget.region
+    lines = widget.render_lines(Region(0, 0, region.width, region.height))
+    return "\n".join(strip.text.rstrip() for strip in lines)
