@@ -135,3 +135,28 @@ def test_unknown_names_play_as_guests_and_idle_sessions_close(tmp_path) -> None:
         asyncio.run(scenario())
     finally:
         stop_host(server)
+
+
+def test_unknown_names_register_with_their_password_when_the_host_allows(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    server = start_host(tmp_path, {}, unknown_users="register")
+    try:
+
+        async def scenario() -> None:
+            with pytest.raises(asyncssh.PermissionDenied):  # too short for an account
+                await open_terminal(server, "dave", password="abc")
+            conn, term = await open_terminal(server, "dave", password="dave-pw")
+            async with conn:
+                await term.wait_for("dave")
+                await term.wait_for("New table")
+            # The account now exists: the same password signs in, another does not.
+            with pytest.raises(asyncssh.PermissionDenied):
+                await open_terminal(server, "dave", password="other-pw")
+            conn, term = await open_terminal(server, "dave", password="dave-pw")
+            async with conn:
+                await term.wait_for("dave")
+
+        asyncio.run(scenario())
+        with Storage(server.db) as store:
+            assert store.account_by_name("dave") is not None
+    finally:
+        stop_host(server)
