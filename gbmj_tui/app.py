@@ -26,11 +26,13 @@ from textual.message import Message
 
 from gbmj_tui.config import ClientConfig, data_dir, load_config, parse_address, save_config
 from gbmj_tui.connection import ConnectError, Connection, RequestFailed
-from gbmj_tui.model import Choice, TableView, seat_player_at
+from gbmj_tui.i18n import tr
+from gbmj_tui.model import Choice, TableView, seat_player_at, wind_name
 from gbmj_tui.screens.connect import ConnectScreen
 from gbmj_tui.screens.help import HelpScreen
 from gbmj_tui.screens.lobby import LobbyScreen
 from gbmj_tui.screens.result import ResultScreen, StandingsScreen
+from gbmj_tui.screens.shop import LeaderboardScreen, ShopScreen, item_name
 from gbmj_tui.screens.table import ActionChosen, TableScreen
 from gbmj_tui.tiles import TileStyle
 from gbmj_tui.wire import (
@@ -49,6 +51,11 @@ ERRORS_ZH = {
     "seat_taken": "座位已有人",
     "wrong_password": "桌子密码错误",
     "not_owner": "只有桌主可以这样做",
+    "not_enough_coins": "金币不足",
+    "no_such_item": "没有这个道具",
+    "already_armed": "延时卡已备用",
+    "guest_not_allowed": "游客不能这样做, 请注册",
+    "inventory_full": "背包已满",
 }
 ESCAPE_CONFIRM_S = 3.0  # leaving a running match needs Esc twice within this time
 RECONNECT_DELAYS = (0.2, 1.0, 2.0, 4.0, 8.0, 15.0)  # seconds before each attempt
@@ -98,6 +105,8 @@ class GbmjApp(App[None]):
         self.token: str | None = None
         self.auto_win = False  # declare every win offered at once
         self.auto_pass = False  # pass every claim that is not a win
+        self.inventory: m.Inventory | None = None
+        self.shop: ShopScreen | None = None  # open, it follows the inventory and coins
         self.started = time.monotonic()
         self.lobby_at: float | None = None  # seconds from start to the lobby (figures)
 
@@ -173,6 +182,7 @@ class GbmjApp(App[None]):
             await self.push_screen(self.lobby)
         self.lobby_at = time.monotonic() - self.started
         self.refresh_tables()
+        self.refresh_inventory()
 
     @work(exclusive=True, group="sign_in")
     async def _start_signed_in(self, server: str, token: str | None) -> None:
@@ -226,6 +236,60 @@ class GbmjApp(App[None]):
         reply = await self._request(m.ListTables())
         if isinstance(reply, m.TableList) and self.lobby is not None:
             self.lobby.set_tables(reply.tables)
+
+    @work(group="requests")
+    async def refresh_inventory(self) -> None:
+        reply = await self._request(m.GetInventory())
+        if isinstance(reply, m.Inventory):
+            self._set_inventory(reply)
+
+    def _set_inventory(self, inventory: m.Inventory) -> None:
+        self.inventory = inventory
+        if self.shop is not None:
+            self.shop.set_inventory(inventory)
+
+    @work(group="requests")
+    async def action_open_shop(self) -> None:
+        """The items and the shop (i in the lobby)."""
+        if isinstance(self.screen, ShopScreen) or self.conn is None:
+            return
+        coins = self.profile.coins if self.profile is not None else None
+        self.shop = ShopScreen(self.lang, coins)
+        self.push_screen(self.shop, lambda _: setattr(self, "shop", None))
+        if self.inventory is not None:
+            self.shop.set_inventory(self.inventory)
+        reply = await self._request(m.GetShop())
+        if isinstance(reply, m.Shop) and self.shop is not None:
+            self.shop.set_shop(reply)
+        self.refresh_inventory()
+
+    @work(group="requests")
+    async def buy(self, item: str, count: int = 1) -> None:
+        """Buy ``count`` of ``item``; the shop shows the new inventory or the refusal."""
+        if self.conn is None:
+            return
+        try:
+            reply = await self.conn.request(m.Buy(item=item, count=count))
+        except (ConnectError, RequestFailed, TimeoutError) as exc:
+            if self.shop is not None:
+                self.shop.note(self._error_text(exc))
+            return
+        if isinstance(reply, m.Inventory):
+            self._set_inventory(reply)
+            if self.shop is not None:
+                self.shop.note(f"{tr('bought', self.lang)}: {item_name(item, self.lang)} x{count}")
+
+    @work(group="requests")
+    async def action_open_leaderboard(self) -> None:
+        """The leaderboard (l in the lobby)."""
+        if isinstance(self.screen, LeaderboardScreen) or self.conn is None:
+            return
+        me = self.profile.name if self.profile is not None else None
+        board = LeaderboardScreen(self.lang, me)
+        self.push_screen(board)
+        reply = await self._request(m.GetLeaderboard(limit=50))
+        if isinstance(reply, m.Leaderboard):
+            board.set_entries(reply.entries)
 
     @work(group="requests")
     async def create_table(self, settings: m.TableSettings, password: str | None) -> None:
@@ -294,6 +358,36 @@ class GbmjApp(App[None]):
         on_now = view.seats[view.me].auto_play
         if await self._request(m.AutoPlay(table_id=view.table_id, on=not on_now)):
             self._set_view(view.with_seat(view.me, auto_play=not on_now))
+
+    @work(group="requests")
+    async def action_arm_extension(self) -> None:
+        """Arm the timer extension for this match (e), or disarm it: it fires when the
+        player's own discard turn runs out (SPEC §2.6)."""
+        view = self.view
+        if view is None or view.me is None:
+            return
+        armed = not view.extension_armed
+        if await self._request(m.ArmTimerExtension(table_id=view.table_id, armed=armed)):
+            if self.view is not None:
+                self._set_view(replace(self.view, extension_armed=armed))
+            word = tr("extension_armed" if armed else "timer_extension", self.lang)
+            self.notify(word if armed else f"{word} -", timeout=3)
+
+    @work(group="requests")
+    async def action_use_tile_counter(self) -> None:
+        """Use a tile counter for the rest of this hand (t): its panel shows the unseen
+        copies of each tile, kept up to date by the server."""
+        view = self.view
+        if view is None or view.me is None or not view.playing:
+            return
+        reply = await self._request(m.UseTileCounter(table_id=view.table_id))
+        if isinstance(reply, m.TileCounts):
+            self._counts(reply)
+        self.refresh_inventory()
+
+    def _counts(self, msg: m.TileCounts) -> None:
+        if self.view is not None and msg.table_id == self.view.table_id:
+            self._set_view(replace(self.view, unseen=tuple(msg.counts)))
 
     @work(group="requests")
     async def action_leave_table(self) -> None:
@@ -381,6 +475,8 @@ class GbmjApp(App[None]):
             assert view is not None
             if isinstance(msg.event, m.HandStart):
                 self._close_results()
+            elif msg.seq <= view.seq:
+                return  # already in the snapshot the view came from
             view = apply_event_message(view, msg)
             if isinstance(msg.event, m.Deal) and msg.event.tiles and self.profile is not None:
                 # The hand's seats are not the lobby's: put our name where our tiles are.
@@ -399,7 +495,9 @@ class GbmjApp(App[None]):
         elif isinstance(msg, m.MatchResult) and at_table:
             self.push_screen(StandingsScreen(msg.standings, self.lang))
         elif isinstance(msg, m.Snapshot):  # after a resume, or sent by the server anew
-            self._set_view(from_snapshot(msg))
+            self._set_view(_resynced(view, from_snapshot(msg)))
+            if self.view is not None and self.view.playing:
+                self._close_results()
             if self.table_screen is None or self.table_screen not in self.screen_stack:
                 self.table_screen = TableScreen(
                     self.view, tile_style=self.tile_style, lang=self.lang
@@ -421,14 +519,39 @@ class GbmjApp(App[None]):
         elif isinstance(msg, m.Chat):
             if msg.channel == "lobby" and self.lobby is not None:
                 self.lobby.add_chat(msg.sender, msg.text)
-            elif msg.channel == "table":
-                self.notify(f"{msg.sender or '*'}: {msg.text}", timeout=6, markup=False)
+            elif msg.channel == "table" and self.table_screen is not None:
+                self.table_screen.add_chat(msg.sender, msg.text)
         elif isinstance(msg, m.ProfileUpdate):
             self.profile = msg.profile
             if self.lobby is not None:
                 self.lobby.set_profile(msg.profile)
+            if self.shop is not None:
+                self.shop.set_coins(msg.profile.coins)
+        elif isinstance(msg, m.TileCounts):
+            self._counts(msg)
+        elif isinstance(msg, m.TimerExtended) and at_table:
+            assert view is not None
+            self._extended(view, msg)
+        elif isinstance(msg, m.ItemAwarded):
+            name = item_name(msg.item, self.lang)
+            self.notify(f"{tr('awarded', self.lang)}: {name} x{msg.count}", timeout=8)
+            self.refresh_inventory()
         elif isinstance(msg, m.Notice | m.Error):
             self.notify(msg.message, severity="warning", markup=False)
+
+    def _extended(self, view: TableView, msg: m.TimerExtended) -> None:
+        """A timer extension fired: the clock of that seat runs 90 s longer; one arming
+        is one use, so the player's own extension is no longer armed."""
+        seat = view.seats[msg.seat]
+        who = f"{wind_name(seat.wind, self.lang)} {seat.name}"
+        self.notify(f"{who}: {tr('extended', self.lang)}", timeout=5, markup=False)
+        if view.timer is not None and msg.seat in view.timer.seats:
+            timer = replace(view.timer, ms_left=msg.ms_left, total_ms=msg.ms_left)
+            view = replace(view, timer=timer)
+        if msg.seat == view.me:
+            view = replace(view, extension_armed=False)
+            self.refresh_inventory()
+        self._set_view(view)
 
     def _auto_answer(self, view: TableView) -> None:
         """The auto-win and auto-pass toggles answer a prompt for the player."""
@@ -459,6 +582,20 @@ class GbmjApp(App[None]):
     async def on_unmount(self) -> None:
         if self.conn is not None:
             await self.conn.close()
+
+
+def _resynced(old: TableView | None, new: TableView) -> TableView:
+    """A snapshot's view, keeping what the snapshot does not carry: the open prompt (if
+    the snapshot is no newer than it), the armed extension and a running tile counter."""
+    if old is None or old.table_id != new.table_id:
+        return new
+    prompt = old.prompt if old.prompt is not None and old.prompt.seq >= new.seq else None
+    return replace(
+        new,
+        prompt=prompt if new.playing else None,
+        extension_armed=old.extension_armed,
+        unseen=old.unseen if new.playing else None,
+    )
 
 
 def _seated(view: TableView, table: m.TableInfo) -> TableView:

@@ -1,7 +1,10 @@
-"""The lobby: the live table list, create / join / spectate, lobby chat, the player's coins.
+"""The lobby: the live table list, create / join / spectate, lobby chat, the player's
+name with coins and level, and the keys to the items and shop (i) and the leaderboard (l).
 
 The screen shows what the app hands it (``set_tables``, ``set_profile``, ``add_chat``)
-and asks the app to act (``App.create_table``, ``join_table``, ``spectate``, ``chat``).
+and asks the app to act (``App.create_table``, ``join_table``, ``spectate``, ``chat``,
+``open_shop``, ``open_leaderboard``). Joining or watching a table with a password asks
+for it first (``PasswordPrompt``).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from textual.widgets import (
     Static,
 )
 
+from gbmj_tui.screens.ssh_keys import SshKeysScreen
 from protocol import messages as m
 
 W = TypeVar("W", bound=Widget)
@@ -70,6 +74,9 @@ class LobbyScreen(Screen[None]):
         Binding("j", "join", "Join"),
         Binding("s", "spectate", "Watch"),
         Binding("r", "refresh", "Refresh"),
+        Binding("k", "ssh_keys", "SSH keys"),
+        Binding("i", "app.open_shop", "Items/Shop"),
+        Binding("l", "app.open_leaderboard", "Leaders"),
         Binding("question_mark,f1", "app.help", "Help"),
         Binding("ctrl+q", "app.quit", "Quit"),
     ]
@@ -168,12 +175,28 @@ class LobbyScreen(Screen[None]):
             self.app.create_table(*request)  # type: ignore[attr-defined]
 
     def action_join(self) -> None:
-        if self.selected is not None:
-            self.app.join_table(self.selected.table_id)  # type: ignore[attr-defined]
+        self._enter(self.selected, "join_table")
 
     def action_spectate(self) -> None:
-        if self.selected is not None:
-            self.app.spectate(self.selected.table_id)  # type: ignore[attr-defined]
+        self._enter(self.selected, "spectate")
+
+    def _enter(self, table: m.TableInfo | None, how: str) -> None:
+        """Join or watch ``table``, asking for its password first if it has one."""
+        if table is None:
+            return
+        enter = getattr(self.app, how)
+        if not table.has_password:
+            enter(table.table_id)
+            return
+
+        def entered(password: str | None) -> None:
+            if password is not None:
+                enter(table.table_id, password)
+
+        self.app.push_screen(PasswordPrompt(table.settings.name, self.lang), entered)
+
+    def action_ssh_keys(self) -> None:
+        self.app.push_screen(SshKeysScreen(self.lang))
 
     def action_refresh(self) -> None:
         self.app.refresh_tables()  # type: ignore[attr-defined]
@@ -187,6 +210,46 @@ class LobbyScreen(Screen[None]):
         if event.value.strip():
             self.app.chat("lobby", event.value.strip())  # type: ignore[attr-defined]
         event.input.value = ""
+
+
+class PasswordPrompt(ModalScreen[str | None]):
+    """The password of a protected table (Enter to go on, Escape to give up)."""
+
+    CSS_PATH = "../styles/app.tcss"
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]  # noqa: RUF012
+
+    def __init__(self, table_name: str, lang: str = "zh") -> None:
+        super().__init__()
+        self.table_name = table_name
+        self.lang = lang
+
+    def compose(self) -> ComposeResult:
+        zh = self.lang == "zh"
+        with Vertical(id="password-box"):
+            yield Label(Text(f"{self.table_name} *"), id="password-title")
+            yield Input(
+                id="table-password",
+                password=True,
+                max_length=64,
+                placeholder="桌子密码" if zh else "table password",
+            )
+            yield Label(
+                "Enter 确定   Esc 取消" if zh else "Enter: go on   Esc: cancel", classes="hint"
+            )
+
+    def on_mount(self) -> None:
+        self.query_one("#password-box").border_title = (
+            "桌子密码" if self.lang == "zh" else "Password"
+        )
+        self.query_one(Input).focus()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        if event.value:
+            self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
 
 
 STAKE_CHOICES = [(str(s) if s else "free / 免费", s) for s in m.STAKES[:13]]

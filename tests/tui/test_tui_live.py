@@ -174,7 +174,7 @@ def test_lobby_dialog_bots_ready_then_leave(server: int, tmp_path: Path) -> None
 
     async def go():
         app = GbmjApp(config_path=tmp_path / "c.json", lang="en")
-        async with app.run_test(size=(100, 32)) as pilot:
+        async with app.run_test(size=(100, 32), notifications=True) as pilot:
             await _until(pilot, lambda: isinstance(app.screen, ConnectScreen))
             app.screen.query_one("#server", Input).value = f"127.0.0.1:{server}"
             await pilot.click("#guest")

@@ -11,7 +11,7 @@ from gbmj_tui.tiles import TileStyle
 from gbmj_tui.widgets.claim import claim_options, turn_options
 from gbmj_tui.widgets.countdown import bar_text
 from gbmj_tui.widgets.fans import fan_table, fan_total, reference_table
-from gbmj_tui.widgets.render import meld_text, pack, pool_text
+from gbmj_tui.widgets.render import counter_text, labelled_pool, meld_text, pack, pool_text
 from gbmj_tui.widgets.seat import seat_header
 from protocol.fans import FANS
 from protocol.tiles import Tile as T
@@ -145,3 +145,40 @@ def test_ascii_fan_tables_have_no_chinese() -> None:
         text = _plain(table, width=120)
         assert text.isascii(), text
         assert "Half Flush" in text or "Flower Tiles" in text
+
+
+def test_labelled_pool_keeps_the_newest_rows_and_counts_the_hidden() -> None:
+    discards = tuple(T(i) for i in range(20))  # four rows: 6, 6, 6, 2
+    full = labelled_pool(Text("[E] Ann"), discards, ASCII, last=True, width=30).plain
+    assert full.split("\n")[0] == "[E] Ann" and len(full.split("\n")) == 5
+    low = labelled_pool(Text("[E] Ann"), discards, ASCII, last=True, width=30, height=3).plain
+    lines = low.split("\n")
+    assert lines[0] == "[E] Ann +12"  # two rows of six hidden
+    assert lines[-1].split() == [T(18).notation, T(19).notation, "<"]  # the newest, marked
+
+
+def test_centred_pool_uses_the_gaps_of_the_pools_beside_it() -> None:
+    # a centred pool 52 wide lines up with two pools of 25 side by side: no gaps
+    text = labelled_pool(Text("[W] Bo"), (T.M1, T.M2), ASCII, width=52, centre=True).plain
+    row = text.split("\n")[1]
+    assert row.strip() == "1m  2m" and row.startswith(" " * 12)
+
+
+def test_counter_text_one_line_per_suit() -> None:
+    counts = [4] * 34
+    counts[T.M1], counts[T.P5], counts[T.C] = 0, 1, 2
+    text = counter_text(counts, "zh").plain.split("\n")
+    assert text == ["万 044444444", "饼 444414444", "条 444444444", "字 4444 244"]
+    assert counter_text(counts, "en").plain.split("\n")[0] == "m  044444444"
+
+
+def test_narrow_meld_is_a_short_label() -> None:
+    chow = MeldView("chow", T.S3, claimed_from=1, claimed_tile=T.S4)
+    assert meld_text(chow, compact=True).plain == "三四五条上"
+    assert meld_text(chow, ASCII, "en", compact=True).plain == "3s 4s 5s<"
+    assert meld_text(MeldView("kong", None, concealed=True), compact=True).plain == "〓" * 4
+
+
+def test_seat_header_shows_the_level() -> None:
+    seat = SeatView(seat=0, name="Ann", level=7, concealed_count=13)
+    assert "Ann Lv7" in seat_header(seat, lang="en").plain

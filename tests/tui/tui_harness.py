@@ -2,8 +2,9 @@
 
 ``screen_text`` reads the screen through Textual's public widget API only: every shown
 widget's own lines (``Widget.render_lines``: its text, borders and titles) painted at
-its place on the screen (``Widget.region``), parents before children, as a terminal
-would show them; ``widget_text`` reads one widget.
+its place on the screen (``Widget.region``), parents before children and lower layers
+before higher ones (the notifications), as a terminal would show them; ``widget_text``
+reads one widget.
 """
 
 from __future__ import annotations
@@ -40,9 +41,13 @@ class TableHost(App[None]):
 
 
 def _shown(widget: Widget) -> bool:
+    """Displayed with all its ancestors, and visible (visibility is inherited, but a
+    child may show inside a hidden parent: the notifications in their rack)."""
+    if not widget.visible:
+        return False
     node: Widget | None = widget
     while isinstance(node, Widget):
-        if not node.display or not node.visible:
+        if not node.display:
             return False
         node = node.parent  # type: ignore[assignment]
     return True
@@ -67,20 +72,36 @@ def _paint(canvas: list[list[str]], widget: Widget, clip: Region) -> None:
             x += width
 
 
+def _layer(widget: Widget, order: tuple[str, ...]) -> int:
+    """The paint order of a widget's layer (its own, or its nearest ancestor's)."""
+    node: Widget | None = widget
+    while isinstance(node, Widget):
+        if node.styles.layer and node.styles.layer in order:
+            return order.index(node.styles.layer)
+        node = node.parent  # type: ignore[assignment]
+    return 0
+
+
 def screen_text(app: App) -> str:
     """The characters on the terminal, one line per row (trailing spaces dropped)."""
     screen = app.screen
     width, height = app.size
     canvas = [[" "] * width for _ in range(height)]
     whole = Region(0, 0, width, height)
+    painted: list[tuple[Widget, Region]] = []
     stack: list[tuple[Widget, Region]] = [(screen, whole)]
     while stack:  # parents first, then their children in order, each clipped to its parent
         widget, clip = stack.pop(0)
         if widget is not screen and not _shown(widget):
+            if widget.display:  # hidden, but its children may show
+                stack[0:0] = [(child, clip) for child in widget.children]
             continue
-        _paint(canvas, widget, clip)
+        painted.append((widget, clip))
         inner = clip.intersection(widget.content_region) if widget is not screen else whole
         stack[0:0] = [(child, inner) for child in widget.children]
+    order = tuple(screen.layers)
+    for widget, clip in sorted(painted, key=lambda p: _layer(p[0], order)):  # stable
+        _paint(canvas, widget, clip)
     return "\n".join("".join(row).rstrip() for row in canvas)
 
 
