@@ -118,6 +118,19 @@ class Terminal(asyncssh.SSHClientSession):  # type: ignore[type-arg]
                 self.changed.clear()
                 await self.changed.wait()
 
+    async def settle(self, since: int, quiet: float = 0.3) -> None:
+        """Until the screen changed after byte ``since`` and then stayed still a moment
+        (the client took a key in before the next one)."""
+        async with asyncio.timeout(WAIT):
+            while len(self.raw) == since:
+                self.changed.clear()
+                await self.changed.wait()
+            while True:
+                size = len(self.raw)
+                await asyncio.sleep(quiet)
+                if len(self.raw) == size:
+                    return
+
     def send(self, data: bytes) -> None:
         assert self.chan is not None
         self.chan.write(data)

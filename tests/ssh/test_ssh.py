@@ -160,3 +160,36 @@ def test_unknown_names_register_with_their_password_when_the_host_allows(tmp_pat
             assert store.account_by_name("dave") is not None
     finally:
         stop_host(server)
+
+
+def test_the_keys_screen_adds_and_removes_a_key(host: Host) -> None:
+    key = asyncssh.generate_private_key("ssh-ed25519", comment="alice@desk")
+    line = key.export_public_key().decode().strip()
+    fingerprint = key.get_fingerprint("sha256")
+
+    def stored() -> list[str]:
+        with sqlite3.connect(host.db) as db:
+            return [r[0] for r in db.execute("SELECT fingerprint FROM ssh_key")]
+
+    async def scenario() -> None:
+        conn, term = await open_terminal(host, "alice", password="alice-pw", size=(110, 30))
+        async with conn:
+            await term.wait_for("New table")
+            mark = len(term.raw)
+            term.send(b"k")  # the lobby's key for the SSH keys screen
+            await term.wait_for("还没有公钥", since=mark)
+            mark = len(term.raw)
+            term.send(line.encode() + b"\r")
+            await term.wait_for(fingerprint, since=mark)
+            assert fingerprint in stored()
+            mark = len(term.raw)
+            term.send(b"\t")  # Tab to the list
+            await term.settle(mark)
+            mark = len(term.raw)
+            term.send(b"\x1b[3~")  # Delete the selected key
+            await term.wait_for("还没有公钥", since=mark)
+            assert fingerprint not in stored()
+            term.send(CTRL_Q)
+            await term.chan.wait_closed()  # type: ignore[union-attr]
+
+    asyncio.run(scenario())
