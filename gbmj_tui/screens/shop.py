@@ -60,6 +60,7 @@ class ShopScreen(ModalScreen[None]):
         self.coins = coins
         self.inventory: m.Inventory | None = None
         self.offers: tuple[m.ShopOffer, ...] = ()
+        self._ready = False  # widgets exist once mounted
 
     def compose(self) -> ComposeResult:
         with Vertical(id="shop-box"):
@@ -76,6 +77,7 @@ class ShopScreen(ModalScreen[None]):
         table = self.query_one("#shop-offers", DataTable)
         for key in ("item", "price", "held"):
             table.add_column(tr(key, lang), key=key)
+        self._ready = True
         self._redraw()
         table.focus()
 
@@ -92,11 +94,11 @@ class ShopScreen(ModalScreen[None]):
         self._redraw()
 
     def note(self, text: str) -> None:
-        if self.is_mounted:
+        if self._ready:
             self.query_one("#shop-note", Static).update(Text(text))
 
     def _redraw(self) -> None:
-        if not self.is_mounted:
+        if not self._ready:
             return
         lang = self.lang
         coins = "-" if self.coins is None else str(self.coins)
@@ -140,6 +142,7 @@ class LeaderboardScreen(ModalScreen[None]):
         self.lang = lang
         self.me = me
         self.entries: tuple[m.LeaderEntry, ...] = ()
+        self._ready = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="leader-box"):
@@ -151,6 +154,7 @@ class LeaderboardScreen(ModalScreen[None]):
         table = self.query_one("#leaders", DataTable)
         for key in ("rank", "name", "level", "rating"):
             table.add_column(tr(key, self.lang), key=key)
+        self._ready = True
         self._redraw()
         table.focus()
 
@@ -159,7 +163,7 @@ class LeaderboardScreen(ModalScreen[None]):
         self._redraw()
 
     def _redraw(self) -> None:
-        if not self.is_mounted:
+        if not self._ready:
             return
         table = self.query_one("#leaders", DataTable)
         table.clear()

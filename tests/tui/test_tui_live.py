@@ -237,3 +237,84 @@ def test_a_dropped_connection_resumes_the_table(server: int, tmp_path: Path) -> 
         assert set(view.prompt.actions) == set(before.prompt.actions)
     else:  # the server played for us meanwhile: our tiles are back all the same
         assert len(view.hand) + (view.drawn is not None) >= 1
+
+
+def test_items_shop_leaderboard_and_a_protected_table(server: int, tmp_path: Path) -> None:
+    """A registered player buys a tile counter and a timer extension in the shop (i), sees
+    the leaderboard (l), opens a table with a password, arms the extension (e) and uses
+    the counter (t) in the hand; a guest must give the password to watch."""
+    from textual.widgets import DataTable
+
+    from gbmj_tui.screens.lobby import PasswordPrompt
+    from gbmj_tui.screens.shop import LeaderboardScreen, ShopScreen, held
+    from gbmj_tui.widgets import TileCounter
+    from protocol import messages as m
+
+    async def go():
+        app = GbmjApp(config_path=tmp_path / "c.json", lang="en")
+        watcher = GbmjApp(config_path=tmp_path / "w.json", lang="en")
+        address = f"127.0.0.1:{server}"
+        async with app.run_test(size=(100, 32), notifications=True) as pilot:
+            assert await app.sign_in("register", address, "dora", "pw-of-dora") is None
+            await _until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await _until(pilot, lambda: app.inventory is not None)
+            start_coins = app.profile.coins
+            lobby_text = screen_text(app)
+            await pilot.press("i")
+            await _until(pilot, lambda: isinstance(app.screen, ShopScreen) and app.screen.offers)
+            shop = app.screen
+            for item in ("tile_counter", "timer_extension"):
+                row = [o.item for o in shop.offers].index(item)
+                shop.query_one(DataTable).move_cursor(row=row)
+                await pilot.press("enter")
+                await _until(pilot, lambda i=item: held(app.inventory, i) == 1)
+            await _until(pilot, lambda: app.profile.coins < start_coins)
+            await pilot.pause(0.1)
+            shop_text = screen_text(app)
+            await pilot.press("escape")
+            await pilot.press("l")
+            await _until(pilot, lambda: isinstance(app.screen, LeaderboardScreen))
+            await _until(pilot, lambda: app.screen.entries)
+            leaders = [e.name for e in app.screen.entries]
+            await pilot.press("escape")
+            await _until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+
+            timers = m.TimerSettings(on=True, first_discard=60, turn=60, claim_window=10)
+            settings = m.TableSettings(
+                name="dora's", stake=0, timers=timers, rounds=1, bots_allowed=True
+            )
+            app.create_table(settings, "sesame")
+            await _until(pilot, lambda: isinstance(app.screen, TableScreen))
+            await _until(pilot, lambda: app.view is not None and app.view.me is not None)
+            await pilot.press("b")
+            await _until(pilot, lambda: all(s.name for s in app.view.seats))
+            await pilot.press("r")
+            await _until(pilot, lambda: app.view.playing and len(app.view.hand) >= 13, 20)
+            await pilot.press("e")
+            await _until(pilot, lambda: app.view.extension_armed)
+            await pilot.press("t")
+            await _until(pilot, lambda: app.view.unseen is not None)
+            await pilot.pause(0.1)
+            table_text = screen_text(app)
+            counter = app.screen.query_one(TileCounter)
+            assert counter.display and sum(app.view.unseen) < 136
+            table_id = app.view.table_id
+
+            async with watcher.run_test(size=(80, 24)) as wpilot:
+                assert await watcher.sign_in("guest", address, "", "") is None
+                await _until(wpilot, lambda: table_id in watcher.lobby.tables)
+                rows = sorted(watcher.lobby.tables)
+                watcher.lobby.query_one("#tables", DataTable).move_cursor(row=rows.index(table_id))
+                await wpilot.press("s")
+                await _until(wpilot, lambda: isinstance(watcher.screen, PasswordPrompt))
+                await wpilot.press(*"sesame", "enter")
+                await _until(wpilot, lambda: isinstance(watcher.screen, TableScreen))
+                assert watcher.view.me is None
+            return lobby_text, shop_text, leaders, table_text
+
+    lobby_text, shop_text, leaders, table_text = asyncio.run(go())
+    assert re.search(r"dora +coins \d+ +level \d+", lobby_text)  # name, coins and level
+    assert "tile counter x1" in shop_text and "timer extension x1" in shop_text
+    assert "dora" in leaders
+    assert "extension armed" in table_text.split("\n")[0]
+    assert "tile counter" in table_text
