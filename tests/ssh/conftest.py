@@ -35,8 +35,11 @@ class Host:
         return self.log.read_text("utf-8", errors="replace")
 
 
-def start_host(tmp: Path, accounts: dict[str, str], **settings: object) -> Host:
-    """A server with these accounts (name -> password) and ``ssh_*`` settings."""
+def start_host(
+    tmp: Path, accounts: dict[str, str], listen: str = "127.0.0.1", **settings: object
+) -> Host:
+    """A server listening on ``listen`` with these accounts (name -> password) and
+    ``ssh_*`` settings."""
     db = tmp / "gbmj.sqlite3"
     with Storage(db) as store:
         for name, password in accounts.items():
@@ -44,7 +47,7 @@ def start_host(tmp: Path, accounts: dict[str, str], **settings: object) -> Host:
     config = tmp / "server.toml"
     config.write_text("".join(f"ssh_{k} = {v!r}\n" for k, v in settings.items()), "utf-8")
     log = tmp / "server.log"
-    command = [sys.executable, "-m", "gbmj_server", "--host", "127.0.0.1", "--port", "0"]
+    command = [sys.executable, "-m", "gbmj_server", "--host", listen, "--port", "0"]
     command += ["--ssh-port", "0", "--db", str(db), "--config", str(config)]
     with log.open("w") as err:
         proc = subprocess.Popen(

@@ -120,7 +120,8 @@ def test_wrong_passwords_are_refused_counted_and_then_block_the_address(tmp_path
 
 
 def test_unknown_names_play_as_guests_and_idle_sessions_close(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    server = start_host(tmp_path, {}, unknown_users="guest", idle_timeout=2)
+    # Listening on every address (LAN hosting): the sessions reach the game over loopback.
+    server = start_host(tmp_path, {}, listen="0.0.0.0", unknown_users="guest", idle_timeout=2)
     try:
 
         async def scenario() -> None:
