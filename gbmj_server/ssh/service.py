@@ -87,21 +87,24 @@ class FailedLogins:
     def __init__(self, limit: int, window: float = FAILED_WINDOW) -> None:
         self.limit = limit
         self.window = window
-        self.total = 0  # every failure since start (shown in logs, read by tests)
         self._seen: dict[str, deque[float]] = {}
 
-    def _recent(self, address: str) -> deque[float]:
-        events = self._seen.setdefault(address, deque())
+    def _recent(self, address: str) -> int:
+        events = self._seen.get(address)
+        if events is None:
+            return 0
         while events and events[0] <= time.monotonic() - self.window:
             events.popleft()
-        return events
+        if not events:  # forget quiet addresses: the table stays small
+            del self._seen[address]
+        return len(events)
 
     def blocked(self, address: str) -> bool:
-        return len(self._recent(address)) >= self.limit
+        return self._recent(address) >= self.limit
 
     def record(self, address: str) -> None:
-        self.total += 1
-        self._recent(address).append(time.monotonic())
+        self._recent(address)
+        self._seen.setdefault(address, deque()).append(time.monotonic())
 
 
 class SshService:
@@ -470,13 +473,13 @@ class ClientSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         if chan is None:
             return
         # Drain what the client wrote last (its screen reset) before the goodbye.
-        if self.master is not None:
-            with contextlib.suppress(OSError):
-                while data := os.read(self.master, READ_SIZE):
-                    chan.write(data)
-        if message:
-            chan.write(message.encode())
-        chan.exit(max(0, min(code, 255)) if code >= 0 else 1)
+        with contextlib.suppress(OSError, asyncssh.Error):  # the channel may be closing
+            while self.master is not None and (data := os.read(self.master, READ_SIZE)):
+                chan.write(data)
+        with contextlib.suppress(OSError, asyncssh.Error):
+            if message:
+                chan.write(message.encode())
+            chan.exit(max(0, min(code, 255)) if code >= 0 else 1)
 
     async def _cleanup(self) -> None:
         self._read(False)

@@ -12,7 +12,7 @@ import pytest
 
 from gbmj_server.ssh import keys
 from gbmj_server.storage import Storage
-from ssh.conftest import Host, open_terminal, start_host, stop_host
+from ssh.conftest import Host, Terminal, open_terminal, start_host, stop_host
 
 CTRL_Q = b"\x11"
 
@@ -159,6 +159,45 @@ def test_unknown_names_register_with_their_password_when_the_host_allows(tmp_pat
         asyncio.run(scenario())
         with Storage(server.db) as store:
             assert store.account_by_name("dave") is not None
+    finally:
+        stop_host(server)
+
+
+def test_a_session_without_a_terminal_is_told_to_ask_for_one(host: Host) -> None:
+    async def scenario() -> None:
+        async with asyncssh.connect(
+            "127.0.0.1",
+            host.ssh_port,
+            username="alice",
+            password="alice-pw",
+            known_hosts=None,
+            client_keys=(),
+            agent_path=None,
+            encoding=None,
+        ) as conn:
+            chan, term = await conn.create_session(Terminal)  # no pty requested
+            await chan.wait_closed()
+            assert "gbmj needs a terminal" in term.text()
+            assert chan.get_exit_status() == 1
+
+    asyncio.run(scenario())
+
+
+def test_stopping_the_server_ends_its_ssh_sessions(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    server = start_host(tmp_path, {"erin": "erin-pw"})
+    try:
+
+        async def scenario() -> None:
+            conn, term = await open_terminal(server, "erin", password="erin-pw")
+            async with conn:
+                await term.wait_for("New table")
+                server.proc.terminate()  # SIGTERM, as systemd stops it
+                await term.chan.wait_closed()  # type: ignore[union-attr]
+                assert "the server is shutting down" in term.text()
+
+        asyncio.run(scenario())
+        assert server.proc.wait(10) == 0
+        assert live_sessions(server, "erin") == 0  # the session's token went with it
     finally:
         stop_host(server)
 
