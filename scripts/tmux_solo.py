@@ -3,11 +3,12 @@
     uv run python scripts/tmux_solo.py [--ascii] [--size 100x32] [--captures DIR]
 
 Starts the client in a detached tmux session of the given size, waits for the deal,
-discards by keys (a number key to select, Enter to discard), answers a claim when one
-is offered (the first chow/pung listed, else Space to pass), plays the hand to its result
-screen, and checks what a player must see at each step: the status line, three other
-seats with hidden-tile counts, the hand row with its key labels, the prompt bar, the
-result's fan table or draw. Every capture is saved to DIR for a person to look at.
+says a line in the table chat, discards by keys (a number key to select, Enter to
+discard), answers a claim when one is offered (the first chow/pung listed, else Space to
+pass), plays the hand to its result screen, and checks what a player must see at each
+step: the status line, three other seats with hidden-tile counts, the four pools labelled
+by wind, the hand row with its key labels, the chat panel, the prompt bar, the result's
+fan table or draw. Every capture is saved to DIR for a person to look at.
 Needs tmux. Exit status 0 when everything was on screen.
 """
 
@@ -94,6 +95,17 @@ def main() -> int:
             "the hand row has key labels under the tiles",
             screen,
         )
+        labels = re.findall(r"\[(?:东|南|西|北|E|S|W|N)\] ", screen)
+        check.expect(len(labels) >= 8, "four seats and four pools labelled by wind", screen)
+        # a line of table chat shows in the chat panel
+        tmux("send-keys", "-t", SESSION, "c")
+        time.sleep(0.4)
+        tmux("send-keys", "-t", SESSION, "-l", "hi all")
+        tmux("send-keys", "-t", SESSION, "Enter")
+        try:
+            check.save("chat", wait_for(r": hi all", 5))
+        except TimeoutError:
+            check.failures.append("the table chat shows the line sent")
         claimed = discards = 0
         deadline = time.monotonic() + 600
         while time.monotonic() < deadline:

@@ -40,8 +40,9 @@ POSITIONS = {"left": LEFT, "top": TOP, "right": RIGHT, "bottom": BOTTOM}
 COMPACT_WIDTH = 90  # below this many columns (or COMPACT_HEIGHT rows) drop the borders
 COMPACT_HEIGHT = 28
 # The centre holds two pools side by side: six 4-column tiles and the last-discard mark
-# each (52 columns), or with a space between tiles when the terminal is wide enough.
-CENTRE_MIN, CENTRE_MAX, SIDE_WANTED = 50, 64, 24
+# each (25 columns), or 30 with a space between tiles when the terminal is wide enough;
+# around them a box and padding (4 columns) unless the screen is compact.
+POOL_NARROW, POOL_WIDE, POOL_CHROME, SIDE_WANTED = 25, 30, 4, 24
 CHAT_LINES = 100
 
 
@@ -139,10 +140,13 @@ class TableScreen(Screen[None]):
         self._fit(event.size.width, event.size.height)
 
     def _fit(self, width: int, height: int) -> None:
-        self.set_class(width < COMPACT_WIDTH or height < COMPACT_HEIGHT, "-compact")
+        compact = width < COMPACT_WIDTH or height < COMPACT_HEIGHT
+        self.set_class(compact, "-compact")
         self.set_class(self.tile_style is TileStyle.ASCII, "-ascii")
         # The pools get what they need; the side seats the rest, evenly.
-        centre = max(CENTRE_MIN, min(width - 2 * SIDE_WANTED, CENTRE_MAX))
+        chrome = 0 if compact else POOL_CHROME
+        least, most = 2 * POOL_NARROW + 1 + chrome, 2 * POOL_WIDE + 1 + chrome
+        centre = max(least, min(width - 2 * SIDE_WANTED, most))
         with contextlib.suppress(NoMatches):
             self.query_one("#centre").styles.width = centre
 

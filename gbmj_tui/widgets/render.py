@@ -126,7 +126,9 @@ def labelled_pool(
     pad = max((width - pool_block_width(row_room)) // 2, 0) if centre else 0
     if centre:
         head.pad_left(max((width - head.cell_len) // 2, 0))
-    return Text("\n").join([head, *(Text(" " * pad) + row for row in rows)])
+    out = Text("\n").join([head, *(Text(" " * pad) + row for row in rows)])
+    out.no_wrap, out.overflow = True, "crop"  # a row never wraps into the next one
+    return out
 
 
 COUNTER_ROWS = ((0, 9), (9, 18), (18, 27), (27, 34))  # 万 饼 条, then the honours
