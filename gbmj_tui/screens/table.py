@@ -121,7 +121,9 @@ class TableScreen(Screen[None]):
             with Vertical(id="side-right", classes="side"):
                 with Vertical(id="area-right", classes="area"):
                     yield SeatPanel(id="seat-right")
-                yield RichLog(id="table-chat", max_lines=CHAT_LINES, wrap=True, markup=False)
+                yield RichLog(
+                    id="table-chat", max_lines=CHAT_LINES, wrap=True, markup=False, min_width=8
+                )
         with Vertical(id="me"):
             yield SeatPanel(id="seat-bottom")
             yield HandRow(id="hand")
