@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
+from gbmj_server.economy.counter import unseen_counts
 from gbmj_server.economy.items import ITEM_KINDS, roll_drop, shop_prices
 from gbmj_server.economy.levels import THRESHOLDS, level_of, threshold
 from gbmj_server.economy.stakes import HOUSE, SeatPayment, hand_payments
 from gbmj_server.game.settlement import escape_points, win_points
+from gbmj_server.rules.hand import Meld, MeldKind
 from gbmj_server.storage import (
     InventoryFull,
     LedgerError,
@@ -22,6 +26,7 @@ from gbmj_server.storage import (
     Storage,
 )
 from gbmj_server.storage.migrations import MIGRATIONS
+from protocol.tiles import Tile
 
 
 @pytest.fixture
@@ -225,3 +230,52 @@ def test_item_registry_and_drops() -> None:
         shop_prices({"diamond": 1})
     assert roll_drop(0.2, 0) is None
     assert {roll_drop(0.1, n) for n in range(3)} == set(ITEM_KINDS)
+
+
+def _meld(kind: MeldKind, tile: Tile, **kw: Any) -> Meld:
+    return Meld(kind, tile, **kw)
+
+
+def test_unseen_counts_of_a_hand_worked_by_hand() -> None:
+    """Seat 0 holds 1m 2m 3m 5p 5p and a concealed kong of E; seat 1 shows a pung of C
+    (taken from seat 0's discard) and a face-down kong; seat 2 a chow 3s4s5s; the pools
+    hold 5p, 9s and 1m. By hand: 1m 4-1-1 = 2, 2m 3, 5p 4-2-1 = 1, E 0, C 1, 3s 3,
+    9s 3, the face-down kong's tiles all unseen."""
+    seat = SimpleNamespace
+    view = SimpleNamespace(
+        viewer=0,
+        seats=(
+            seat(
+                concealed=(Tile.M1, Tile.M2, Tile.M3, Tile.P5, Tile.P5),
+                melds=(_meld(MeldKind.KONG, Tile.E, concealed=True),),
+                discards=(Tile.P5,),
+            ),
+            seat(
+                concealed=None,
+                melds=(_meld(MeldKind.PUNG, Tile.C, claimed_from=1, claimed_tile=Tile.C), None),
+                discards=(Tile.S9,),
+            ),
+            seat(
+                concealed=None,
+                melds=(_meld(MeldKind.CHOW, Tile.S3, claimed_from=1, claimed_tile=Tile.S4),),
+                discards=(Tile.M1,),
+            ),
+            seat(concealed=None, melds=(), discards=()),
+        ),
+    )
+    counts = unseen_counts(view)
+    expected = [4] * 34
+    for tile, n in {
+        Tile.M1: 2,
+        Tile.M2: 3,
+        Tile.M3: 3,
+        Tile.P5: 1,
+        Tile.E: 0,
+        Tile.C: 1,
+        Tile.S3: 3,
+        Tile.S4: 3,
+        Tile.S5: 3,
+        Tile.S9: 3,
+    }.items():
+        expected[tile] = n
+    assert counts == tuple(expected)
