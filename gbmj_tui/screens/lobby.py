@@ -96,7 +96,7 @@ class LobbyScreen(Screen[None]):
             yield RichLog(id="chat-log", max_lines=200, wrap=True)
             hint = "聊天…" if self.lang == "zh" else "chat..."
             yield Input(id="chat-input", placeholder=hint, compact=True)
-        yield Footer()
+        yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
         self._ready = True

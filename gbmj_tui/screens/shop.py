@@ -153,7 +153,7 @@ class LeaderboardScreen(ModalScreen[None]):
         self.query_one("#leader-box").border_title = tr("leaderboard", self.lang)
         table = self.query_one("#leaders", DataTable)
         for key in ("rank", "name", "level", "rating"):
-            table.add_column(tr(key, self.lang), key=key)
+            table.add_column(tr(key, self.lang).capitalize(), key=key)
         self._ready = True
         self._redraw()
         table.focus()
