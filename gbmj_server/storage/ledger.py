@@ -336,7 +336,8 @@ class LedgerMixin:
         award: tuple[int, str] | None = None,
     ) -> Settlement:
         """Record a finished hand and settle it in one transaction: the hand row, the
-        payments (each capped at what its payer holds; the house is never short), the
+        payments (each capped at what its payer holds; the house is never short; ``moved``
+        counts a house-to-house payment in full though no row is written), the
         rating changes (account, points; never below 0) and an awarded item (skipped if
         the inventory is full). A hand recorded before is left alone (``already``)."""
         with self._write() as db:
@@ -366,9 +367,9 @@ class LedgerMixin:
                 amount = p.amount
                 if source != HOUSE_WALLET:
                     amount = min(amount, self._balance(db, source))
-                amount = max(0, amount) if source != target else 0
+                # House to house (a bot pays a bot) moves nothing but counts in full.
                 self._move(db, source, target, amount, p.reason, hand_id, match_id)
-                moved.append(amount)
+                moved.append(max(0, amount))
             for account_id, points in ratings:
                 db.execute(
                     "UPDATE account SET rating = max(0, rating + ?) WHERE id = ?",
