@@ -60,7 +60,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "timer_extension": ("延时卡", "timer extension"),
     "tile_counter": ("记牌器", "tile counter"),
     "table_sign": ("招牌", "table sign"),
-    "extension_armed": ("延时卡已备用", "extension armed"),
+    "extension_armed": ("延时已备", "extension armed"),
     "extension": ("延时", "ext."),
     "chat": ("聊天", "Chat"),
     "level": ("等级", "level"),

@@ -101,6 +101,7 @@ class TableScreen(Screen[None]):
         self.tile_style = tile_style
         self.lang = lang
         self._ready = False  # widgets exist only once mounted
+        self._controls: tuple[bool, ...] = ()  # what the footer's bindings were shown for
 
     def compose(self) -> ComposeResult:
         yield Static(id="status")
@@ -168,7 +169,12 @@ class TableScreen(Screen[None]):
             return
         with contextlib.suppress(NoMatches):  # closing while the server still talks
             self._draw(view)
-        self.refresh_bindings()  # the footer's seat controls follow the view
+        # The footer's seat controls follow the view (``check_action``); redrawing the
+        # footer is costly, so only when what it depends on changed.
+        controls = (view.me is None, view.playing, view.unseen is None)
+        if controls != self._controls:
+            self._controls = controls
+            self.refresh_bindings()
 
     def _draw(self, view: TableView) -> None:
         style, lang = self.tile_style, self.lang
@@ -243,8 +249,8 @@ class TableScreen(Screen[None]):
             )
             if on
         ]
-        if toggles:
-            parts.append("[" + " ".join(toggles) + "]")
+        if toggles:  # before the dice: a narrow terminal cuts the end of the line
+            parts.insert(len(parts) - 1, "[" + " ".join(toggles) + "]")
         return Text(" | ".join(parts))  # plain text: names may contain [brackets]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

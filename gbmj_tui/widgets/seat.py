@@ -119,7 +119,9 @@ class DiscardPool(Widget):
     DiscardPool { height: auto; min-height: 1; }
     """
 
-    discards: reactive[tuple[int, ...]] = reactive((), layout=True)
+    # The table gives each pool a fixed share of the centre: a new discard repaints the
+    # pool without a new layout of the screen.
+    discards: reactive[tuple[int, ...]] = reactive(())
     last: reactive[bool] = reactive(False)
     tile_style: reactive[TileStyle] = reactive(TileStyle.CJK)
     label: reactive[Text] = reactive(Text, always_update=True)
