@@ -8,7 +8,9 @@
 
 Settings come from the defaults, then the TOML file (keys ``host``, ``port``, ``db``,
 ``log_level``, ``bot_delay``, ``hand_pause``, and the SSH server's ``ssh_*`` keys of
-``gbmj_server.ssh.config``, optionally under a ``[server]`` table), then the command line.
+``gbmj_server.ssh.config``, optionally under a ``[server]`` table; shop prices in a
+``shop`` table, e.g. ``[shop]`` ``tile_counter = 600``, 0 = not sold), then the command
+line.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ class ServerConfig:
     bot_delay: float = 0.5  # seconds a server bot "thinks" before acting
     hand_pause: float = 5.0  # seconds between hands, to read the result
     ssh: SshSettings = SSH_OFF  # play over SSH (off: no port)
+    shop: tuple[tuple[str, int], ...] = ()  # item prices over the defaults (0: not sold)
 
     @property
     def db_path(self) -> Path:
@@ -66,7 +69,8 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read config {path}: {exc}") from exc
     data = data.get("server", data)
-    unknown = set(data) - {"host", "port", "db", "log_level", "bot_delay", "hand_pause"}
+    known = {"host", "port", "db", "log_level", "bot_delay", "hand_pause", "shop"}
+    unknown = set(data) - known
     unknown -= SSH_KEYS
     if unknown:
         raise ConfigError(f"unknown settings in {path}: {', '.join(sorted(unknown))}")
@@ -97,11 +101,27 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
             ):
                 raise ConfigError(f"{key} must be a number of seconds 0-60")
             config = replace(config, **{key: float(value)})
+    if "shop" in data:
+        config = replace(config, shop=_shop(data["shop"]))
     if "log_level" in data:
         if data["log_level"] not in LOG_LEVELS:
             raise ConfigError(f"log_level must be one of {', '.join(LOG_LEVELS)}")
         config = replace(config, log_level=data["log_level"])
     return config
+
+
+def _shop(table: object) -> tuple[tuple[str, int], ...]:
+    """The ``shop`` table: item -> price in coins (0: not for sale)."""
+    from gbmj_server.economy.items import ITEM_KINDS
+
+    if not isinstance(table, dict):
+        raise ConfigError("shop must be a table of item = price")
+    for item, price in table.items():
+        if item not in ITEM_KINDS:
+            raise ConfigError(f"shop: unknown item {item!r} (known: {', '.join(ITEM_KINDS)})")
+        if not isinstance(price, int) or isinstance(price, bool) or not 0 <= price <= 10**9:
+            raise ConfigError(f"shop.{item} must be a price of 0-1,000,000,000 coins")
+    return tuple(sorted(table.items()))
 
 
 def _port(text: str) -> int:

@@ -289,13 +289,21 @@ class Table:
         self.changed()
 
     def add_bot(self, client: Client, seat: int, level: str) -> None:
-        self.require_owner(client)
+        """A bot in an empty seat: before the match, or in a seat a player left empty
+        for want of coins during one (the match then goes on)."""
+        if self.game is not None and self.seats[seat] is None:
+            if client.account is None or client.account.id != self.owner_id:
+                raise RequestError("not_owner", "only the table's owner may do that")
+        else:
+            self.require_owner(client)
         if not self.settings.bots_allowed:
             raise RequestError("bots_not_allowed", "this table allows no bots")
         if self.seats[seat] is not None:
             raise RequestError("seat_taken", f"seat {seat} is taken")
         self.seats[seat] = Seat(f"bot-{seat + 1}", bot=make_bot(level), bot_level=level)
         self.changed()
+        if self.game is not None:
+            self.game.seat_taken(seat)
         self.maybe_start()
 
     def remove_bot(self, client: Client, seat: int) -> None:

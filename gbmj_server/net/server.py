@@ -494,7 +494,10 @@ class Server:
         return {"type": "ok"}
 
     async def on_ready(self, client: Client, message: dict[str, Any]) -> dict[str, Any]:
-        self._at(client, message).set_ready(client, message["ready"])
+        table = self._at(client, message)
+        if message["ready"]:  # coins may have gone (the shop, another table) since sitting
+            await self._check_stake(client.account, table.settings.stake)  # type: ignore[arg-type]
+        table.set_ready(client, message["ready"])
         return {"type": "ok"}
 
     async def on_leave_table(self, client: Client, message: dict[str, Any]) -> dict[str, Any]:
@@ -667,7 +670,12 @@ async def run_server(config: ServerConfig) -> None:
     """
     storage = Storage(config.db_path)
     try:
-        server = Server(storage, bot_delay=config.bot_delay, hand_pause=config.hand_pause)
+        server = Server(
+            storage,
+            bot_delay=config.bot_delay,
+            hand_pause=config.hand_pause,
+            prices=dict(config.shop),
+        )
         # The signal handlers go in before the address is printed: whoever reads the
         # address may signal at once.
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:

@@ -117,3 +117,15 @@ def test_admin_grant_take_ledger_check(tmp_path: Path, capsys) -> None:
         assert store.balance(store.account_by_name("alice").id) == 9_250
         store._db.execute("UPDATE wallet SET balance = balance + 7 WHERE id = 1")
     assert admin(["--db", str(db), "check"]) == 1
+
+
+def test_shop_prices_are_a_setting(tmp_path: Path) -> None:
+    config_file = tmp_path / "shop.toml"
+    config_file.write_text("[shop]\ntile_counter = 600\ntable_sign = 0\n")
+    assert load_config_file(config_file).shop == (("table_sign", 0), ("tile_counter", 600))
+    config_file.write_text("[shop]\ndiamond = 5\n")
+    with pytest.raises(ConfigError, match="diamond"):
+        load_config_file(config_file)
+    config_file.write_text("[shop]\ntile_counter = -1\n")
+    with pytest.raises(ConfigError, match="tile_counter"):
+        load_config_file(config_file)

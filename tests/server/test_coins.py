@@ -244,6 +244,36 @@ async def test_a_player_below_100_stakes_is_stood_up(connect, server: Server, wh
     assert await ledger_ok(server)
 
 
+async def test_the_owner_may_fill_a_seat_left_empty_with_a_bot(connect, server: Server) -> None:
+    player, owner = await connect(), await connect()
+    await player.register("brief")
+    await owner.register("keeper")
+    await server.store.call(server.store.storage.admin_adjust, "brief", -(10_000 - 100 * STAKE))
+    table_id = await owner.create_table(stake=STAKE, rounds=4, when_broke="pause")
+    await player.ok("join_table", table_id=table_id)
+    await player.ok("sit", table_id=table_id, seat=0)
+    await owner.ok("sit", table_id=table_id, seat=1)
+    for s in (2, 3):
+        await owner.ok("add_bot", table_id=table_id, seat=s, level="easy")
+    await owner.ok("ready", table_id=table_id, ready=True)
+    await player.ok("ready", table_id=table_id, ready=True)
+    await owner.ok("auto_play", table_id=table_id, on=True)
+    table = server.lobby.tables[table_id]
+    while (message := await next_message(player))["type"] != "table_left":
+        if message["type"] == "prompt":
+            await answer(player, table_id, message)
+        assert message["type"] != "match_result", "never lost a hand in 16"
+    assert table.seats[0] is None
+    hands = table.game.hands_played
+    refused = await owner.request("add_bot", table_id=table_id, seat=2, level="easy")
+    assert refused["code"] == "match_running"  # only an empty seat, during a match
+    await owner.ok("add_bot", table_id=table_id, seat=0, level="easy")
+    await owner.expect("hand_result", where=lambda m: table.game.hands_played > hands)
+    storage = server.store.storage
+    match = await server.store.call(storage.match, table.game.match_id)
+    assert match.seats[0].is_bot  # the new holder of the seat is on record
+
+
 async def test_shop_refusals_change_nothing(connect, server: Server) -> None:
     client, guest = await connect(), await connect()
     await client.register("buyer")
