@@ -22,9 +22,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import functools
 import logging
 import os
 import re
+import secrets
 import signal
 import struct
 import subprocess
@@ -268,6 +270,8 @@ class AuthServer(asyncssh.SSHServer):
         """An unknown name with a password: a new account, if the host allows it."""
         service = self.service
         if service.settings.unknown_users != "register":
+            # As slow as a wrong password for a real account: timing tells no names.
+            await service.hashing(verify_password, _dummy_hash(), password)
             return False
         if not NAME_RE.match(username) or username.lower().startswith(("guest", "bot")):
             return False
@@ -495,6 +499,11 @@ class ClientSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
 
     def _who(self) -> str:
         return self.auth.account.name if self.auth.account else "a guest"
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    return hash_password(secrets.token_hex(16))
 
 
 def _set_size(fd: int, size: tuple[int, int]) -> None:
