@@ -313,6 +313,7 @@ class ClientSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self.last_input = time.monotonic()
         self.reading = False
         self.ended = asyncio.Event()
+        self.closing = False
         self.exit_message = ""
 
     # -- asyncssh callbacks -------------------------------------------------------------
@@ -387,6 +388,9 @@ class ClientSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
                 assert account is not None and service.storage is not None
                 self.token = await service.db(service.storage.create_session, account.id)
                 env["GBMJ_SESSION"] = self.token
+            if self.closing:  # closed while the token was made: no client to start
+                self._finish(1, self.exit_message)
+                return
             self._spawn(env)
             idle = asyncio.get_running_loop().create_task(self._watch_idle())
             code = await asyncio.get_running_loop().run_in_executor(None, self._wait)
@@ -457,6 +461,7 @@ class ClientSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         """End the client (SIGTERM, then SIGKILL); ``_run`` then closes the channel."""
         if message and not self.exit_message:
             self.exit_message = message
+        self.closing = True
         proc = self.proc
         if proc is None:
             if self not in self.service.sessions:
