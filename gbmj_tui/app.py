@@ -452,6 +452,8 @@ class GbmjApp(App[None]):
         self.notify("连接断开, 重连中…" if zh else "disconnected; reconnecting...", timeout=4)
         for delay in RECONNECT_DELAYS:
             await asyncio.sleep(delay)
+            if self.token is None:  # a "replaced" notice arrived meanwhile: stay away
+                return
             try:
                 await self._connect(*self.address)
                 assert self.conn is not None
@@ -537,6 +539,10 @@ class GbmjApp(App[None]):
             self.notify(f"{tr('awarded', self.lang)}: {name} x{msg.count}", timeout=8)
             self.refresh_inventory()
         elif isinstance(msg, m.Notice | m.Error):
+            if isinstance(msg, m.Notice) and msg.code == "replaced":
+                # Signed in from elsewhere: reconnecting would take the seat back and the
+                # two clients would keep replacing each other.
+                self.token = None
             self.notify(msg.message, severity="warning", markup=False)
 
     def _extended(self, view: TableView, msg: m.TimerExtended) -> None:

@@ -239,6 +239,34 @@ def test_a_dropped_connection_resumes_the_table(server: int, tmp_path: Path) -> 
         assert len(view.hand) + (view.drawn is not None) >= 1
 
 
+def test_signed_in_from_elsewhere_the_client_does_not_take_the_session_back(
+    server: int, tmp_path: Path
+) -> None:
+    """A second client resumes the same session: the first is told ``replaced`` and
+    must not reconnect, or the two would keep replacing each other."""
+    from gbmj_tui.connection import Connection
+    from protocol import messages as m
+
+    async def go():
+        app = GbmjApp(solo=("127.0.0.1", server), config_path=tmp_path / "c.json")
+        async with app.run_test(size=(100, 32)) as pilot:
+            await _until(pilot, lambda: app.view is not None and app.token is not None, 30)
+            old, token = app.conn, app.token
+            other = await Connection.open("127.0.0.1", server)
+            reading = asyncio.create_task(other.run(lambda message: None))
+            session = await other.request(m.Resume(token=token))
+            await _until(pilot, lambda: app.token is None, 15)
+            await pilot.pause(2.0)  # longer than the first reconnect delays
+            still_old = app.conn is old
+            await other.close()
+            reading.cancel()
+            return session, still_old
+
+    session, still_old = asyncio.run(go())
+    assert isinstance(session, m.Session)
+    assert still_old  # no new connection was opened to take the session back
+
+
 def test_items_shop_leaderboard_and_a_protected_table(server: int, tmp_path: Path) -> None:
     """A registered player buys a tile counter and a timer extension in the shop (i), sees
     the leaderboard (l), opens a table with a password, arms the extension (e) and uses
