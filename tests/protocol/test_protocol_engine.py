@@ -66,3 +66,22 @@ def test_views_decode_as_game_views_and_legal_actions_as_prompt_choices() -> Non
             choices = tuple(ActionChoice.from_wire(a.to_dict()) for a in view.legal_actions)
             if choices:
                 Prompt(table_id=1, seq=1, actions=choices, timer="turn").to_wire()
+
+
+def test_the_protocol_closed_lists_are_the_engine_vocabulary() -> None:
+    """protocol may not import the server, so it restates the engine's closed lists:
+    they must stay the same words (docs/vocabulary.md)."""
+    from gbmj_server.bots import make_bot
+    from gbmj_server.game.actions import ActionKind
+    from gbmj_server.game.hand_state import Phase, TimerClass
+    from gbmj_server.game.settlement import Outcome
+    from gbmj_server.rules.hand import MeldKind
+    from protocol import messages
+
+    assert set(messages.ACTION_KINDS) == {k.value for k in ActionKind}
+    assert set(messages.TIMERS) == {t.value for t in TimerClass}
+    assert set(messages.PHASES) == {p.value for p in Phase}
+    assert set(messages.OUTCOMES) == {o.value for o in Outcome}
+    assert set(messages.MELD_KINDS) == {k.value for k in MeldKind}
+    for level in messages.BOT_LEVELS:  # every level a client may ask for has a bot
+        assert make_bot(level, seed=1) is not None
