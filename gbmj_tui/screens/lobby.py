@@ -305,6 +305,7 @@ class CreateTableDialog(ModalScreen[tuple[m.TableSettings, str | None] | None]):
         self.dismiss(None)
 
     @on(Button.Pressed, "#create")
+    @on(Input.Submitted)  # Enter in any field creates the table, as in a web form
     @work
     async def _create(self) -> None:
         try:

@@ -182,7 +182,8 @@ def test_lobby_dialog_bots_ready_then_leave(server: int, tmp_path: Path) -> None
             await pilot.press("n")
             await _until(pilot, lambda: isinstance(app.screen, CreateTableDialog))
             app.screen.query_one("#t-name", Input).value = "pilot table"
-            await pilot.click("#create")
+            app.screen.query_one("#t-name", Input).focus()
+            await pilot.press("enter")  # Enter in a field creates, like the button
             await _until(pilot, lambda: isinstance(app.screen, TableScreen))
             await _until(pilot, lambda: app.view is not None and app.view.me is not None)
             assert any(t.settings.name == "pilot table" for t in app.lobby.tables.values())
