@@ -83,6 +83,7 @@ class TableGame:
         self.escapers: dict[int, Seat] = {}  # player -> who escaped this hand
         self.coins = [0, 0, 0, 0]  # coins won by player over the match
         self.counted: dict[int, tuple[int, ...]] = {}  # player -> tile counts last sent
+        self.cancel_scope = trio.CancelScope()  # cancel(): the match stops, unsettled
 
     # -- players and seats ---------------------------------------------------------
 
@@ -105,7 +106,8 @@ class TableGame:
 
     async def run(self) -> None:
         try:
-            await self._run()
+            with self.cancel_scope:
+                await self._run()
         except* Exception:
             # A bug must end this match, never the server.
             log.exception("table %s: the match failed", self.table.id)
@@ -537,9 +539,13 @@ class TableGame:
             winner = seated[result.winner]  # type: ignore[index]
             if winner is not None and winner.client is not None:
                 winner.client.send({"type": "item_awarded", "item": settled.awarded, "count": 1})
+        levels = []
         for held in {h for h in seated if h is not None and h.wallet is not None}:
+            before = held.level
             await self.server.send_profile(held)
-        self.table.changed()  # levels beside the names
+            levels.append(held.level != before)
+        if any(levels):
+            self.table.changed()  # a level beside a name moved
         for hook in self.server.settlement_hooks:
             await hook(self, state, settled.hand_id)
         if stake and not self.match.finished:

@@ -28,9 +28,13 @@ class AsyncStorage:
 
     async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run ``fn(*args, **kwargs)`` (a ``Storage`` method) in the database thread."""
-        return await trio.to_thread.run_sync(
-            functools.partial(fn, *args, **kwargs), limiter=self._db_limiter
-        )
+        call = functools.partial(fn, *args, **kwargs)
+
+        def locked() -> T:
+            with self.storage.lock:  # never while the storage is being closed
+                return call()
+
+        return await trio.to_thread.run_sync(locked, limiter=self._db_limiter)
 
     async def hash_password(self, password: str) -> str:
         return await trio.to_thread.run_sync(hash_password, password, limiter=self._hash_limiter)

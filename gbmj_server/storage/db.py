@@ -14,6 +14,7 @@ import hashlib
 import json
 import secrets
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -122,6 +123,9 @@ class Storage(LedgerMixin):
             self.path.parent.mkdir(parents=True, exist_ok=True)
         # isolation_level=None: no implicit transactions; ``_write`` opens them.
         self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        # Held by every call from a worker thread (``AsyncStorage.call``) and by ``close``:
+        # closing the connection while another thread uses it can crash the interpreter.
+        self.lock = threading.Lock()
         self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         self._db.execute("PRAGMA journal_mode = WAL")
         self._db.execute("PRAGMA foreign_keys = ON")
@@ -129,7 +133,9 @@ class Storage(LedgerMixin):
         self._migrate()
 
     def close(self) -> None:
-        self._db.close()
+        """Close the file (after a worker thread's call in progress); later calls raise."""
+        with self.lock:
+            self._db.close()
 
     def __enter__(self) -> Storage:
         return self
