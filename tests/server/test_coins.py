@@ -100,6 +100,12 @@ async def test_a_stake_match_moves_exactly_the_coins_spec_says(connect, server: 
             await trio.sleep(0.01)
     match = server.lobby.tables[table_id].game.match
     seat = {name: match.seat_of(p) for p, name in enumerate(("alice", "bob"))}
+    watcher = await connect()
+    await watcher.ok("guest")  # a guest: no coins come into being
+    snapshot = await watcher.ok("spectate", table_id=table_id)
+    levels = {p["name"]: p.get("level") for p in snapshot["players"]}
+    assert levels["alice"] == levels["bob"] == 1  # beside the names; bots have none
+    assert [levels[n] for n in levels if n.startswith("bot")] == [None, None]
 
     alice_results: list[dict[str, Any]] = []
     bob_results: list[dict[str, Any]] = []
@@ -175,9 +181,16 @@ async def test_self_draws_wins_and_draws_settle_exactly(connect, server: Server)
 
 async def test_sitting_needs_the_coins_and_guests_play_free(connect, server: Server) -> None:
     owner, guest, poor = await connect(), await connect(), await connect()
-    await owner.register("owner")
+    session = await owner.register("owner")
+    assert session["profile"] == {
+        "name": "owner",
+        "guest": False,
+        "coins": 10_000,
+        "rating": 0,
+        "level": 1,
+    }
     await poor.register("poor")
-    await guest.ok("guest")
+    assert (await guest.ok("guest"))["profile"]["coins"] == 0
     table_id = await owner.create_table(stake=STAKE)
     await owner.ok("sit", table_id=table_id, seat=0)
     await guest.ok("join_table", table_id=table_id)
