@@ -371,16 +371,22 @@ class TableGame:
 
     # -- the tile counter ---------------------------------------------------------------
 
-    def use_tile_counter(self, client: Client) -> None:
-        """Check that ``client`` may start a tile counter now (the item is taken after)."""
+    def use_tile_counter(self, client: Client) -> Seat:
+        """Check that ``client`` may start a tile counter now and mark it pending (the
+        item is taken next, then ``start_tile_counter``); returns the seat."""
         state = self.state
         if state is None or state.ended:
             raise RequestError("not_expected", "no hand is in play")
         player = self.table.seat_index(client)
         if player is None:
             raise RequestError("not_seated", "spectators cannot use items")
-        if self.table.seats[player].items.get("tile_counter") is state:  # type: ignore[union-attr]
+        held = self.table.seats[player]
+        assert held is not None
+        running = held.items.get("tile_counter")
+        if running is state or running == ("pending", state):
             raise RequestError("not_expected", "a tile counter already runs this hand")
+        held.items["tile_counter"] = ("pending", state)  # a second request waits its turn
+        return held
 
     def start_tile_counter(self, client: Client) -> dict[str, Any]:
         """The counter runs for ``client``'s seat for the rest of the hand."""

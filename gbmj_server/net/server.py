@@ -634,18 +634,20 @@ class Server:
         game = table.game
         if game is None:
             raise RequestError("not_expected", "no match is running")
-        game.use_tile_counter(client)
         if client.account.is_guest:  # type: ignore[union-attr]
             raise RequestError("no_such_item", "you have no tile counter")
+        seat = game.use_tile_counter(client)
         state = game.state
-        await self._use_item(client, "tile_counter")
+        try:
+            await self._use_item(client, "tile_counter")
+        except RequestError:
+            seat.items.pop("tile_counter", None)
+            raise
         if game.state is not state or state is None or state.ended:
             # The hand ended while the item was taken: give it back.
-            await self.store.call(
-                self.store.storage.give_item,
-                client.account.id,
-                "tile_counter",  # type: ignore[union-attr]
-            )
+            seat.items.pop("tile_counter", None)
+            storage = self.store.storage
+            await self.store.call(storage.give_item, client.account.id, "tile_counter")  # type: ignore[union-attr]
             raise RequestError("not_expected", "the hand is over")
         return game.start_tile_counter(client)
 
