@@ -18,8 +18,20 @@ async def server(nursery: trio.Nursery, tmp_path: Path):
     srv = Server(storage)
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     srv.port = listeners[0].socket.getsockname()[1]  # type: ignore[attr-defined]
-    await nursery.start(srv.serve, listeners)
+    scope, stopped = trio.CancelScope(), trio.Event()
+
+    async def run(task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        try:
+            with scope:
+                await srv.serve(listeners, task_status=task_status)
+        finally:
+            stopped.set()
+
+    await nursery.start(run)
     yield srv
+    # Stop the server (its tables may still be writing) before the database closes.
+    scope.cancel()
+    await stopped.wait()
     storage.close()
 
 
