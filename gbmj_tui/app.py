@@ -438,7 +438,16 @@ class GbmjApp(App[None]):
         conn = self.conn
         if conn is None:
             return
-        await conn.run(lambda message: self.post_message(ServerMessage(message)))
+
+        def deliver(message: m.Message) -> None:
+            if isinstance(message, m.Notice) and message.code == "replaced":
+                # Signed in from elsewhere: reconnecting would take the session back and
+                # the two clients would keep replacing each other. Forget the token here,
+                # before the connection's end can start a reconnect.
+                self.token = None
+            self.post_message(ServerMessage(message))
+
+        await conn.run(deliver)
         if conn is self.conn:  # dropped, not replaced by a new connection
             self._reconnect()
 
@@ -452,8 +461,6 @@ class GbmjApp(App[None]):
         self.notify("连接断开, 重连中…" if zh else "disconnected; reconnecting...", timeout=4)
         for delay in RECONNECT_DELAYS:
             await asyncio.sleep(delay)
-            if self.token is None:  # a "replaced" notice arrived meanwhile: stay away
-                return
             try:
                 await self._connect(*self.address)
                 assert self.conn is not None
@@ -539,10 +546,6 @@ class GbmjApp(App[None]):
             self.notify(f"{tr('awarded', self.lang)}: {name} x{msg.count}", timeout=8)
             self.refresh_inventory()
         elif isinstance(msg, m.Notice | m.Error):
-            if isinstance(msg, m.Notice) and msg.code == "replaced":
-                # Signed in from elsewhere: reconnecting would take the seat back and the
-                # two clients would keep replacing each other.
-                self.token = None
             self.notify(msg.message, severity="warning", markup=False)
 
     def _extended(self, view: TableView, msg: m.TimerExtended) -> None:

@@ -133,6 +133,10 @@ class TableGame:
             self.state = match.start_hand()
             self.decision = None
             self.publish(self.state.events)
+            # The first seating is drawn and seats change between rounds: a fresh
+            # snapshot tells every member who now sits where.
+            for client in list(self.table.members):
+                client.send(self.snapshot(client))
             if not await self.play_hand(self.state):
                 reason = "abandoned"  # all humans gone: the hand is not settled
                 break

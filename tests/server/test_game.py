@@ -97,6 +97,18 @@ async def test_four_clients_play_a_match_to_its_end(connect, server: Server) -> 
     assert {s["seat"]: s["points"] for s in standings} == {p: final[seats[p]] for p in range(4)}
     assert [s["rank"] for s in standings] == sorted(s["rank"] for s in standings)
 
+    # Every hand starts with a fresh snapshot for every member, naming who sits where
+    # (the first seating is drawn at random and seats change between rounds).
+    for i, client in enumerate(clients):
+        snapshots = [m for m in client.seen if m["type"] == "snapshot" and "game" in m]
+        assert len(snapshots) >= 4
+        for snap in snapshots:
+            assert snap["seat"] == seats[i]
+            names = [p["name"] for p in snap["players"]]
+            assert names == [f"player{seats.index(s)}" for s in range(4)], names
+    watched = [m for m in watcher.seen if m["type"] == "snapshot" and "game" in m]
+    assert len(watched) >= 4
+
     # Nobody, spectator included, ever saw another seat's concealed tiles mid-hand.
     for i, client in enumerate(clients):
         assert assert_nothing_hidden(client.seen, seats[i]) > 100
