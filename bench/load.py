@@ -110,6 +110,10 @@ class BotClient:
             elif kind == "hand_result" and self.seat == 0 and stats.measuring:
                 stats.hands += 1
             elif kind == "match_result":
+                # seq starts again with the next match: a discard whose event never came
+                # (the hand ended first) must not pair with a later match's event.
+                for key in [k for k in stats.sent if k[0] == self.table_id]:
+                    del stats.sent[key]
                 await self.send({"type": "ready", "table_id": self.table_id, "ready": True})
 
 
