@@ -332,19 +332,32 @@ class Storage(LedgerMixin):
     ) -> int:
         """Store one finished hand: its result summary and its whole event log."""
         with self._write() as db:
-            cur = db.execute(
-                "INSERT INTO hand (match_id, number, round, hand_number, result, event_log, "
-                "played_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    match_id,
-                    number,
-                    round_,
-                    hand_number,
-                    json.dumps(result, sort_keys=True),
-                    event_log,
-                    time.time(),
-                ),
-            )
+            return self._insert_hand(db, match_id, number, round_, hand_number, result, event_log)
+
+    @staticmethod
+    def _insert_hand(
+        db: sqlite3.Connection,
+        match_id: int,
+        number: int,
+        round_: int,
+        hand_number: int,
+        result: dict[str, Any],
+        event_log: bytes,
+    ) -> int:
+        """The hand's row, inside the caller's transaction; its id."""
+        cur = db.execute(
+            "INSERT INTO hand (match_id, number, round, hand_number, result, event_log, "
+            "played_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                match_id,
+                number,
+                round_,
+                hand_number,
+                json.dumps(result, sort_keys=True),
+                event_log,
+                time.time(),
+            ),
+        )
         assert cur.lastrowid is not None
         return cur.lastrowid
 

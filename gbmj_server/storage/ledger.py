@@ -15,7 +15,6 @@ all, and a hand already recorded (same match and number) is never settled again.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import time
 from collections.abc import Sequence
@@ -108,6 +107,17 @@ class LedgerMixin:
     _db: sqlite3.Connection
 
     def _write(self) -> AbstractContextManager[sqlite3.Connection]: ...  # pragma: no cover
+
+    def _insert_hand(  # Storage's: the hand row inside the caller's transaction
+        self,
+        db: sqlite3.Connection,
+        match_id: int,
+        number: int,
+        round_: int,
+        hand_number: int,
+        result: dict[str, Any],
+        event_log: bytes,
+    ) -> int: ...  # pragma: no cover
 
     # -- wallets -------------------------------------------------------------------
 
@@ -346,21 +356,9 @@ class LedgerMixin:
             ).fetchone()
             if row is not None:
                 return Settlement(row[0], (), None, already=True)
-            cur = db.execute(
-                "INSERT INTO hand (match_id, number, round, hand_number, result, event_log, "
-                "played_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    match_id,
-                    number,
-                    round_,
-                    hand_number,
-                    json.dumps(result, sort_keys=True),
-                    event_log,
-                    time.time(),
-                ),
+            hand_id = self._insert_hand(
+                db, match_id, number, round_, hand_number, result, event_log
             )
-            hand_id = cur.lastrowid
-            assert hand_id is not None
             moved = []
             for p in payments:
                 source, target = self._wallet(db, p.payer), self._wallet(db, p.payee)

@@ -1,4 +1,5 @@
-"""Fixtures: a real server on a loopback port with a real SQLite file in tmp_path."""
+"""Fixtures: a real server on a loopback port with a real SQLite file in tmp_path, and
+one over memory streams on a ``MockClock`` for the timer tests."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ from pathlib import Path
 
 import pytest
 import trio
+import trio.testing
 
+from gbmj_server.game.match import Match
 from gbmj_server.net.server import Server
 from gbmj_server.storage import Storage
 from server.wireclient import WireClient
@@ -49,3 +52,25 @@ def connect(server: Server):
         return client
 
     return open_client
+
+
+# pytest-trio runs a test on a MockClock only when the test itself asks for the clock
+# fixture, so every test using this one names ``mock_clock`` in its arguments too.
+@pytest.fixture
+async def mem(nursery: trio.Nursery, tmp_path: Path, mock_clock: trio.testing.MockClock):
+    storage = Storage(tmp_path / "gbmj.sqlite3")
+    # A match seed that seats player 0 (the lobby's seat 0) East, so it deals first.
+    seed = next(s for n in range(100) if Match(s := b"seed-%d" % n).players[0] == 0)
+    srv = Server(storage, match_seed=seed)
+    srv.lobby.nursery = nursery
+
+    async def connect() -> WireClient:
+        ours, theirs = trio.testing.memory_stream_pair()
+        nursery.start_soon(srv.handle_connection, theirs, "10.0.0.1")
+        client = WireClient(ours)
+        await client.hello()
+        return client
+
+    # A server over memory streams on the mock clock: (server, connect, clock).
+    yield srv, connect, mock_clock
+    storage.close()

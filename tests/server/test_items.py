@@ -4,40 +4,18 @@ streams (the clock moves only when a test jumps it), the tile counter, and refus
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
 import trio
 import trio.testing
 
-from gbmj_server.game.match import Match
 from gbmj_server.net.server import Server
-from gbmj_server.storage import Storage
 from server.wireclient import WireClient, simple_choice
 
 pytestmark = pytest.mark.trio
 
 TIMERS = {"on": True, "first_discard": 30, "turn": 15, "claim_window": 5}
-
-
-@pytest.fixture
-async def mem(nursery: trio.Nursery, tmp_path: Path, mock_clock: trio.testing.MockClock):
-    storage = Storage(tmp_path / "gbmj.sqlite3")
-    # A match seed that seats player 0 (the lobby's seat 0) East, so it deals first.
-    seed = next(s for n in range(100) if Match(s := b"seed-%d" % n).players[0] == 0)
-    srv = Server(storage, match_seed=seed)
-    srv.lobby.nursery = nursery
-
-    async def connect() -> WireClient:
-        ours, theirs = trio.testing.memory_stream_pair()
-        nursery.start_soon(srv.handle_connection, theirs, "10.0.0.1")
-        client = WireClient(ours)
-        await client.hello()
-        return client
-
-    yield srv, connect
-    storage.close()
 
 
 async def solo_table(srv: Server, connect, name: str, **settings: Any) -> tuple[WireClient, int]:
@@ -83,7 +61,7 @@ async def open_prompt(human: WireClient, srv: Server, table_id: int, timers: set
 
 
 async def test_timer_extension_fires_on_a_discard_turn_timeout_only(mem, mock_clock) -> None:
-    srv, connect = mem
+    srv, connect, _ = mem
     clock = mock_clock
     human, table_id = await solo_table(srv, connect, "ext-player", timers=TIMERS)
     me = await account_of(srv, "ext-player")
@@ -137,7 +115,7 @@ async def test_timer_extension_fires_on_a_discard_turn_timeout_only(mem, mock_cl
 
 
 async def test_timer_extension_does_not_fire_without_the_coins(mem, mock_clock) -> None:
-    srv, connect = mem
+    srv, connect, _ = mem
     human, table_id = await solo_table(srv, connect, "poor-player", timers=TIMERS)
     me = await account_of(srv, "poor-player")
     await srv.store.call(srv.store.storage.give_item, me, "timer_extension", 1)
@@ -165,7 +143,7 @@ def counts_from_state(state: Any, seat: int) -> tuple[int, ...]:
 
 
 async def test_the_tile_counter_counts_for_its_user_only(mem, mock_clock) -> None:
-    srv, connect = mem
+    srv, connect, _ = mem
     human, table_id = await solo_table(srv, connect, "counter-player")
     watcher = await connect()
     await watcher.register("watcher")

@@ -7,42 +7,18 @@ clock: see ENGINEERING-NOTES.)
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 import trio
 import trio.testing
 
-from gbmj_server.game.match import Match
 from gbmj_server.net.server import Server
-from gbmj_server.storage import Storage
 from server.wireclient import WireClient
 
 pytestmark = pytest.mark.trio
 
 TIMERS = {"on": True, "first_discard": 30, "turn": 15, "claim_window": 5}
-
-
-# pytest-trio runs a test on a MockClock only when the test itself asks for the clock
-# fixture, so every test here names ``mock_clock`` in its arguments.
-@pytest.fixture
-async def mem(nursery: trio.Nursery, tmp_path: Path, mock_clock: trio.testing.MockClock):
-    storage = Storage(tmp_path / "gbmj.sqlite3")
-    # A match seed that seats player 0 (the lobby's seat 0) East, so it deals first.
-    seed = next(s for n in range(100) if Match(s := b"seed-%d" % n).players[0] == 0)
-    srv = Server(storage, match_seed=seed)
-    srv.lobby.nursery = nursery
-
-    async def connect() -> WireClient:
-        ours, theirs = trio.testing.memory_stream_pair()
-        nursery.start_soon(srv.handle_connection, theirs, "10.0.0.1")
-        client = WireClient(ours)
-        await client.hello()
-        return client
-
-    yield srv, connect, mock_clock
-    storage.close()
 
 
 async def solo_table(srv: Server, connect, **settings: Any) -> tuple[WireClient, int]:
