@@ -1,8 +1,8 @@
 """The architecture's layering, checked by import-linter contracts.
 
-The pure layers (``gbmj_server.rules``, ``gbmj_server.game``) may import only the standard
-library (minus clocks, sockets, threads and databases) and ``protocol``; ``protocol``
-imports nothing from the rest of gbmj.
+The pure layers (``gbmj_server.rules``, ``.game``, ``.bots``, ``.economy``) may import only
+the standard library (minus clocks, sockets, threads and databases) and ``protocol``;
+``protocol`` imports nothing from the rest of gbmj; the client never imports the server.
 """
 
 from __future__ import annotations
@@ -40,7 +40,12 @@ IMPURE = [
 def _contracts() -> str:
     pure = [
         p
-        for p in ("gbmj_server.rules", "gbmj_server.game", "gbmj_server.bots")
+        for p in (
+            "gbmj_server.rules",
+            "gbmj_server.game",
+            "gbmj_server.bots",
+            "gbmj_server.economy",
+        )
         if (ROOT / p.replace(".", "/") / "__init__.py").is_file()
     ]
     return f"""
