@@ -1,9 +1,11 @@
 """Prop items at the table (SPEC §2.6): the timer extension on a ``MockClock`` over memory
-streams (the clock moves only when a test jumps it), the tile counter, and refusals."""
+streams (the clock moves only when a test jumps it), the tile counter, the random item of a win, and refusals."""
 
 from __future__ import annotations
 
+import random
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,7 +13,8 @@ import trio
 import trio.testing
 
 from gbmj_server.net.server import Server
-from server.wireclient import WireClient, simple_choice
+from gbmj_server.storage import Storage
+from server.wireclient import WireClient, play, simple_choice
 
 pytestmark = pytest.mark.trio
 
@@ -185,3 +188,61 @@ async def test_the_tile_counter_counts_for_its_user_only(mem, mock_clock) -> Non
     assert len(updates) > 2
     await watcher.ok("ping")  # everything sent to the watcher before this is in
     assert not any(m["type"] == "tile_counts" for m in watcher.seen)
+
+
+class _AlwaysDrop(random.Random):
+    """Item drops decided by this RNG always happen (chance 0.0 < 20%)."""
+
+    def random(self) -> float:
+        return 0.0
+
+
+async def test_a_win_drops_an_item_to_the_winner_only(tmp_path: Path) -> None:
+    # b"drop-29" deals a first hand that one of four simple players wins.
+    storage = Storage(tmp_path / "gbmj.sqlite3")
+    srv = Server(storage, match_seed=b"drop-29", rng=_AlwaysDrop(1))
+    async with trio.open_nursery() as nursery:  # the server's tasks end before the file closes
+        srv.lobby.nursery = nursery
+
+        async def connect() -> WireClient:
+            ours, theirs = trio.testing.memory_stream_pair()
+            nursery.start_soon(srv.handle_connection, theirs, "10.0.0.2")
+            client = WireClient(ours)
+            await client.hello()
+            return client
+
+        clients = [await connect() for _ in range(4)]
+        for i, client in enumerate(clients):
+            await client.register(f"winner{i}")
+        table_id = await clients[0].create_table(rounds=1)
+        for client in clients[1:]:
+            await client.ok("join_table", table_id=table_id)
+        for i, client in enumerate(clients):
+            await client.ok("sit", table_id=table_id, seat=i)
+        for client in clients:
+            await client.ok("ready", table_id=table_id, ready=True)
+        results: list[list[dict[str, Any]]] = [[] for _ in range(4)]
+
+        async def run(i: int) -> None:
+            results[i] = await play(clients[i], table_id, until="hand_result")
+
+        async with trio.open_nursery() as players:
+            for i in range(4):
+                players.start_soon(run, i)
+        result = results[0][0]
+        assert result["outcome"] == "win"
+        seat_of = [
+            next(m["seat"] for m in c.seen if m["type"] == "snapshot" and "game" in m)
+            for c in clients
+        ]
+        for client, seat in zip(clients, seat_of, strict=True):
+            awarded = [m for m in client.seen if m["type"] == "item_awarded"]
+            slots = (await client.ok("get_inventory"))["slots"]
+            if seat == result["winner"]:
+                assert len(awarded) == 1 and awarded[0]["count"] == 1
+                assert slots == [{"item": awarded[0]["item"], "count": 1}]
+            else:
+                assert awarded == [] and slots == []
+        nursery.cancel_scope.cancel()
+    assert storage.ledger_balanced()
+    storage.close()
