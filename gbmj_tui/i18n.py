@@ -31,6 +31,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "auto_win": ("自动和", "auto-win"),
     "auto_pass": ("自动过", "auto-pass"),
     "spectating": ("观战中", "Spectating"),
+    "waiting_to_start": ("等待开局: 坐满四人, 全员准备 (r)", "Waiting: four seated, all ready (r)"),
     "to_act": ("等待", "To act"),
     "your_turn": ("轮到你出牌", "Your turn"),
     "claim_on": ("打出", "discarded"),

@@ -229,12 +229,15 @@ class TableScreen(Screen[None]):
         lang = self.lang
         dealer = view.seats[view.dealer]
         dice = " ".join(f"{a}+{b}" for a, b in view.dice) or "-"
-        parts = [
-            round_label(view, lang),
-            f"{tr('dealer', lang)}: {wind_name(dealer.wind, lang)} {dealer.name}",
-            f"{tr('wall', lang)} {view.wall_count}",
-            f"{tr('dice', lang)} {dice}",
-        ]
+        if not view.playing and not view.dice:  # no hand dealt yet: the match waits
+            parts = [tr("waiting_to_start", lang)]
+        else:
+            parts = [
+                round_label(view, lang),
+                f"{tr('dealer', lang)}: {wind_name(dealer.wind, lang)} {dealer.name}",
+                f"{tr('wall', lang)} {view.wall_count}",
+                f"{tr('dice', lang)} {dice}",
+            ]
         if view.table_name:
             parts.insert(0, view.table_name)
         if view.me is None:

@@ -140,6 +140,15 @@ def test_spectator_sees_no_hand_and_every_count() -> None:
     assert "[1]" not in text  # no hand row
 
 
+def test_before_the_first_deal_the_status_line_says_the_match_waits() -> None:
+    waiting = replace(sample_view(), playing=False, dice=(), wall_count=0, hand=(), drawn=None)
+    _app, text = _run(waiting, (100, 32), TileStyle.ASCII, "en")
+    assert "Waiting: four seated, all ready" in text.splitlines()[0]
+    assert "round, hand" not in text.splitlines()[0]
+    _app, text = _run(sample_view(), (100, 32), TileStyle.ASCII, "en")
+    assert "round, hand" in text.splitlines()[0]  # a dealt hand shows its round
+
+
 def test_hand_selection_by_arrow_and_number_keys_then_enter_discards() -> None:
     view = turn_prompt(sample_view())  # 10 tiles + drawn 5p; the cursor starts on it
 
