@@ -18,7 +18,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from gbmj_tui.app import GbmjApp, start_local_server
+from gbmj_tui.app import GbmjApp
+from gbmj_tui.local_server import start_local_server
 from gbmj_tui.model import apply_event
 from protocol.tiles import Tile
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,6 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from gbmj_server.net.wire import ProtocolError, WireDecoder, encode  # noqa: E402
+from gbmj_tui.local_server import start_local_server  # noqa: E402
 
 SETTINGS = {
     "name": "bench",
@@ -155,26 +155,8 @@ async def main(tables: int, seconds: float, warmup: float) -> None:
         config = Path(tmp) / "bench.toml"
         config.write_text('bot_delay = 0\nhand_pause = 0\nlog_level = "warning"\n')
         errors = open(Path(tmp) / "server.log", "w+")  # noqa: SIM115
-        server = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "gbmj_server",
-                "--port",
-                "0",
-                "--db",
-                f"{tmp}/bench.sqlite3",
-                "--config",
-                str(config),
-            ],
-            stdout=subprocess.PIPE,
-            stderr=errors,
-            text=True,
-            cwd=ROOT,
-        )
+        server, port = start_local_server(Path(tmp) / "bench.sqlite3", config, stderr=errors)
         try:
-            line = server.stdout.readline()  # type: ignore[union-attr]
-            port = int(line.rsplit(":", 1)[1])
             stats = Stats()
             async with trio.open_nursery() as nursery:
                 ready = trio.Event()

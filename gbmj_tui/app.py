@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import os
 import subprocess
-import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -27,6 +26,7 @@ from textual.message import Message
 from gbmj_tui.config import ClientConfig, data_dir, load_config, parse_address, save_config
 from gbmj_tui.connection import ConnectError, Connection, RequestFailed
 from gbmj_tui.i18n import tr
+from gbmj_tui.local_server import start_local_server
 from gbmj_tui.model import Choice, TableView, seat_player_at, wind_name
 from gbmj_tui.screens.connect import ConnectScreen
 from gbmj_tui.screens.help import HelpScreen
@@ -617,35 +617,6 @@ def _seated(view: TableView, table: m.TableInfo) -> TableView:
 
 
 # -- the command line -----------------------------------------------------------------------
-def start_local_server(
-    db: Path, config: Path | None = None, timeout: float = 20.0
-) -> tuple[subprocess.Popen[str], int]:
-    """Run ``gbmj-server`` on a free loopback port (a separate process: the client never
-    imports the server), with an optional TOML config; returns the process and its port."""
-    db.parent.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, "-m", "gbmj_server", "--host", "127.0.0.1", "--port", "0"]
-    command += ["--db", str(db), "--log-level", "warning"]
-    if config is not None:
-        command += ["--config", str(config)]
-    proc = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        stdin=subprocess.DEVNULL,
-        text=True,
-    )
-    deadline = time.monotonic() + timeout
-    assert proc.stdout is not None
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        if line.startswith("listening on "):
-            return proc, int(line.rsplit(":", 1)[1])
-    proc.kill()
-    raise SystemExit("gbmj: the local server did not start")
-
-
 def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="gbmj", description="Chinese Official Mahjong")
     parser.add_argument("command", nargs="?", choices=("solo",), help="solo: play three bots")

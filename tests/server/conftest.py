@@ -12,7 +12,7 @@ import trio.testing
 from gbmj_server.game.match import Match
 from gbmj_server.net.server import Server
 from gbmj_server.storage import Storage
-from server.wireclient import WireClient
+from server.wireclient import WireClient, memory_connect
 
 
 @pytest.fixture
@@ -64,13 +64,6 @@ async def mem(nursery: trio.Nursery, tmp_path: Path, mock_clock: trio.testing.Mo
     srv = Server(storage, match_seed=seed)
     srv.lobby.nursery = nursery
 
-    async def connect() -> WireClient:
-        ours, theirs = trio.testing.memory_stream_pair()
-        nursery.start_soon(srv.handle_connection, theirs, "10.0.0.1")
-        client = WireClient(ours)
-        await client.hello()
-        return client
-
     # A server over memory streams on the mock clock: (server, connect, clock).
-    yield srv, connect, mock_clock
+    yield srv, memory_connect(srv, nursery), mock_clock
     storage.close()

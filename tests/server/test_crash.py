@@ -7,8 +7,6 @@ from __future__ import annotations
 import random
 import signal
 import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -16,6 +14,7 @@ from typing import Any
 from gbmj_server.economy.stakes import hand_payments
 from gbmj_server.net.wire import WireDecoder, encode
 from gbmj_server.storage import Storage
+from gbmj_tui.local_server import start_local_server
 
 STAKE = 10
 KILLS = 3
@@ -43,28 +42,6 @@ class SyncClient:
 
     def close(self) -> None:
         self.sock.close()
-
-
-def start_server(db: Path, config: Path) -> tuple[subprocess.Popen[str], int]:
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gbmj_server",
-            "--port",
-            "0",
-            "--db",
-            str(db),
-            "--config",
-            str(config),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    line = proc.stdout.readline()  # type: ignore[union-attr]
-    assert line.startswith("listening on "), line
-    return proc, int(line.rsplit(":", 1)[1])
 
 
 def start_match(port: int, name: str) -> SyncClient:
@@ -134,7 +111,7 @@ def test_sigkill_during_stake_matches_leaves_the_books_whole(tmp_path: Path) -> 
     rng = random.Random(0xC0FFEE)
     hands = 0
     for run in range(KILLS):
-        proc, port = start_server(db, config)
+        proc, port = start_local_server(db, config)
         try:
             client = start_match(port, f"crash{run}")
             time.sleep(rng.uniform(0.3, 1.5))  # hands are being settled now
@@ -147,7 +124,7 @@ def test_sigkill_during_stake_matches_leaves_the_books_whole(tmp_path: Path) -> 
         hands = check_books(db)
     assert hands > 0, "no hand was settled before the kills"
     # Restarted on the same file, the server serves again and the books still balance.
-    proc, port = start_server(db, config)
+    proc, port = start_local_server(db, config)
     try:
         client = SyncClient(port)
         profile = client.request("login", name="crash0", password="secret-pw")["profile"]

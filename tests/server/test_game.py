@@ -12,7 +12,7 @@ import trio
 from gbmj_server.game.hand_state import HandState
 from gbmj_server.game.wall import verify_commitment
 from gbmj_server.net.server import Server
-from server.wireclient import Pause, WireClient, play
+from server.wireclient import Pause, WireClient, play, seat_four
 
 pytestmark = pytest.mark.trio
 
@@ -21,21 +21,6 @@ def seat_of(server: Server, table_id: int) -> list[int]:
     """The engine seat of each lobby seat (player) in the running match's first round."""
     match = server.lobby.tables[table_id].game.match
     return [match.seat_of(p) for p in range(4)]
-
-
-async def seat_four(connect, **settings: Any) -> tuple[list[WireClient], int]:
-    """Four registered players in seats 0-3 of a new table, all ready: the match runs."""
-    clients = [await connect() for _ in range(4)]
-    for i, client in enumerate(clients):
-        await client.register(f"player{i}")
-    table_id = await clients[0].create_table(**settings)
-    for client in clients[1:]:
-        await client.ok("join_table", table_id=table_id)
-    for i, client in enumerate(clients):
-        await client.ok("sit", table_id=table_id, seat=i)
-    for client in clients:
-        await client.ok("ready", table_id=table_id, ready=True)
-    return clients, table_id
 
 
 def assert_nothing_hidden(messages: list[dict[str, Any]], me: int | None) -> int:

@@ -15,23 +15,11 @@ import trio.testing
 
 from gbmj_server.net.server import Server
 from gbmj_server.storage import Storage
-from server.wireclient import WireClient, play, simple_choice
+from server.wireclient import WireClient, memory_connect, play, seat_four, simple_choice, solo_table
 
 pytestmark = pytest.mark.trio
 
 TIMERS = {"on": True, "first_discard": 30, "turn": 15, "claim_window": 5}
-
-
-async def solo_table(srv: Server, connect, name: str, **settings: Any) -> tuple[WireClient, int]:
-    """One human in seat 0 (the first dealer) and three bots: the match starts."""
-    human = await connect()
-    await human.register(name)
-    table_id = await human.create_table(**settings)
-    await human.ok("sit", table_id=table_id, seat=0)
-    for seat in (1, 2, 3):
-        await human.ok("add_bot", table_id=table_id, seat=seat, level="normal")
-    await human.ok("ready", table_id=table_id, ready=True)
-    return human, table_id
 
 
 async def account_of(srv: Server, name: str) -> int:
@@ -67,7 +55,7 @@ async def open_prompt(human: WireClient, srv: Server, table_id: int, timers: set
 async def test_timer_extension_fires_on_a_discard_turn_timeout_only(mem, mock_clock) -> None:
     srv, connect, _ = mem
     clock = mock_clock
-    human, table_id = await solo_table(srv, connect, "ext-player", timers=TIMERS)
+    human, table_id = await solo_table(connect, "ext-player", timers=TIMERS)
     me = await account_of(srv, "ext-player")
     game = srv.lobby.tables[table_id].game
     await srv.store.call(srv.store.storage.give_item, me, "timer_extension", 2)
@@ -120,7 +108,7 @@ async def test_timer_extension_fires_on_a_discard_turn_timeout_only(mem, mock_cl
 
 async def test_timer_extension_does_not_fire_without_the_coins(mem, mock_clock) -> None:
     srv, connect, _ = mem
-    human, table_id = await solo_table(srv, connect, "poor-player", timers=TIMERS)
+    human, table_id = await solo_table(connect, "poor-player", timers=TIMERS)
     me = await account_of(srv, "poor-player")
     await srv.store.call(srv.store.storage.give_item, me, "timer_extension", 1)
     await srv.store.call(srv.store.storage.admin_adjust, "poor-player", -(10_000 - 269))
@@ -148,7 +136,7 @@ def counts_from_state(state: Any, seat: int) -> tuple[int, ...]:
 
 async def test_the_tile_counter_counts_for_its_user_only(mem, mock_clock) -> None:
     srv, connect, _ = mem
-    human, table_id = await solo_table(srv, connect, "counter-player")
+    human, table_id = await solo_table(connect, "counter-player")
     watcher = await connect()
     await watcher.register("watcher")
     await watcher.ok("spectate", table_id=table_id)
@@ -205,23 +193,7 @@ async def test_a_win_drops_an_item_to_the_winner_only(tmp_path: Path) -> None:
     async with trio.open_nursery() as nursery:  # the server's tasks end before the file closes
         srv.lobby.nursery = nursery
 
-        async def connect() -> WireClient:
-            ours, theirs = trio.testing.memory_stream_pair()
-            nursery.start_soon(srv.handle_connection, theirs, "10.0.0.2")
-            client = WireClient(ours)
-            await client.hello()
-            return client
-
-        clients = [await connect() for _ in range(4)]
-        for i, client in enumerate(clients):
-            await client.register(f"winner{i}")
-        table_id = await clients[0].create_table(rounds=1)
-        for client in clients[1:]:
-            await client.ok("join_table", table_id=table_id)
-        for i, client in enumerate(clients):
-            await client.ok("sit", table_id=table_id, seat=i)
-        for client in clients:
-            await client.ok("ready", table_id=table_id, ready=True)
+        clients, table_id = await seat_four(memory_connect(srv, nursery), rounds=1)
         results: list[list[dict[str, Any]]] = [[] for _ in range(4)]
 
         async def run(i: int) -> None:

@@ -7,35 +7,21 @@ clock: see ENGINEERING-NOTES.)
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 import trio
 import trio.testing
 
 from gbmj_server.net.server import Server
-from server.wireclient import WireClient
+from server.wireclient import solo_table
 
 pytestmark = pytest.mark.trio
 
 TIMERS = {"on": True, "first_discard": 30, "turn": 15, "claim_window": 5}
 
 
-async def solo_table(srv: Server, connect, **settings: Any) -> tuple[WireClient, int]:
-    """One human in seat 0 (the first dealer) and three bots: the match starts."""
-    human = await connect()
-    await human.register("solo-player")
-    table_id = await human.create_table(timers=TIMERS, **settings)
-    await human.ok("sit", table_id=table_id, seat=0)
-    for seat in (1, 2, 3):
-        await human.ok("add_bot", table_id=table_id, seat=seat, level="normal")
-    await human.ok("ready", table_id=table_id, ready=True)
-    return human, table_id
-
-
 async def test_each_timer_runs_its_length_then_the_server_acts(mem, mock_clock) -> None:
     srv, connect, clock = mem
-    human, table_id = await solo_table(srv, connect)
+    human, table_id = await solo_table(connect, timers=TIMERS)
     game = srv.lobby.tables[table_id].game
     seen: set[str] = set()
     for _ in range(300):
@@ -89,7 +75,7 @@ async def test_timers_off_mean_no_deadline(mem, mock_clock) -> None:
 
 async def test_auto_play_plays_at_once_without_the_clock(mem, mock_clock) -> None:
     srv, connect, _ = mem
-    human, table_id = await solo_table(srv, connect)
+    human, table_id = await solo_table(connect, timers=TIMERS)
     prompt = await human.expect("prompt")
     start = trio.current_time()
     await human.ok("auto_play", table_id=table_id, on=True)
@@ -110,7 +96,7 @@ def human_client(srv: Server):
 
 async def test_a_table_whose_humans_are_gone_ends_its_match(mem, mock_clock) -> None:
     srv, connect, clock = mem
-    human, table_id = await solo_table(srv, connect)
+    human, table_id = await solo_table(connect, timers=TIMERS)
     await human.expect("prompt")
     table = srv.lobby.tables[table_id]
     await human.aclose()

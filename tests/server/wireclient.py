@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 import trio
+import trio.testing
 
 from gbmj_server.net.wire import ProtocolError, WireDecoder, encode
+
+if TYPE_CHECKING:
+    from gbmj_server.net.server import Server
 
 TIMEOUT = 10.0
 
@@ -174,3 +179,50 @@ async def play(
             answered += 1
             if prompts is not None and answered >= prompts:
                 return results
+
+
+def memory_connect(
+    server: Server, nursery: trio.Nursery, address: str = "10.0.0.1"
+) -> Callable[[], Awaitable[WireClient]]:
+    """``await connect()``: a greeted client of ``server`` over an in-memory stream (for
+    tests on a MockClock, which real sockets do not suit)."""
+
+    async def connect() -> WireClient:
+        ours, theirs = trio.testing.memory_stream_pair()
+        nursery.start_soon(server.handle_connection, theirs, address)
+        client = WireClient(ours)
+        await client.hello()
+        return client
+
+    return connect
+
+
+async def seat_four(
+    connect: Callable[[], Awaitable[WireClient]], **settings: Any
+) -> tuple[list[WireClient], int]:
+    """Four registered players in seats 0-3 of a new table, all ready: the match runs."""
+    clients = [await connect() for _ in range(4)]
+    for i, client in enumerate(clients):
+        await client.register(f"player{i}")
+    table_id = await clients[0].create_table(**settings)
+    for client in clients[1:]:
+        await client.ok("join_table", table_id=table_id)
+    for i, client in enumerate(clients):
+        await client.ok("sit", table_id=table_id, seat=i)
+    for client in clients:
+        await client.ok("ready", table_id=table_id, ready=True)
+    return clients, table_id
+
+
+async def solo_table(
+    connect: Callable[[], Awaitable[WireClient]], name: str = "solo-player", **settings: Any
+) -> tuple[WireClient, int]:
+    """One human in seat 0 and three bots, all ready: the match starts."""
+    human = await connect()
+    await human.register(name)
+    table_id = await human.create_table(**settings)
+    await human.ok("sit", table_id=table_id, seat=0)
+    for seat in (1, 2, 3):
+        await human.ok("add_bot", table_id=table_id, seat=seat, level="normal")
+    await human.ok("ready", table_id=table_id, ready=True)
+    return human, table_id

@@ -15,7 +15,8 @@ import pytest
 from textual.widgets import Input
 from tui_harness import screen_text, widget_text
 
-from gbmj_tui.app import GbmjApp, start_local_server
+from gbmj_tui.app import GbmjApp
+from gbmj_tui.local_server import start_local_server
 from gbmj_tui.screens.connect import ConnectScreen
 from gbmj_tui.screens.lobby import LobbyScreen
 from gbmj_tui.screens.result import ResultScreen
