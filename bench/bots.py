@@ -1,13 +1,13 @@
-"""Bot strength and speed: four strong bots, and strong against three baselines.
+"""Bot strength and speed: four hard bots, and hard against three baselines.
 
     uv run python bench/bots.py --hands 200
 
 Prints, one figure a line:
 
-- ``win rate``: the share of hands among four strong bots that end in a win;
+- ``win rate``: the share of hands among four hard bots that end in a win;
 - ``average fan``: the mean fan (flowers included) of those wins;
-- ``strong vs baseline points/hand: M ± H``: one strong bot against three shanten-only
-  baselines, the strong seat rotated through all four seats (hand i puts it in seat
+- ``hard vs baseline points/hand: M ± H``: one hard bot against three shanten-only
+  baselines, the hard seat rotated through all four seats (hand i puts it in seat
   i mod 4); M is its mean points per hand and H the half-width of a 95% confidence
   interval, 1.96 times the standard error of the per-hand points (sample standard
   deviation / sqrt(hands)). Hands are independent (a fresh seeded wall each), so the
@@ -34,7 +34,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=200, help="hands of each run")
     parser.add_argument("--seed", default="bench", help="prefix of the wall seeds")
-    parser.add_argument("--level", default="strong", help="the level measured")
+    parser.add_argument("--level", default="hard", help="the level measured")
     args = parser.parse_args()
 
     times: list[float] = []  # wall clock: what a player waits
@@ -60,7 +60,7 @@ def main() -> None:
         times.append(time.perf_counter() - start)
         return action
 
-    # Four strong bots.
+    # Four hard bots.
     wins = 0
     fans = 0
     bots = [make_bot(args.level, seed) for seed in range(4)]
@@ -71,7 +71,7 @@ def main() -> None:
             wins += 1
             fans += result.score.total
 
-    # One strong bot against three baselines, seats rotated.
+    # One hard bot against three baselines, seats rotated.
     points: list[int] = []
     for i in range(args.hands):
         seat = i % 4
@@ -96,7 +96,7 @@ def main() -> None:
 
     print(f"win rate: {wins / args.hands:.2f}")
     print(f"average fan: {fans / wins if wins else 0:.1f}")
-    print(f"strong vs baseline points/hand: {mean:.1f} ± {half:.1f}")
+    print(f"hard vs baseline points/hand: {mean:.1f} ± {half:.1f}")
     print(f"decision ms p50: {pct(0.5):.2f}")
     print(f"decision ms p99: {pct(0.99):.2f}")
     print(f"decision ms max: {1000 * times[-1]:.2f}")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from protocol.tiles import Tile
+from protocol.vocabulary import TimerClass
 
 # Where a seat sits as seen from the viewer (relative = (seat - viewer) mod 4).
 BOTTOM, RIGHT, TOP, LEFT = 0, 1, 2, 3
@@ -24,10 +25,8 @@ BOTTOM, RIGHT, TOP, LEFT = 0, 1, 2, 3
 WINDS_ZH = "东南西北"
 WINDS_EN = "ESWN"
 
-# Action kinds of docs/vocabulary.md.
-OWN_TURN_KINDS = ("discard", "win", "concealed_kong", "added_kong")
-CLAIM_KINDS = ("win", "pung", "exposed_kong", "chow", "pass")
-TIMERS = ("first_discard", "turn", "claim_window")
+# The timer classes in the order of ``TableView.timer_ms``.
+TIMERS: tuple[TimerClass, ...] = tuple(TimerClass)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +85,7 @@ class PromptView:
     """The legal actions the server offers the viewer now, and the time to answer."""
 
     actions: tuple[Choice, ...]
-    timer: str  # one of TIMERS
+    timer: TimerClass
     ms_left: int
     seq: int = 0
     tile: int | None = None  # the discard (or added-kong tile) on offer, for a claim

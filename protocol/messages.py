@@ -39,36 +39,25 @@ from .schema import (
     record,
     tagged,
 )
+from .vocabulary import (
+    TILE_ACTIONS,
+    ActionKind,
+    BotLevel,
+    Channel,
+    Item,
+    LeaveReason,
+    MeldKind,
+    NoticeCode,
+    Outcome,
+    Phase,
+    TableStatus,
+    TimerClass,
+    WhenBroke,
+)
 
 PROTOCOL_VERSION = 1
 
-# -- the vocabulary (docs/vocabulary.md) ------------------------------------------------
-ACTION_KINDS = (
-    "discard",
-    "win",
-    "concealed_kong",
-    "added_kong",
-    "pung",
-    "exposed_kong",
-    "chow",
-    "pass",
-)
-ACTIONS_WITH_TILE = ("discard", "concealed_kong", "added_kong", "chow")
-ACTIONS_WITHOUT_TILE = tuple(k for k in ACTION_KINDS if k not in ACTIONS_WITH_TILE)
-TIMERS = ("first_discard", "turn", "claim_window")
-MELD_KINDS = ("chow", "pung", "kong")  # gbmj_server.rules.hand.MeldKind values
-PHASES = ("turn", "claim", "ended")  # gbmj_server.game.hand_state.Phase values
-OUTCOMES = ("win", "exhaustive_draw", "escape")  # gbmj_server.game.settlement.Outcome
-
-# -- the product's closed lists ---------------------------------------------------------
-# SPEC §2.6; a new item is one more name here (and one entry in gbmj_server.economy.items)
-ITEMS = ("timer_extension", "tile_counter", "table_sign")
-WHEN_BROKE = ("bot", "pause")  # a player stood up for want of coins: a bot, or wait
-BOT_LEVELS = ("easy", "normal", "hard")
-TABLE_STATUSES = ("waiting", "playing")
-CHANNELS = ("lobby", "table")
-LEAVE_REASONS = ("left", "kicked", "not_enough_coins", "table_closed")
-NOTICES = ("shutdown", "replaced")  # server going down; signed in from elsewhere
+# -- the product's closed lists (protocol.vocabulary) ---------------------------------------
 # Coins per point: 0 (free) and the 1-2-5 series (SPEC §2.2).
 STAKES = (0, *(m * 10**e for e in range(5) for m in (1, 2, 5)))
 MAX_LEVEL = 37
@@ -100,14 +89,14 @@ TABLE_PASSWORD = Str(64)
 TOKEN = Str(128, min_len=16)
 SOFTWARE = Str(64)  # "<name>/<version>" in hello and welcome
 CHAT_TEXT = Str(500)
-ITEM = Choice(ITEMS)
+ITEM = Choice(Item)
 POINTS_PER_SEAT = ListOf(POINTS, 4, 4)
 FAN_COUNT = Tuple((FanId(), Int(1, 8)))  # [fan id, times scored], e.g. two 幺九刻
 DICE = ListOf(Tuple((Int(1, 6), Int(1, 6))), 2, 2)  # two rolls of two dice (seed 003)
 CONCEALED = ListOf(PLAYING_TILE, 14)
 ACTION_RULES = (
-    When("kind", ACTIONS_WITH_TILE, require=("tile",)),
-    When("kind", ACTIONS_WITHOUT_TILE, forbid=("tile",)),
+    When("kind", tuple(k for k in ActionKind if k in TILE_ACTIONS), require=("tile",)),
+    When("kind", tuple(k for k in ActionKind if k not in TILE_ACTIONS), forbid=("tile",)),
 )
 
 
@@ -169,7 +158,7 @@ class ActionChoice(Record):
     """One legal action in a prompt: a kind and, for some kinds, a tile."""
 
     _RULES = ACTION_RULES
-    kind: str = field(Choice(ACTION_KINDS), "action kind (docs/vocabulary.md)")
+    kind: ActionKind = field(Choice(ActionKind), "action kind (docs/vocabulary.md)")
     tile: int | None = field(
         Optional(PLAYING_TILE), "for discard, concealed_kong, added_kong, chow"
     )
@@ -183,7 +172,7 @@ class MeldView(Record):
     """
 
     _RULES = (When("concealed", (True,), forbid=("claimed_tile",)),)
-    kind: str = field(Choice(MELD_KINDS))
+    kind: MeldKind = field(Choice(MeldKind))
     tile: int = field(PLAYING_TILE, "the lowest tile of a chow; the tile of a pung or kong")
     concealed: bool = field(Bool(), "a concealed kong")
     claimed_from: int = field(
@@ -227,8 +216,8 @@ class TableSettings(Record):
     timers: TimerSettings = field(Struct(TimerSettings))
     rounds: int = field(Int(1, 4))
     bots_allowed: bool = field(Bool())
-    when_broke: str | None = field(
-        Optional(Choice(WHEN_BROKE)),
+    when_broke: WhenBroke | None = field(
+        Optional(Choice(WhenBroke)),
         "a player below 100 × stake after a hand is stood up: a bot takes the seat (bot, "
         "the default) or the match waits for a new player (pause)",
     )
@@ -241,7 +230,7 @@ class LobbySeat(Record):
     _RULES = (When("bot", (True,), require=("bot_level", "name")),)
     name: str | None = field(Optional(NAME))
     bot: bool = field(Bool())
-    bot_level: str | None = field(Optional(Choice(BOT_LEVELS)), "for a bot")
+    bot_level: BotLevel | None = field(Optional(Choice(BotLevel)), "for a bot")
     ready: bool = field(Bool())
     level: int | None = field(Optional(LEVEL), "a player's level (SPEC §2.7)")
 
@@ -256,7 +245,7 @@ class TableInfo(Record):
     has_password: bool = field(Bool())
     seats: tuple[LobbySeat, ...] = field(ListOf(Struct(LobbySeat), 4, 4), "seats 0-3")
     spectators: int = field(Int(0, 100_000))
-    status: str = field(Choice(TABLE_STATUSES))
+    status: TableStatus = field(Choice(TableStatus))
 
 
 @record
@@ -299,11 +288,11 @@ class GameView(Record):
     break_stack: int = field(Int(0, 71), "the stack where drawing starts")
     commitment: str = field(Hex(64, 64), "SHA-256 of the wall order and salt")
     wall_remaining: int = field(Int(0, 144))
-    phase: str = field(Choice(PHASES))
+    phase: Phase = field(Choice(Phase))
     to_act: tuple[int, ...] = field(
         ListOf(SEAT, 4), "seats that must act (in a claim window: only the viewer, if asked)"
     )
-    timer: str | None = field(Optional(Choice(TIMERS)), "the running timer's class")
+    timer: TimerClass | None = field(Optional(Choice(TimerClass)), "the running timer's class")
     ms_left: int | None = field(Optional(MS_LEFT), "time left on it; absent when untimed")
     offer: tuple[int, int, bool] | None = field(
         Optional(Tuple((SEAT, PLAYING_TILE, Bool()))),
@@ -327,7 +316,7 @@ class Standing(Record):
 class ItemStack(Record):
     """A stack of one item in the inventory."""
 
-    item: str = field(ITEM)
+    item: Item = field(ITEM)
     count: int = field(Int(1, STACK_LIMIT))
 
 
@@ -335,7 +324,7 @@ class ItemStack(Record):
 class ShopOffer(Record):
     """An item for sale."""
 
-    item: str = field(ITEM)
+    item: Item = field(ITEM)
     price: int = field(COINS, "coins per item")
 
 
@@ -487,7 +476,7 @@ class Escape(EventBody):
 class HandEnd(EventBody):
     """Everything revealed: each seat's concealed tiles and melds, the wall and its salt."""
 
-    outcome: str = field(Choice(OUTCOMES))
+    outcome: Outcome = field(Choice(Outcome))
     concealed: tuple[tuple[int, ...], ...] = field(ListOf(CONCEALED, 4, 4), "of seats 0-3")
     melds: tuple[tuple[MeldView, ...], ...] = field(ListOf(MELDS, 4, 4), "of seats 0-3")
     wall_order: tuple[int, ...] = field(ListOf(TILE, 144, 144))
@@ -517,7 +506,7 @@ class Welcome(Message):
 class Error(Message):
     """A request or frame was refused; ``id`` is the request's if it had one."""
 
-    code: str = field(Choice(tuple(c.value for c in ErrorCode)), "see Error codes")
+    code: ErrorCode = field(Choice(ErrorCode), "see Error codes")
     message: str = field(Str(500), "readable; names the field for a bad message")
 
 
@@ -525,7 +514,7 @@ class Error(Message):
 class Notice(Message):
     """Something the server tells a client unasked (it is going down; a new login)."""
 
-    code: str = field(Choice(NOTICES))
+    code: NoticeCode = field(Choice(NoticeCode))
     message: str = field(Str(500))
 
 
@@ -715,7 +704,7 @@ class AddBot(Message):
 
     table_id: int = field(TABLE_ID)
     seat: int = field(SEAT)
-    level: str = field(Choice(BOT_LEVELS))
+    level: BotLevel = field(Choice(BotLevel))
 
 
 @message("remove_bot", "client", "ok")
@@ -746,7 +735,7 @@ class TableLeft(Message):
     """The client is no longer at the table, and why."""
 
     table_id: int = field(TABLE_ID)
-    reason: str = field(Choice(LEAVE_REASONS))
+    reason: LeaveReason = field(Choice(LeaveReason))
 
 
 @message("auto_play", "client", "ok")
@@ -787,7 +776,7 @@ class Prompt(Message):
     table_id: int = field(TABLE_ID)
     seq: int = field(SEQ, "the table's seq when asked; the action echoes it")
     actions: tuple[ActionChoice, ...] = field(ListOf(Struct(ActionChoice), 64, 1))
-    timer: str = field(Choice(TIMERS))
+    timer: TimerClass = field(Choice(TimerClass))
     ms_left: int | None = field(Optional(MS_LEFT), "absent when the table is untimed")
 
 
@@ -798,7 +787,7 @@ class Action(Message):
     _RULES = ACTION_RULES
     table_id: int = field(TABLE_ID)
     seq: int = field(SEQ, "the prompt's seq; an old one gets error `stale`")
-    kind: str = field(Choice(ACTION_KINDS))
+    kind: ActionKind = field(Choice(ActionKind))
     tile: int | None = field(
         Optional(PLAYING_TILE), "for discard, concealed_kong, added_kong, chow"
     )
@@ -817,7 +806,7 @@ class HandResult(Message):
     table_id: int = field(TABLE_ID)
     round_number: int = field(Int(1, 4))
     hand_number: int = field(Int(1, 4))
-    outcome: str = field(Choice(OUTCOMES))
+    outcome: Outcome = field(Choice(Outcome))
     winner: int | None = field(Optional(SEAT))
     from_seat: int | None = field(Optional(SEAT), "the discarder; absent if self-drawn")
     win_tile: int | None = field(Optional(PLAYING_TILE))
@@ -884,7 +873,7 @@ class Shop(Message):
 class Buy(Message):
     """Buy items for coins; answered by the new inventory."""
 
-    item: str = field(ITEM)
+    item: Item = field(ITEM)
     count: int = field(Int(1, STACK_LIMIT))
 
 
@@ -892,7 +881,7 @@ class Buy(Message):
 class ItemAwarded(Message):
     """A random item for a win (SPEC §2.6)."""
 
-    item: str = field(ITEM)
+    item: Item = field(ITEM)
     count: int = field(Int(1, STACK_LIMIT))
 
 
@@ -973,7 +962,7 @@ class ChatSend(Message):
     """Say something in the lobby or at a table."""
 
     _RULES = CHAT_RULES
-    channel: str = field(Choice(CHANNELS))
+    channel: Channel = field(Choice(Channel))
     table_id: int | None = field(Optional(TABLE_ID), "for the table channel")
     text: str = field(CHAT_TEXT)
 
@@ -983,7 +972,7 @@ class Chat(Message):
     """A chat line; ``sender`` absent for a notice from the server."""
 
     _RULES = CHAT_RULES
-    channel: str = field(Choice(CHANNELS))
+    channel: Channel = field(Choice(Channel))
     table_id: int | None = field(Optional(TABLE_ID))
     sender: str | None = field(Optional(NAME))
     text: str = field(CHAT_TEXT)

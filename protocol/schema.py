@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable, Iterator
+from enum import StrEnum
 from typing import Any, ClassVar, Self, TypeVar
 
 from .errors import ErrorCode, ProtocolError
@@ -169,25 +170,43 @@ class Hex(Spec):
         return f"hex str of {n} digits"
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
 class Choice(Spec):
-    """One of a fixed set of strings (action kinds, item names...) or of integers (stakes)."""
+    """One of a closed list: the members of a ``StrEnum`` of ``protocol.vocabulary``
+    (decoded to the member), or a fixed tuple of integers (stakes)."""
 
-    values: tuple[str, ...] | tuple[int, ...]
+    __slots__ = ("_by_value", "values")
+
+    def __init__(self, values: type[StrEnum] | tuple[int, ...]) -> None:
+        self.values: tuple[Any, ...] = tuple(values)
+        self._by_value: dict[Any, Any] = {v: v for v in self.values}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Choice) and other.values == self.values
+
+    def __hash__(self) -> int:
+        return hash(self.values)
+
+    def __repr__(self) -> str:
+        return f"Choice({self.values!r})"
 
     def decode(self, value: Any, path: str) -> Any:
-        want = type(self.values[0])
-        if type(value) is not want and not (want is str and isinstance(value, str)):
+        want = str if isinstance(self.values[0], str) else int
+        if not isinstance(value, want) or type(value) is bool:
             what = "a string" if want is str else "an integer"
             raise _fail(ErrorCode.WRONG_TYPE, path, f"expected {what}, got {_kind(value)}")
-        if value not in self.values:
+        member = self._by_value.get(value)
+        if member is None:
             shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "…"
             raise _fail(
                 ErrorCode.OUT_OF_RANGE,
                 path,
                 f"{shown} is not one of {', '.join(map(str, self.values))}",
             )
-        return want(value)
+        return member
+
+    def encode(self, value: Any, path: str) -> Any:
+        member = self.decode(value, path)
+        return str(member) if isinstance(member, str) else int(member)
 
     def describe(self) -> str:
         return "one of " + ", ".join(f"`{v}`" for v in self.values)

@@ -4,10 +4,10 @@ A bot is anything with ``choose(view, legal_actions) -> Action``: ``view`` is th
 view from the engine (``HandState.view(seat)``), ``legal_actions`` its legal list (never
 empty when asked). Bots are pure: no I/O, no clock, randomness only from their seed.
 
-Levels: ``baseline`` minimises shanten only (the yardstick); ``easy``, ``normal`` and
-``strong`` follow fan plans (see ``strategy``), ``easy`` with much noise on its choices,
-fewer plans and fewer claims, ``normal`` with a little noise, ``strong`` without.
-``hard`` (the protocol's word) is ``strong``.
+Levels: the protocol's ``BotLevel`` members ``easy``, ``normal`` and ``hard`` follow fan
+plans (see ``strategy``), ``easy`` with much noise on its choices, fewer plans and fewer
+claims, ``normal`` with a little noise, ``hard`` without. ``baseline`` minimises shanten
+only: the yardstick the benchmarks measure the others against, never seated by the server.
 """
 
 from __future__ import annotations
@@ -15,18 +15,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from protocol.vocabulary import BotLevel
+
 from ..game.actions import Action
 from .players import BaselineBot, PlanBot
 from .strategy import Style
 
 STYLES: dict[str, Style] = {
     # Noise on every option's value makes the weaker levels miss good plays now and then.
-    "easy": Style("easy", keep=4, noise=0.5, claim_margin=0.3, caution=0.0),
-    "normal": Style("normal", keep=8, noise=0.1, claim_margin=0.1),
-    "strong": Style("strong"),
+    BotLevel.EASY: Style(BotLevel.EASY, keep=4, noise=0.5, claim_margin=0.3, caution=0.0),
+    BotLevel.NORMAL: Style(BotLevel.NORMAL, keep=8, noise=0.1, claim_margin=0.1),
+    BotLevel.HARD: Style(BotLevel.HARD),
 }
-LEVELS: tuple[str, ...] = ("baseline", "easy", "normal", "strong")
-ALIASES = {"hard": "strong", "simple": "normal"}
+BASELINE = "baseline"
+LEVELS: tuple[str, ...] = (BASELINE, *BotLevel)
 
 
 class Bot(Protocol):
@@ -36,12 +38,11 @@ class Bot(Protocol):
 
 
 def make_bot(level: str = "normal", seed: int = 0) -> Bot:
-    """A bot of ``level`` (one of ``LEVELS``, or ``hard``) drawing randomness from ``seed``.
+    """A bot of ``level`` (one of ``LEVELS``) drawing randomness from ``seed``.
 
     Raises ``ValueError`` for an unknown level.
     """
-    level = ALIASES.get(level, level)
-    if level == "baseline":
+    if level == BASELINE:
         return BaselineBot(seed)
     if level not in STYLES:
         raise ValueError(f"unknown bot level {level!r}; levels: {', '.join(LEVELS)}")

@@ -29,8 +29,9 @@ from itertools import permutations
 from typing import NamedTuple
 
 from protocol.tiles import PLAYING_KINDS
+from protocol.vocabulary import MeldKind
 
-from ..rules.hand import Meld, MeldKind
+from ..rules.hand import Meld
 from ..rules.shanten import (
     honors_knitted_shanten,
     knitted_straight_shanten,

@@ -11,8 +11,10 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from ..game.actions import PASS, WIN, Action, ActionKind
-from ..rules.hand import Meld, MeldKind
+from protocol.vocabulary import ActionKind, MeldKind
+
+from ..game.actions import PASS, WIN, Action
+from ..rules.hand import Meld
 from ..rules.shanten import shape_shanten
 from .position import Counts, Position, position_of
 from .strategy import Caches, Evaluator, Style, with_added_kong, with_meld

@@ -22,9 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from protocol.tiles import Tile
+from protocol.vocabulary import MeldKind
 
 from ..rules.errors import HandError
-from ..rules.hand import Hand, Meld, MeldKind
+from ..rules.hand import Hand, Meld
 from ..rules.scoring import WinContext, score_hand
 from ..rules.waits import concealed_waits
 from .plans import (

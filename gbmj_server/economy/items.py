@@ -2,8 +2,8 @@
 
 How to add an item kind:
 
-1. add its wire name to ``protocol.messages.ITEMS`` (and regenerate docs/protocol.md);
-2. add one ``ItemKind`` entry to ``ITEM_KINDS`` below: its price in the shop (None: not
+1. add its wire name to ``protocol.vocabulary.Item`` (and regenerate docs/protocol.md);
+2. add one ``ItemRule`` entry to ``ITEM_RULES`` below: its price in the shop (None: not
    sold), whether a win may drop it, its stack size;
 3. give it its effect where it acts: the server consumes one with
    ``Storage.use_item(account, kind, payments)`` (one transaction: the item and any coins
@@ -19,38 +19,37 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from protocol.messages import INVENTORY_SLOTS, ITEMS, STACK_LIMIT
+from protocol.messages import INVENTORY_SLOTS, STACK_LIMIT
+from protocol.vocabulary import Item
 
 # The timer extension (定时器): +90 s, 270 coins from the user, 90 to each other seat.
 TIMER_EXTENSION_SECONDS = 90
-TIMER_EXTENSION_COST = 270
-TIMER_EXTENSION_SHARE = 90
+TIMER_EXTENSION_SHARE = 90  # to each other seat: 270 from the user in all
 # The table sign (招牌): a renamed table keeps its name this long.
 TABLE_SIGN_PROTECTION = 3600.0
 DROP_CHANCE = 0.2  # a win drops a random item one time in five
 
 
 @dataclass(frozen=True, slots=True)
-class ItemKind:
+class ItemRule:
     """What the shop, the inventory and the drops need to know of an item."""
 
-    name: str  # the wire name (protocol.messages.ITEMS)
-    name_zh: str
+    name: Item
     price: int | None  # coins in the shop; None: not for sale
     droppable: bool = True  # may come as the random item of a win
     stack: int = STACK_LIMIT  # 1: not stackable
 
 
-ITEM_KINDS: Mapping[str, ItemKind] = {
-    kind.name: kind
-    for kind in (
-        ItemKind("timer_extension", "定时器", price=500),
-        ItemKind("tile_counter", "算牌器", price=800),
-        ItemKind("table_sign", "招牌", price=1000),
+ITEM_RULES: Mapping[Item, ItemRule] = {
+    rule.name: rule
+    for rule in (
+        ItemRule(Item.TIMER_EXTENSION, price=500),
+        ItemRule(Item.TILE_COUNTER, price=800),
+        ItemRule(Item.TABLE_SIGN, price=1000),
     )
 }
-assert set(ITEM_KINDS) == set(ITEMS), "every wire item has a kind, and no other"
-assert all(1 <= k.stack <= STACK_LIMIT for k in ITEM_KINDS.values())
+assert set(ITEM_RULES) == set(Item), "every item has its rule"
+assert all(1 <= k.stack <= STACK_LIMIT for k in ITEM_RULES.values())
 
 SLOTS = INVENTORY_SLOTS
 
@@ -58,9 +57,9 @@ SLOTS = INVENTORY_SLOTS
 def shop_prices(overrides: Mapping[str, int] | None = None) -> dict[str, int]:
     """Item -> price of what the shop sells: the registry's prices with a host's
     ``overrides`` (a price of 0 or less takes the item off the shelf)."""
-    prices = {k.name: k.price for k in ITEM_KINDS.values() if k.price is not None}
+    prices = {k.name: k.price for k in ITEM_RULES.values() if k.price is not None}
     for name, price in (overrides or {}).items():
-        if name not in ITEM_KINDS:
+        if name not in ITEM_RULES:
             raise ValueError(f"unknown item {name!r}")
         if price > 0:
             prices[name] = price
@@ -70,7 +69,7 @@ def shop_prices(overrides: Mapping[str, int] | None = None) -> dict[str, int]:
 
 
 def droppable() -> tuple[str, ...]:
-    return tuple(k.name for k in ITEM_KINDS.values() if k.droppable)
+    return tuple(k.name for k in ITEM_RULES.values() if k.droppable)
 
 
 def roll_drop(chance: float, choice: int) -> str | None:

@@ -3,26 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
 from protocol.tiles import Tile
-
-
-class ActionKind(StrEnum):
-    DISCARD = "discard"
-    WIN = "win"
-    CONCEALED_KONG = "concealed_kong"
-    ADDED_KONG = "added_kong"
-    PUNG = "pung"
-    EXPOSED_KONG = "exposed_kong"
-    CHOW = "chow"
-    PASS = "pass"
-
-
-# The kinds that name a tile: the discard, the kong's tile, the lowest tile of a chow.
-TILE_KINDS = frozenset(
-    {ActionKind.DISCARD, ActionKind.CONCEALED_KONG, ActionKind.ADDED_KONG, ActionKind.CHOW}
-)
+from protocol.vocabulary import TILE_ACTIONS, ActionKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +16,7 @@ class Action:
     tile: Tile | None = None
 
     def __post_init__(self) -> None:
-        if (self.tile is not None) != (self.kind in TILE_KINDS):
+        if (self.tile is not None) != (self.kind in TILE_ACTIONS):
             raise ValueError(f"{self.kind} {'needs' if self.tile is None else 'takes no'} tile")
 
     def __str__(self) -> str:

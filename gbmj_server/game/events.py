@@ -13,6 +13,7 @@ from enum import Enum, IntEnum
 from typing import ClassVar
 
 from protocol.tiles import Tile
+from protocol.vocabulary import EventKind
 
 from ..rules.hand import Meld
 
@@ -68,7 +69,7 @@ class Event:
 
 @dataclass(frozen=True, slots=True)
 class HandStart(Event):
-    kind: ClassVar[str] = "hand_start"
+    kind: ClassVar[EventKind] = EventKind.HAND_START
     round_number: int
     hand_number: int
     dealer: int
@@ -82,7 +83,7 @@ class HandStart(Event):
 
 @dataclass(frozen=True, slots=True)
 class Deal(Event):
-    kind: ClassVar[str] = "deal"
+    kind: ClassVar[EventKind] = EventKind.DEAL
     seat: int
     tiles: tuple[Tile, ...] | None
     count: int
@@ -93,14 +94,14 @@ class Deal(Event):
 
 @dataclass(frozen=True, slots=True)
 class Flower(Event):
-    kind: ClassVar[str] = "flower"
+    kind: ClassVar[EventKind] = EventKind.FLOWER
     seat: int
     tile: Tile
 
 
 @dataclass(frozen=True, slots=True)
 class Draw(Event):
-    kind: ClassVar[str] = "draw"
+    kind: ClassVar[EventKind] = EventKind.DRAW
     seat: int
     tile: Tile | None
     replacement: bool
@@ -118,14 +119,14 @@ _HIDDEN_DRAWS = {(s, r): Draw(s, None, r) for s in range(4) for r in (False, Tru
 
 @dataclass(frozen=True, slots=True)
 class Discard(Event):
-    kind: ClassVar[str] = "discard"
+    kind: ClassVar[EventKind] = EventKind.DISCARD
     seat: int
     tile: Tile
 
 
 @dataclass(frozen=True, slots=True)
 class Chow(Event):
-    kind: ClassVar[str] = "chow"
+    kind: ClassVar[EventKind] = EventKind.CHOW
     seat: int
     tiles: tuple[Tile, ...]
     claimed_tile: Tile
@@ -134,7 +135,7 @@ class Chow(Event):
 
 @dataclass(frozen=True, slots=True)
 class Pung(Event):
-    kind: ClassVar[str] = "pung"
+    kind: ClassVar[EventKind] = EventKind.PUNG
     seat: int
     tiles: tuple[Tile, ...]
     claimed_tile: Tile
@@ -143,7 +144,7 @@ class Pung(Event):
 
 @dataclass(frozen=True, slots=True)
 class ExposedKong(Event):
-    kind: ClassVar[str] = "exposed_kong"
+    kind: ClassVar[EventKind] = EventKind.EXPOSED_KONG
     seat: int
     tiles: tuple[Tile, ...]
     claimed_tile: Tile
@@ -152,7 +153,7 @@ class ExposedKong(Event):
 
 @dataclass(frozen=True, slots=True)
 class ConcealedKong(Event):
-    kind: ClassVar[str] = "concealed_kong"
+    kind: ClassVar[EventKind] = EventKind.CONCEALED_KONG
     seat: int
     tile: Tile | None
 
@@ -168,7 +169,7 @@ _HIDDEN_KONGS = {s: ConcealedKong(s, None) for s in range(4)}
 
 @dataclass(frozen=True, slots=True)
 class AddedKong(Event):
-    kind: ClassVar[str] = "added_kong"
+    kind: ClassVar[EventKind] = EventKind.ADDED_KONG
     seat: int
     tile: Tile
 
@@ -177,7 +178,7 @@ class AddedKong(Event):
 class Win(Event):
     """``fans`` are (fan id, count) pairs as the calculator listed them."""
 
-    kind: ClassVar[str] = "win"
+    kind: ClassVar[EventKind] = EventKind.WIN
     seat: int
     from_seat: int | None
     win_tile: Tile
@@ -188,12 +189,12 @@ class Win(Event):
 
 @dataclass(frozen=True, slots=True)
 class ExhaustiveDraw(Event):
-    kind: ClassVar[str] = "exhaustive_draw"
+    kind: ClassVar[EventKind] = EventKind.EXHAUSTIVE_DRAW
 
 
 @dataclass(frozen=True, slots=True)
 class Escape(Event):
-    kind: ClassVar[str] = "escape"
+    kind: ClassVar[EventKind] = EventKind.ESCAPE
     seat: int
 
 
@@ -201,7 +202,7 @@ class Escape(Event):
 class HandEnd(Event):
     """Everything revealed: each seat's concealed tiles and melds, the wall and salt."""
 
-    kind: ClassVar[str] = "hand_end"
+    kind: ClassVar[EventKind] = EventKind.HAND_END
     outcome: str
     concealed: tuple[tuple[Tile, ...], ...]
     melds: tuple[tuple[Meld, ...], ...]

@@ -24,14 +24,15 @@ from operator import getitem
 from typing import TYPE_CHECKING, NamedTuple
 
 from protocol.tiles import WINDS, Tile
+from protocol.vocabulary import ActionKind, MeldKind, Phase, TimerClass
 
 from ..rules.errors import HandError
-from ..rules.hand import Meld, MeldKind
+from ..rules.hand import Meld
 from ..rules.readiness import may_be_ready
 from ..rules.shapes import is_complete
 from . import actions as A
 from . import events as E
-from .actions import Action, ActionKind
+from .actions import Action
 from .settlement import (
     HandResult,
     Outcome,
@@ -45,18 +46,6 @@ from .wall import DEAL_SIZE, WALL_SIZE, Wall, deal_positions
 
 if TYPE_CHECKING:
     from .views import HandView
-
-
-class Phase(StrEnum):
-    TURN = "turn"  # one seat holds 14 (+ kongs) and must discard or declare
-    CLAIM = "claim"  # a discard (or an added kong's tile) is on offer
-    ENDED = "ended"
-
-
-class TimerClass(StrEnum):
-    FIRST_DISCARD = "first_discard"
-    TURN = "turn"
-    CLAIM_WINDOW = "claim_window"
 
 
 class TurnKind(StrEnum):
@@ -791,4 +780,4 @@ class HandState:
         )
 
 
-__all__ = ["HandState", "IllegalAction", "Phase", "SeatData", "TimerClass", "TurnKind"]
+__all__ = ["HandState", "IllegalAction", "SeatData", "TurnKind"]

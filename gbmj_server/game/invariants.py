@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import random
 
-from ..rules.hand import MeldKind
-from .actions import WIN, ActionKind
+from protocol.vocabulary import ActionKind, MeldKind, Phase
+
+from .actions import WIN
 from .events import SPECTATOR, ConcealedKong, Deal, Draw, Event
-from .hand_state import HandState, Phase, SeatData
+from .hand_state import HandState, SeatData
 from .settlement import ESCAPE_POINTS
 from .views import HandView, SeatView, all_views
 from .wall import WALL_SIZE, Wall

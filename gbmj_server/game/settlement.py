@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 
 from protocol.tiles import Tile
+from protocol.vocabulary import Outcome
 
 from ..rules.errors import HandError
 from ..rules.hand import Hand, Meld
@@ -24,12 +24,6 @@ from ..rules.scoring import Score, WinContext, score_hand
 
 BASE_POINTS = 8
 ESCAPE_POINTS = 10 * BASE_POINTS
-
-
-class Outcome(StrEnum):
-    WIN = "win"
-    EXHAUSTIVE_DRAW = "exhaustive_draw"
-    ESCAPE = "escape"
 
 
 @dataclass(frozen=True, slots=True)

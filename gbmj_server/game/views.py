@@ -14,11 +14,12 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from protocol.tiles import Tile
+from protocol.vocabulary import Phase
 
 from ..rules.hand import Meld
 from .actions import Action
 from .events import SPECTATOR, to_plain
-from .hand_state import HandState, Phase
+from .hand_state import HandState
 
 
 class SeatView(NamedTuple):

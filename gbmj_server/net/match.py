@@ -42,9 +42,9 @@ from gbmj_server.economy.items import (
     roll_drop,
 )
 from gbmj_server.economy.stakes import hand_payments, min_coins
-from gbmj_server.game.actions import Action, ActionKind
+from gbmj_server.game.actions import Action
 from gbmj_server.game.events import SPECTATOR, Event, to_plain
-from gbmj_server.game.hand_state import HandState, IllegalAction, TimerClass
+from gbmj_server.game.hand_state import HandState, IllegalAction
 from gbmj_server.game.match import Match
 from gbmj_server.net.bots import make_bot
 from gbmj_server.net.convert import event_wire, game_view_wire
@@ -53,6 +53,7 @@ from gbmj_server.net.lobby import Seat
 from gbmj_server.net.wire import encode
 from gbmj_server.storage import LedgerError, NoSuchItem, Payment, SeatRecord
 from protocol.tiles import Tile
+from protocol.vocabulary import ActionKind, TimerClass
 
 if TYPE_CHECKING:
     from gbmj_server.net.client import Client

@@ -20,7 +20,7 @@ from typing import Any
 
 import trio
 
-from gbmj_server.cli import ServerConfig
+from gbmj_server.config import ServerConfig
 from gbmj_server.economy.items import TABLE_SIGN_PROTECTION, shop_prices
 from gbmj_server.economy.levels import THRESHOLDS, level_of
 from gbmj_server.economy.stakes import min_coins

@@ -13,17 +13,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from enum import StrEnum
 
 from protocol.tiles import PLAYING_KINDS, Tile
+from protocol.vocabulary import MeldKind
 
 from .errors import HandError
-
-
-class MeldKind(StrEnum):
-    CHOW = "chow"
-    PUNG = "pung"
-    KONG = "kong"
 
 
 @dataclass(frozen=True, slots=True)

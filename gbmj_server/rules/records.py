@@ -10,9 +10,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from protocol.tiles import Tile
+from protocol.vocabulary import MeldKind
 
 from .errors import HandError
-from .hand import Hand, Meld, MeldKind
+from .hand import Hand, Meld
 from .scoring import Score, WinContext, score_hand
 
 _KINDS = {"chow": MeldKind.CHOW, "pung": MeldKind.PUNG, "kong": MeldKind.KONG}

@@ -22,9 +22,10 @@ from operator import mul
 
 from protocol.fans import FAN_BY_ID, Fan
 from protocol.tiles import PLAYING_KINDS, WINDS, Tile
+from protocol.vocabulary import MeldKind
 
 from .errors import HandError
-from .hand import Hand, MeldKind
+from .hand import Hand
 from .shapes import (
     honors_and_knitted,
     is_nine_gates,

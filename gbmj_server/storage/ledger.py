@@ -22,7 +22,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
-from gbmj_server.economy.items import ITEM_KINDS, SLOTS
+from gbmj_server.economy.items import ITEM_RULES, SLOTS
 
 HOUSE_WALLET = 1
 START_COINS = 10_000
@@ -260,7 +260,7 @@ class LedgerMixin:
     def _add_items(self, db: sqlite3.Connection, account_id: int, item: str, count: int) -> None:
         """Fill the item's stacks, then free slots; ``InventoryFull`` if it does not fit
         (the caller's transaction then rolls back)."""
-        stack = ITEM_KINDS[item].stack
+        stack = ITEM_RULES[item].stack
         rows = db.execute(
             "SELECT slot, item, count FROM inventory_item WHERE account_id = ?", (account_id,)
         ).fetchall()
@@ -306,7 +306,7 @@ class LedgerMixin:
     def buy(self, account_id: int, item: str, count: int, price: int) -> list[Slot]:
         """Buy ``count`` items at ``price`` each (coins to the house); the new inventory.
         Too few coins or no room: refused, nothing changes."""
-        if item not in ITEM_KINDS or count <= 0 or price <= 0:
+        if item not in ITEM_RULES or count <= 0 or price <= 0:
             raise LedgerError("no such offer")
         with self._write() as db:
             self._pay_in_full(db, [Payment(account_id, None, price * count, f"buy {item}")])

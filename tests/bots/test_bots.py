@@ -7,10 +7,11 @@ import pytest
 from gbmj_server.bots import LEVELS, make_bot
 from gbmj_server.bots.arena import play_hand
 from gbmj_server.bots.position import position_of
-from gbmj_server.game.actions import PASS, PUNG, WIN, Action, ActionKind, chow, discard
+from gbmj_server.game.actions import PASS, PUNG, WIN, Action, chow, discard
 from gbmj_server.game.hand_state import HandState
 from gbmj_server.game.wall import Wall
 from protocol.tiles import Tile
+from protocol.vocabulary import ActionKind
 
 T = Tile.parse
 
@@ -28,7 +29,7 @@ def choice(level: str, state: HandState, seat: int) -> Action:
 
 
 class Referee:
-    """Wraps every decision: the action must be legal, a strong bot must take every win."""
+    """Wraps every decision: the action must be legal, a hard bot must take every win."""
 
     def __init__(self) -> None:
         self.decisions = 0
@@ -39,8 +40,8 @@ class Referee:
         assert action in legal, f"{bot.level} chose {action}, not in {legal}"
         if WIN in legal:
             self.wins_offered += 1
-            if bot.level == "strong":
-                assert action == WIN, "the strong bot passed a win worth 8 fan"
+            if bot.level == "hard":
+                assert action == WIN, "the hard bot passed a win worth 8 fan"
         self.decisions += 1
         return action
 
@@ -56,17 +57,17 @@ def test_every_level_only_ever_chooses_legal_actions(rotation):
     assert referee.decisions > 100
 
 
-def test_four_strong_bots_take_every_win_they_are_offered_and_mostly_win():
+def test_four_hard_bots_take_every_win_they_are_offered_and_mostly_win():
     referee = Referee()
-    bots = [make_bot("strong", s) for s in range(4)]
+    bots = [make_bot("hard", s) for s in range(4)]
     results = [
-        play_hand(bots, f"strong-{h}".encode(), dealer=h % 4, on_decision=referee).result
+        play_hand(bots, f"hard-{h}".encode(), dealer=h % 4, on_decision=referee).result
         for h in range(8)
     ]
     wins = [r for r in results if r is not None and r.score is not None]
     assert referee.wins_offered >= len(wins)
     assert all(r.score.total_without_flowers >= 8 for r in wins)
-    assert len(wins) >= 4  # four strong bots win most hands (the bench measures how many)
+    assert len(wins) >= 4  # four hard bots win most hands (the bench measures how many)
 
 
 def test_the_same_seed_plays_the_same_hand():
@@ -80,10 +81,9 @@ def test_the_same_seed_plays_the_same_hand():
 # -- the interface --------------------------------------------------------------------
 
 
-def test_make_bot_levels_and_the_protocol_name_hard():
+def test_make_bot_makes_every_level():
     for level in LEVELS:
         assert make_bot(level, 0).level == level
-    assert make_bot("hard", 0).level == "strong"
     with pytest.raises(ValueError):
         make_bot("grandmaster", 0)
 
@@ -126,7 +126,7 @@ def test_every_level_wins_on_a_discard_rather_than_chow(level):
     assert choice(level, state, 1) == WIN
 
 
-def test_the_strong_bot_wins_self_drawn_rather_than_kong():
+def test_the_hard_bot_wins_self_drawn_rather_than_kong():
     state = state_of(
         [
             "1111m 23m 456m 789m 99m",
@@ -137,10 +137,10 @@ def test_the_strong_bot_wins_self_drawn_rather_than_kong():
     )
     legal = state.legal_actions(0)
     assert WIN in legal and any(a.kind is ActionKind.CONCEALED_KONG for a in legal)
-    assert choice("strong", state, 0) == WIN
+    assert choice("hard", state, 0) == WIN
 
 
-def test_the_strong_bot_lets_go_of_the_one_tile_off_its_flush():
+def test_the_hard_bot_lets_go_of_the_one_tile_off_its_flush():
     state = state_of(
         [
             "11p 234p 567p 789p 55p W",
@@ -149,10 +149,10 @@ def test_the_strong_bot_lets_go_of_the_one_tile_off_its_flush():
             "37m 37s 3s CFPEEE S N",
         ]
     )
-    assert choice("strong", state, 0) == discard(T("W"))
+    assert choice("hard", state, 0) == discard(T("W"))
 
 
-def test_the_strong_bot_pungs_into_a_ready_full_flush():
+def test_the_hard_bot_pungs_into_a_ready_full_flush():
     # After 碰 5p and letting 9s go, seat 2 waits on 1p/8p with 清一色 (24 fan).
     hands = [
         "5p 9m 159m 15s EESSWWN",
@@ -163,10 +163,10 @@ def test_the_strong_bot_pungs_into_a_ready_full_flush():
     state = state_of(hands)
     state.apply(0, discard(T("5p")))
     assert PUNG in state.legal_actions(2)
-    assert choice("strong", state, 2) == PUNG
+    assert choice("hard", state, 2) == PUNG
 
 
-def test_the_strong_bot_chows_into_a_ready_pure_straight():
+def test_the_hard_bot_chows_into_a_ready_pure_straight():
     # Chow 7m-8m-9m completes 123m 456m 789m (清龙): seat 1 is ready after one discard.
     hands = [
         "8m 1s 5s 9s EESSWWNN C F",
@@ -177,10 +177,10 @@ def test_the_strong_bot_chows_into_a_ready_pure_straight():
     state = state_of(hands)
     state.apply(0, discard(T("8m")))
     assert chow(T("7m")) in state.legal_actions(1)
-    assert choice("strong", state, 1) == chow(T("7m"))
+    assert choice("hard", state, 1) == chow(T("7m"))
 
 
-def test_the_strong_bot_keeps_a_ready_seven_pairs_rather_than_pung():
+def test_the_hard_bot_keeps_a_ready_seven_pairs_rather_than_pung():
     hands = [
         "1m 5s 8s 9s EESSWWNN C F",
         "11m 44m 77p 99p 22s 55s 3m",
@@ -190,11 +190,11 @@ def test_the_strong_bot_keeps_a_ready_seven_pairs_rather_than_pung():
     state = state_of(hands)
     state.apply(0, discard(T("1m")))
     assert PUNG in state.legal_actions(1)
-    assert choice("strong", state, 1) == PASS
+    assert choice("hard", state, 1) == PASS
 
 
 def test_the_bot_ignores_other_seats_tiles_even_if_a_view_showed_them():
-    bots = [make_bot("strong", s) for s in range(4)]
+    bots = [make_bot("hard", s) for s in range(4)]
     state = HandState(Wall.from_seed(b"peek"))
     for _ in range(30):  # play into the middle of the hand
         seat = state.to_act[0]
@@ -209,6 +209,6 @@ def test_the_bot_ignores_other_seats_tiles_even_if_a_view_showed_them():
     peeking = view._replace(seats=revealed)
     assert any(sv.concealed for sv in peeking.seats if sv.seat != seat)
     assert position_of(peeking) == position_of(view)
-    assert make_bot("strong", 5).choose(peeking, view.legal_actions) == make_bot(
-        "strong", 5
-    ).choose(view, view.legal_actions)
+    assert make_bot("hard", 5).choose(peeking, view.legal_actions) == make_bot("hard", 5).choose(
+        view, view.legal_actions
+    )

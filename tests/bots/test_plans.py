@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from gbmj_server.bots import plans as P
-from gbmj_server.rules.hand import Hand, Meld, MeldKind
+from gbmj_server.rules.hand import Hand, Meld
 from protocol.tiles import Tile
+from protocol.vocabulary import MeldKind
 
 
 def plan(name: str) -> P.Plan:

@@ -38,10 +38,11 @@ def test_a_win_is_offered_exactly_when_the_calculator_allows_it():
     caches) never hide or invent a win: every decision is recomputed from scratch with
     ``shapes.is_complete`` and the calculator."""
     from gbmj_server.game.actions import WIN
-    from gbmj_server.game.hand_state import HandState, Phase, TurnKind
+    from gbmj_server.game.hand_state import HandState, TurnKind
     from gbmj_server.game.settlement import score_win
     from gbmj_server.game.wall import Wall
     from gbmj_server.rules.shapes import is_complete
+    from protocol.vocabulary import Phase
 
     def fresh(state, seat, tile, self_drawn, kong, last):
         counts, melds = state._counts[seat], state._melds[seat]

@@ -7,8 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gbmj_server.rules.errors import HandError
-from gbmj_server.rules.hand import Hand, Meld, MeldKind, parse_tiles
+from gbmj_server.rules.hand import Hand, Meld, parse_tiles
 from protocol.tiles import PLAYING_TILES, Tile
+from protocol.vocabulary import MeldKind
 
 T = Tile.parse
 

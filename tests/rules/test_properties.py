@@ -15,10 +15,11 @@ from dataclasses import dataclass, replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gbmj_server.rules.hand import Hand, Meld, MeldKind
+from gbmj_server.rules.hand import Hand, Meld
 from gbmj_server.rules.scoring import Score, WinContext, score_hand
 from protocol.fans import FAN_BY_ID, FAN_BY_NAME_ZH
 from protocol.tiles import PLAYING_KINDS, WINDS, Tile
+from protocol.vocabulary import MeldKind
 
 ORPHANS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
 HONORS = tuple(range(27, 34))

@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 
 from gbmj_server.rules import shanten as shanten_module
 from gbmj_server.rules.errors import HandError
-from gbmj_server.rules.hand import Hand, Meld, MeldKind
+from gbmj_server.rules.hand import Hand, Meld
 from gbmj_server.rules.shanten import shanten, useful_tiles
 from protocol.tiles import PLAYING_TILES, Tile
+from protocol.vocabulary import MeldKind
 
 WALL = [t for t in PLAYING_TILES for _ in range(4)]
 

@@ -7,11 +7,11 @@ import pytest
 from gbmj_server.game.hand_state import HandState
 from gbmj_server.game.wall import Wall
 from gbmj_server.net.bots import make_bot
-from protocol.messages import BOT_LEVELS
+from protocol.vocabulary import BotLevel
 
 
 def test_table_bots_of_every_level_play_whole_hands_legally() -> None:
-    table = [make_bot(level) for level in (*BOT_LEVELS, "normal")]
+    table = [make_bot(level) for level in (*BotLevel, BotLevel.NORMAL)]
     outcomes = []
     for n in range(12):
         state = HandState(Wall.from_seed(b"bot-%d" % n, dealer=n % 4))

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from gbmj_server.cli import ConfigError, ServerConfig, admin, load_config_file
+from gbmj_server.cli import admin
+from gbmj_server.config import ConfigError, ServerConfig, load_config_file
 from gbmj_server.net.wire import WireDecoder, encode
 from gbmj_server.storage import Storage, hash_password, verify_password
 

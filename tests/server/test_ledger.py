@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from gbmj_server.economy.counter import unseen_counts
-from gbmj_server.economy.items import ITEM_KINDS, roll_drop, shop_prices
+from gbmj_server.economy.items import ITEM_RULES, roll_drop, shop_prices
 from gbmj_server.economy.levels import THRESHOLDS, level_of, threshold
 from gbmj_server.economy.stakes import HOUSE, SeatPayment, hand_payments
 from gbmj_server.game.settlement import escape_points, win_points
-from gbmj_server.rules.hand import Meld, MeldKind
+from gbmj_server.rules.hand import Meld
 from gbmj_server.storage import (
     InventoryFull,
     LedgerError,
@@ -27,6 +27,7 @@ from gbmj_server.storage import (
 )
 from gbmj_server.storage.migrations import MIGRATIONS
 from protocol.tiles import Tile
+from protocol.vocabulary import MeldKind
 
 
 @pytest.fixture
@@ -223,13 +224,13 @@ def test_stake_payments_follow_the_points() -> None:
 
 
 def test_item_registry_and_drops() -> None:
-    assert set(ITEM_KINDS) == {"timer_extension", "tile_counter", "table_sign"}
+    assert set(ITEM_RULES) == {"timer_extension", "tile_counter", "table_sign"}
     prices = shop_prices({"tile_counter": 0, "table_sign": 42})
     assert "tile_counter" not in prices and prices["table_sign"] == 42
     with pytest.raises(ValueError):
         shop_prices({"diamond": 1})
     assert roll_drop(0.2, 0) is None
-    assert {roll_drop(0.1, n) for n in range(3)} == set(ITEM_KINDS)
+    assert {roll_drop(0.1, n) for n in range(3)} == set(ITEM_RULES)
 
 
 def _meld(kind: MeldKind, tile: Tile, **kw: Any) -> Meld:

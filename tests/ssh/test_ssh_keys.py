@@ -10,7 +10,7 @@ import pytest
 import trio
 from server.wireclient import WireClient
 
-from gbmj_server.cli import ConfigError, load_config_file
+from gbmj_server.config import ConfigError, load_config_file
 from gbmj_server.net.server import Server
 from gbmj_server.ssh import keys
 from gbmj_server.ssh.service import load_host_key
