@@ -26,8 +26,8 @@ import gc
 import math
 import time
 
-from gbmj_server.bots import make_bot
-from gbmj_server.bots.arena import play_hand
+from gbmj.bots import make_bot
+from gbmj.bots.arena import play_hand
 
 
 def main() -> None:

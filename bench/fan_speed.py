@@ -13,9 +13,9 @@ import json
 import time
 from pathlib import Path
 
-from gbmj_server.rules.errors import HandError
-from gbmj_server.rules.records import record_input
-from gbmj_server.rules.scoring import score_hand
+from gbmj.rules.errors import HandError
+from gbmj.rules.records import record_input
+from gbmj.rules.scoring import score_hand
 
 
 def main() -> None:

@@ -3,7 +3,7 @@
     uv run python bench/simulate.py --hands 2000 --repeat 3
 
 Plays N complete hands with the random legal policy of
-``gbmj_server.game.invariants.play_random_hand`` (a win taken nine times in ten, a
+``gbmj.game.invariants.play_random_hand`` (a win taken nine times in ten, a
 timeout one step in ten), checks the invariants after every step and replays each hand
 from its plain form, then prints ``hands/s: N`` and the shares of wins and draws.
 ``--no-check`` times the engine alone. The machine is shared: ``--repeat`` runs the same
@@ -18,7 +18,7 @@ import random
 import time
 from collections import Counter
 
-from gbmj_server.game.invariants import play_random_hand
+from gbmj.game.invariants import play_random_hand
 
 
 def run(hands: int, seed: int, check: bool) -> tuple[float, float, Counter[str]]:

@@ -13,7 +13,7 @@ import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from gbmj_server.economy.items import ITEM_RULES
+from gbmj.economy.items import ITEM_RULES
 from gbmj_server.ssh.config import TOML_KEYS as SSH_KEYS
 from gbmj_server.ssh.config import SshSettings, ssh_settings_from
 from gbmj_server.storage import default_db_path

@@ -166,7 +166,7 @@ class ActionChoice(Record):
 
 @record
 class MeldView(Record):
-    """A declared meld (``gbmj_server.rules.hand.Meld``).
+    """A declared meld (``gbmj.rules.hand.Meld``).
 
     In a seat's ``melds`` list, another player's concealed kong is nil: face down.
     """

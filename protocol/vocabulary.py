@@ -113,7 +113,7 @@ class BotLevel(StrEnum):
 
 class Item(StrEnum):
     """The prop items (docs/rules.md §2.6); a new item is one more member here and one
-    entry in ``gbmj_server.economy.items``."""
+    entry in ``gbmj.economy.items``."""
 
     TIMER_EXTENSION = "timer_extension"
     TILE_COUNTER = "tile_counter"

@@ -3,7 +3,7 @@
 A bot is anything with ``choose(view, legal_actions) -> Action``: ``view`` is what its
 seat may see (the engine's per-seat view), ``legal_actions`` the engine's legal list for
 the seat (never empty when asked). The players themselves are the pure bots of
-``gbmj_server.bots``; the server only seeds each from a secure source.
+``gbmj.bots``; the server only seeds each from a secure source.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import secrets
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from gbmj_server import bots
-from gbmj_server.game.actions import Action
+from gbmj import bots
+from gbmj.game.actions import Action
 
 
 class Bot(Protocol):

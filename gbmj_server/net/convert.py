@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gbmj_server.game import events as E
-from gbmj_server.game.hand_state import HandState
+from gbmj.game import events as E
+from gbmj.game.hand_state import HandState
 
 # HandView fields that are not part of the wire GameView: the prompt carries the legal
 # actions, and hand_result/hand_end carry the result and the revealed wall.

@@ -35,17 +35,17 @@ from typing import TYPE_CHECKING, Any
 import msgpack
 import trio
 
-from gbmj_server.economy.counter import unseen_counts
-from gbmj_server.economy.items import (
+from gbmj.economy.counter import unseen_counts
+from gbmj.economy.items import (
     TIMER_EXTENSION_SECONDS,
     TIMER_EXTENSION_SHARE,
     roll_drop,
 )
-from gbmj_server.economy.stakes import hand_payments, min_coins
-from gbmj_server.game.actions import Action
-from gbmj_server.game.events import SPECTATOR, Event, to_plain
-from gbmj_server.game.hand_state import HandState, IllegalAction
-from gbmj_server.game.match import Match
+from gbmj.economy.stakes import hand_payments, min_coins
+from gbmj.game.actions import Action
+from gbmj.game.events import SPECTATOR, Event, to_plain
+from gbmj.game.hand_state import HandState, IllegalAction
+from gbmj.game.match import Match
 from gbmj_server.net.bots import make_bot
 from gbmj_server.net.convert import event_wire, game_view_wire
 from gbmj_server.net.errors import RequestError

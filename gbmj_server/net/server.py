@@ -20,10 +20,10 @@ from typing import Any
 
 import trio
 
+from gbmj.economy.items import TABLE_SIGN_PROTECTION, shop_prices
+from gbmj.economy.levels import THRESHOLDS, level_of
+from gbmj.economy.stakes import min_coins
 from gbmj_server.config import ServerConfig
-from gbmj_server.economy.items import TABLE_SIGN_PROTECTION, shop_prices
-from gbmj_server.economy.levels import THRESHOLDS, level_of
-from gbmj_server.economy.stakes import min_coins
 from gbmj_server.net.client import Client
 from gbmj_server.net.errors import RequestError
 from gbmj_server.net.limits import SlidingWindow

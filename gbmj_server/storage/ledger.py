@@ -22,7 +22,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
-from gbmj_server.economy.items import ITEM_RULES, SLOTS
+from gbmj.economy.items import ITEM_RULES, SLOTS
 
 HOUSE_WALLET = 1
 START_COINS = 10_000

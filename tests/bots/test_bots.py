@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from gbmj_server.bots import LEVELS, make_bot
-from gbmj_server.bots.arena import play_hand
-from gbmj_server.bots.position import position_of
-from gbmj_server.game.actions import PASS, PUNG, WIN, Action, chow, discard
-from gbmj_server.game.hand_state import HandState
-from gbmj_server.game.wall import Wall
+from gbmj.bots import LEVELS, make_bot
+from gbmj.bots.arena import play_hand
+from gbmj.bots.position import position_of
+from gbmj.game.actions import PASS, PUNG, WIN, Action, chow, discard
+from gbmj.game.hand_state import HandState
+from gbmj.game.wall import Wall
 from protocol.tiles import Tile
 from protocol.vocabulary import ActionKind
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gbmj_server.bots import plans as P
-from gbmj_server.rules.hand import Hand, Meld
+from gbmj.bots import plans as P
+from gbmj.rules.hand import Hand, Meld
 from protocol.tiles import Tile
 from protocol.vocabulary import MeldKind
 

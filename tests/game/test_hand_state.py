@@ -4,16 +4,16 @@ from collections import Counter
 
 import pytest
 
-from gbmj_server.game.actions import EXPOSED_KONG, PASS, PUNG, WIN, Action
-from gbmj_server.game.actions import added_kong as added_kong_action
-from gbmj_server.game.actions import chow as chow_action
-from gbmj_server.game.actions import concealed_kong as concealed_kong_action
-from gbmj_server.game.actions import discard as discard_action
-from gbmj_server.game.events import SPECTATOR
-from gbmj_server.game.hand_state import HandState, IllegalAction, TurnKind
-from gbmj_server.game.invariants import check_replay, check_step
-from gbmj_server.game.wall import FULL_SET, Wall
-from gbmj_server.rules.hand import parse_tiles
+from gbmj.game.actions import EXPOSED_KONG, PASS, PUNG, WIN, Action
+from gbmj.game.actions import added_kong as added_kong_action
+from gbmj.game.actions import chow as chow_action
+from gbmj.game.actions import concealed_kong as concealed_kong_action
+from gbmj.game.actions import discard as discard_action
+from gbmj.game.events import SPECTATOR
+from gbmj.game.hand_state import HandState, IllegalAction, TurnKind
+from gbmj.game.invariants import check_replay, check_step
+from gbmj.game.wall import FULL_SET, Wall
+from gbmj.rules.hand import parse_tiles
 from protocol.fans import FAN_BY_NAME_ZH
 from protocol.tiles import Tile
 from protocol.vocabulary import ActionKind, MeldKind, Phase, TimerClass

@@ -2,8 +2,8 @@
 
 import pytest
 
-from gbmj_server.game.hand_state import IllegalAction
-from gbmj_server.game.match import SEAT_CHANGES, Match
+from gbmj.game.hand_state import IllegalAction
+from gbmj.game.match import SEAT_CHANGES, Match
 from protocol.tiles import WINDS, Tile
 
 

@@ -10,7 +10,7 @@ bench/simulate.py runs thousands.
 import random
 from collections import Counter
 
-from gbmj_server.game.invariants import play_random_hand
+from gbmj.game.invariants import play_random_hand
 
 
 def test_random_hands_keep_every_invariant():
@@ -37,11 +37,11 @@ def test_a_win_is_offered_exactly_when_the_calculator_allows_it():
     """The engine's shortcuts (readiness bound, memos shared across hands, per-turn
     caches) never hide or invent a win: every decision is recomputed from scratch with
     ``shapes.is_complete`` and the calculator."""
-    from gbmj_server.game.actions import WIN
-    from gbmj_server.game.hand_state import HandState, TurnKind
-    from gbmj_server.game.settlement import score_win
-    from gbmj_server.game.wall import Wall
-    from gbmj_server.rules.shapes import is_complete
+    from gbmj.game.actions import WIN
+    from gbmj.game.hand_state import HandState, TurnKind
+    from gbmj.game.settlement import score_win
+    from gbmj.game.wall import Wall
+    from gbmj.rules.shapes import is_complete
     from protocol.vocabulary import Phase
 
     def fresh(state, seat, tile, self_drawn, kong, last):

@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from gbmj_server.game.wall import (
+from gbmj.game.wall import (
     DEAL_SIZE,
     FULL_SET,
     Wall,
@@ -14,7 +14,7 @@ from gbmj_server.game.wall import (
     second_roller,
     verify_commitment,
 )
-from gbmj_server.rules.hand import parse_tiles
+from gbmj.rules.hand import parse_tiles
 from protocol.tiles import Tile
 
 

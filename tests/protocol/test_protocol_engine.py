@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import random
 
-from gbmj_server.bots import make_bot
-from gbmj_server.game import events, hand_state, wall
+from gbmj.bots import make_bot
+from gbmj.game import events, hand_state, wall
 from protocol.messages import EVENT_KINDS, ActionChoice, EventBody, GameView, Prompt
 from protocol.vocabulary import BotLevel, EventKind
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from gbmj_server.rules.errors import HandError
-from gbmj_server.rules.hand import Hand
-from gbmj_server.rules.scoring import Score, WinContext, score_hand
+from gbmj.rules.errors import HandError
+from gbmj.rules.hand import Hand
+from gbmj.rules.scoring import Score, WinContext, score_hand
 from protocol.fans import FAN_BY_ID, FAN_BY_NAME_ZH, FANS
 from protocol.tiles import Tile
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gbmj_server.rules.records import score_record
+from gbmj.rules.records import score_record
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "fan-sample.jsonl"
 RECORDS = [json.loads(line) for line in FIXTURES.read_text("utf-8").splitlines() if line.strip()]

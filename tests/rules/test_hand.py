@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gbmj_server.rules.errors import HandError
-from gbmj_server.rules.hand import Hand, Meld, parse_tiles
+from gbmj.rules.errors import HandError
+from gbmj.rules.hand import Hand, Meld, parse_tiles
 from protocol.tiles import PLAYING_TILES, Tile
 from protocol.vocabulary import MeldKind
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass, replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gbmj_server.rules.hand import Hand, Meld
-from gbmj_server.rules.scoring import Score, WinContext, score_hand
+from gbmj.rules.hand import Hand, Meld
+from gbmj.rules.scoring import Score, WinContext, score_hand
 from protocol.fans import FAN_BY_ID, FAN_BY_NAME_ZH
 from protocol.tiles import PLAYING_KINDS, WINDS, Tile
 from protocol.vocabulary import MeldKind

@@ -4,10 +4,10 @@ import json
 import random
 from pathlib import Path
 
-from gbmj_server.rules.errors import HandError
-from gbmj_server.rules.readiness import may_be_ready
-from gbmj_server.rules.records import record_input
-from gbmj_server.rules.shapes import is_complete
+from gbmj.rules.errors import HandError
+from gbmj.rules.readiness import may_be_ready
+from gbmj.rules.records import record_input
+from gbmj.rules.shapes import is_complete
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "fan-sample.jsonl"
 

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gbmj_server.rules import shanten as shanten_module
-from gbmj_server.rules.errors import HandError
-from gbmj_server.rules.hand import Hand, Meld
-from gbmj_server.rules.shanten import shanten, useful_tiles
+from gbmj.rules import shanten as shanten_module
+from gbmj.rules.errors import HandError
+from gbmj.rules.hand import Hand, Meld
+from gbmj.rules.shanten import shanten, useful_tiles
 from protocol.tiles import PLAYING_TILES, Tile
 from protocol.vocabulary import MeldKind
 
@@ -288,7 +288,7 @@ def _optional(module: str, name: str):
 @settings(max_examples=500, deadline=None)
 @given(st.randoms(use_true_random=False))
 def test_complete_exactly_when_shapes_says_so(r: random.Random) -> None:
-    is_complete = _optional("gbmj_server.rules.shapes", "is_complete")
+    is_complete = _optional("gbmj.rules.shapes", "is_complete")
     hand = _near_ready(r) if r.random() < 0.7 else _hand(r.sample(WALL, 13))
     for t in r.sample(PLAYING_TILES, 6):
         if sum(1 for x in hand.all_tiles() if x == t) < 4:
@@ -300,7 +300,7 @@ def test_complete_exactly_when_shapes_says_so(r: random.Random) -> None:
 @settings(max_examples=800, deadline=None)
 @given(st.one_of(near_ready, hands13))
 def test_ready_exactly_when_waits_are_found(hand: Hand) -> None:
-    waits = _optional("gbmj_server.rules.waits", "waits")
+    waits = _optional("gbmj.rules.waits", "waits")
     assert (shanten(hand) == 0) == bool(waits(hand)), str(hand)
     if shanten(hand) == 0:
         assert set(waits(hand)) == set(useful_tiles(hand)), str(hand)

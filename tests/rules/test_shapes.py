@@ -1,4 +1,4 @@
-"""Winning shapes and decompositions (gbmj_server/rules/shapes.py)."""
+"""Winning shapes and decompositions (gbmj/rules/shapes.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from itertools import product
 
 import pytest
 
-from gbmj_server.rules.hand import parse_tiles
-from gbmj_server.rules.shapes import (
+from gbmj.rules.hand import parse_tiles
+from gbmj.rules.shapes import (
     counts_of,
     honors_and_knitted,
     is_complete,

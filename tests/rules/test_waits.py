@@ -1,13 +1,13 @@
-"""Waits (gbmj_server/rules/waits.py)."""
+"""Waits (gbmj/rules/waits.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from gbmj_server.rules.errors import HandError
-from gbmj_server.rules.hand import Hand, parse_tiles
-from gbmj_server.rules.shapes import counts_of, is_complete
-from gbmj_server.rules.waits import waits
+from gbmj.rules.errors import HandError
+from gbmj.rules.hand import Hand, parse_tiles
+from gbmj.rules.shapes import counts_of, is_complete
+from gbmj.rules.waits import waits
 from protocol.tiles import PLAYING_TILES
 
 

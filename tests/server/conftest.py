@@ -9,7 +9,7 @@ import pytest
 import trio
 import trio.testing
 
-from gbmj_server.game.match import Match
+from gbmj.game.match import Match
 from gbmj_server.net.server import Server
 from gbmj_server.storage import Storage
 from server.wireclient import WireClient, memory_connect

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gbmj_server.game.hand_state import HandState
-from gbmj_server.game.wall import Wall
+from gbmj.game.hand_state import HandState
+from gbmj.game.wall import Wall
 from gbmj_server.net.bots import make_bot
 from protocol.vocabulary import BotLevel
 

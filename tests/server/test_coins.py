@@ -10,7 +10,7 @@ import msgpack
 import pytest
 import trio
 
-from gbmj_server.economy.levels import level_of
+from gbmj.economy.levels import level_of
 from gbmj_server.net.server import Server
 from server.wireclient import RACE_ERRORS, WireClient, simple_choice
 

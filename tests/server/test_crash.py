@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gbmj_server.economy.stakes import hand_payments
+from gbmj.economy.stakes import hand_payments
 from gbmj_server.net.wire import WireDecoder, encode
 from gbmj_server.storage import Storage
 from gbmj_tui.local_server import start_local_server

@@ -9,8 +9,8 @@ import msgpack
 import pytest
 import trio
 
-from gbmj_server.game.hand_state import HandState
-from gbmj_server.game.wall import verify_commitment
+from gbmj.game.hand_state import HandState
+from gbmj.game.wall import verify_commitment
 from gbmj_server.net.server import Server
 from server.wireclient import Pause, WireClient, play, seat_four
 

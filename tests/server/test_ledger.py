@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from gbmj_server.economy.counter import unseen_counts
-from gbmj_server.economy.items import ITEM_RULES, roll_drop, shop_prices
-from gbmj_server.economy.levels import THRESHOLDS, level_of, threshold
-from gbmj_server.economy.stakes import HOUSE, SeatPayment, hand_payments
-from gbmj_server.game.settlement import escape_points, win_points
-from gbmj_server.rules.hand import Meld
+from gbmj.economy.counter import unseen_counts
+from gbmj.economy.items import ITEM_RULES, roll_drop, shop_prices
+from gbmj.economy.levels import THRESHOLDS, level_of, threshold
+from gbmj.economy.stakes import HOUSE, SeatPayment, hand_payments
+from gbmj.game.settlement import escape_points, win_points
+from gbmj.rules.hand import Meld
 from gbmj_server.storage import (
     InventoryFull,
     LedgerError,
