@@ -520,8 +520,11 @@ class GbmjApp(App[None]):
                 self._set_view(_seated(view, msg.table))
         elif isinstance(msg, m.TableList) and self.lobby is not None:
             self.lobby.set_tables(msg.tables)
-        elif isinstance(msg, m.TableRemoved) and self.lobby is not None:
-            self.lobby.remove_table(msg.table_id)
+        elif isinstance(msg, m.LobbyUpdate) and self.lobby is not None:
+            for table in msg.tables:
+                self.lobby.update_table(table)
+            for table_id in msg.removed:
+                self.lobby.remove_table(table_id)
         elif isinstance(msg, m.TableLeft) and at_table:
             self.notify(msg.reason, markup=False)
             self._close_table()

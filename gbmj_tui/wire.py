@@ -62,8 +62,8 @@ def from_snapshot(msg: m.Snapshot) -> TableView:
             wind=Tile.E + s,
             score=player.score if player else 0,
             bot=player.bot if player else lobby.bot,
-            connected=player.connected if player else True,
-            auto_play=player.auto_play if player else False,
+            connected=player.presence != "offline" if player else True,
+            auto_play=player.presence == "auto_play" if player else False,
             level=player.level if player else lobby.level,
         )
         if game is not None:

@@ -30,6 +30,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "guest",
             "resume",
             "logout",
+            "change_password",
             "session",
             "profile",
             "get_levels",
@@ -42,9 +43,10 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "Lobby and tables",
         (
             "list_tables",
+            "watch_lobby",
             "table_list",
+            "lobby_update",
             "table_update",
-            "table_removed",
             "create_table",
             "configure_table",
             "join_table",
@@ -69,6 +71,8 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "action",
             "hand_result",
             "match_result",
+            "presence",
+            "timed_out",
             "timer_extended",
         ),
     ),
@@ -86,8 +90,12 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "tile_counts",
         ),
     ),
+    (
+        "History",
+        ("list_matches", "match_list", "get_match", "match_detail", "get_hand", "hand_log"),
+    ),
     ("SSH keys", ("list_ssh_keys", "add_ssh_key", "remove_ssh_key", "ssh_keys")),
-    ("Chat", ("chat_send", "chat")),
+    ("Chat and moderation", ("chat_send", "chat", "mute")),
 )
 
 SENDERS = {"client": "client → server", "server": "server → client", "both": "either way"}

@@ -51,6 +51,14 @@ class ErrorCode(StrEnum):
     ALREADY_ARMED = "already_armed"  # a timer extension is armed already
     GUEST_NOT_ALLOWED = "guest_not_allowed"  # guests play only free tables
     NAME_PROTECTED = "name_protected"  # a table sign protects the table's name
+    SERVER_BUSY = "server_busy"  # the server or this address is at its connection limit
+    BAD_NAME = "bad_name"  # a name the server refuses (look-alike, reserved, invisible)
+    HAND_IN_PROGRESS = "hand_in_progress"  # coins cannot leave a stake table mid-hand
+    KICKED = "kicked"  # the owner kicked this player: no seat here until the next match ends
+    MUTED = "muted"  # the host muted this account
+    NO_SUCH_PLAYER = "no_such_player"
+    NO_SUCH_MATCH = "no_such_match"  # no match or hand by that id, or not one you may read
+    NOT_ENDED = "not_ended"  # the hand or match has not ended yet
     INTERNAL = "internal"  # a bug on the server; the request had no effect
 
 
@@ -61,10 +69,15 @@ class ProtocolError(Exception):
     frame itself). ``str(error)`` is the readable message, suitable for an ``error`` reply.
     """
 
-    def __init__(self, code: ErrorCode, message: str, field: str = "") -> None:
+    def __init__(
+        self, code: ErrorCode, message: str, field: str = "", request_id: int | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.field = field
+        # The ``id`` of the refused request when the frame was a map with a valid one,
+        # so that the ``error`` reply can echo it.
+        self.request_id = request_id
 
     @property
     def message(self) -> str:
@@ -110,5 +123,15 @@ DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.ALREADY_ARMED: "a timer extension is already armed for this match",
     ErrorCode.GUEST_NOT_ALLOWED: "guests hold no coins and play only free tables",
     ErrorCode.NAME_PROTECTED: "the table was renamed with a table sign less than an hour ago",
+    ErrorCode.SERVER_BUSY: "the server, or this address, has as many connections as allowed",
+    ErrorCode.BAD_NAME: "a name the server refuses: a look-alike of a taken name, a reserved "
+    "prefix, invisible or mixed-script characters",
+    ErrorCode.HAND_IN_PROGRESS: "seated at a stake table during a hand, coins cannot leave "
+    "the account (what you may owe stays payable)",
+    ErrorCode.KICKED: "the table's owner kicked you: no seat there until its next match ends",
+    ErrorCode.MUTED: "the host muted this account: its chat lines are not sent",
+    ErrorCode.NO_SUCH_PLAYER: "no account has this name",
+    ErrorCode.NO_SUCH_MATCH: "no match or hand has this id, or it is not one you may read",
+    ErrorCode.NOT_ENDED: "the hand or match has not ended yet",
     ErrorCode.INTERNAL: "a fault on the server; the request had no effect",
 }

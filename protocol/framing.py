@@ -35,7 +35,7 @@ from typing import Any
 import msgpack
 
 from .errors import ErrorCode, ProtocolError
-from .messages import Message
+from .messages import REQUEST_ID_MAX, Message
 
 HEADER_SIZE = 4
 MAX_FRAME = 64 * 1024  # body bytes
@@ -54,6 +54,7 @@ __all__ = [
     "FrameDecoder",
     "decode_body",
     "encode",
+    "encode_map",
 ]
 
 
@@ -130,24 +131,43 @@ def decode_body(body: bytes) -> Message:
     except Exception as err:  # hostile bytes: any failure of the parser is a bad frame
         raise _parse_error(err) from None
     _check_depth(obj)
-    return Message.from_wire(obj)
+    try:
+        return Message.from_wire(obj)
+    except ProtocolError as err:
+        err.request_id = _request_id(obj)
+        raise
 
 
-def encode(message: Message) -> bytes:
+def _request_id(obj: Any) -> int | None:
+    """The ``id`` of a refused map, if it has a valid one (the error reply echoes it)."""
+    if isinstance(obj, dict):
+        value = obj.get("id")
+        if type(value) is int and 0 <= value <= REQUEST_ID_MAX:
+            return value
+    return None
+
+
+def encode(message: Message, *, check: bool = True) -> bytes:
     """One frame for ``message``, checked against the catalog and the frame limit.
 
     Raises ``ProtocolError`` for a message that is not valid: a bug on the sending side
-    never reaches the wire.
+    never reaches the wire. ``check=False`` skips the catalog's checks (not the frame
+    limit): for a sender's hot path whose messages the tests check.
     """
     if not isinstance(message, Message) or message.TAG is None:
         raise ProtocolError(
             ErrorCode.WRONG_TYPE, f"not a protocol message: {type(message).__name__}"
         )
-    body = msgpack.packb(message.to_wire(), use_bin_type=True)
+    return encode_map(message.to_wire(check=check), message.TAG)
+
+
+def encode_map(wire: dict[str, Any], what: str = "message") -> bytes:
+    """One frame for a wire map as it is (built by a trusted sender; no catalog check)."""
+    body = msgpack.packb(wire, use_bin_type=True)
     if len(body) > MAX_FRAME:
         raise ProtocolError(
             ErrorCode.FRAME_TOO_LARGE,
-            f"{message.TAG} message of {len(body)} bytes is over the limit of {MAX_FRAME}",
+            f"{what} message of {len(body)} bytes is over the limit of {MAX_FRAME}",
         )
     return len(body).to_bytes(HEADER_SIZE, "big") + body
 

@@ -46,10 +46,12 @@ from .vocabulary import (
     Channel,
     Item,
     LeaveReason,
+    MatchEnd,
     MeldKind,
     NoticeCode,
     Outcome,
     Phase,
+    Presence,
     TableStatus,
     TimerClass,
     WhenBroke,
@@ -66,7 +68,8 @@ TABLE_PAGE = 60  # tables per table_list: 60 of the largest valid TableInfo fit 
 STACK_LIMIT = 99
 
 # -- field specs used throughout --------------------------------------------------------
-REQUEST_ID = Int(0, 2**32 - 1)
+REQUEST_ID_MAX = 2**32 - 1
+REQUEST_ID = Int(0, REQUEST_ID_MAX)
 SEAT = Int(0, 3)
 RELATIVE_SEAT = Int(0, 3)
 TILE = TileCode()
@@ -74,6 +77,7 @@ PLAYING_TILE = TileCode(0, 33, "playing tile")
 FLOWER = TileCode(34, 41, "flower")
 WIND = TileCode(27, 30, "wind")
 TABLE_ID = Int(1, 2**31 - 1)
+ID = Int(1, 2**53)  # a match or a hand in the history
 SEQ = Int(0, 2**53)
 MS_LEFT = Int(0, 24 * 3600 * 1000)
 COINS = Int(0, 10**15)
@@ -221,6 +225,20 @@ class TableSettings(Record):
         "a player below 100 × stake after a hand is stood up: a bot takes the seat (bot, "
         "the default) or the match waits for a new player (pause)",
     )
+    auto_play_after: int | None = field(
+        Optional(Int(1, 10)),
+        "timeouts in a row after which a seat goes to auto-play by itself (default 2)",
+    )
+    offline_grace: int | None = field(
+        Optional(Int(5, 600)),
+        "timers off: seconds a disconnected player's decision waits before the timeout "
+        "action (default 30)",
+    )
+    public_history: bool | None = field(
+        Optional(Bool()),
+        "a finished match is readable by anyone by its id (default: on for free tables, "
+        "off for stake tables)",
+    )
 
 
 @record
@@ -254,8 +272,7 @@ class PlayerView(Record):
 
     name: str = field(NAME)
     bot: bool = field(Bool())
-    connected: bool = field(Bool())
-    auto_play: bool = field(Bool(), "托管: the server plays for this seat")
+    presence: Presence = field(Choice(Presence), "online, offline, or auto-play (托管)")
     score: int = field(POINTS, "match points so far")
     level: int | None = field(Optional(LEVEL), "a player's level (SPEC §2.7)")
 
@@ -303,13 +320,19 @@ class GameView(Record):
 
 @record
 class Standing(Record):
-    """A seat's result over the match."""
+    """One participant's result over the match: each player and each bot that held a
+    seat, with what they won or lost while they held it (an escaper's 80-point penalty
+    included)."""
 
-    seat: int = field(SEAT)
     name: str = field(NAME)
-    rank: int = field(Int(1, 4))
+    bot: bool = field(Bool())
+    seat: int | None = field(Optional(SEAT), "the seat held at the end; absent if they left")
+    rank: int = field(Int(1, 8), "by points, those who left ranked after those who stayed")
     points: int = field(POINTS)
     coins: int = field(COIN_DELTA, "coins won (or lost, negative) over the match")
+    left: LeaveReason | None = field(
+        Optional(Choice(LeaveReason)), "why they left before the end: escaped (left), stood up"
+    )
 
 
 @record
@@ -326,6 +349,9 @@ class ShopOffer(Record):
 
     item: Item = field(ITEM)
     price: int = field(COINS, "coins per item")
+    use_cost: int | None = field(
+        Optional(COINS), "coins using one costs besides (the timer extension: 270)"
+    )
 
 
 @record
@@ -569,6 +595,14 @@ class Logout(Message):
     """End the session; its token stops working."""
 
 
+@message("change_password", "client", "ok")
+class ChangePassword(Message):
+    """Change the account's password; every other session of the account ends."""
+
+    old: str = field(PASSWORD)
+    new: str = field(PASSWORD)
+
+
 @message("session", "server")
 class Session(Message):
     """Logged in: the token to resume with, and the account."""
@@ -613,10 +647,20 @@ class Leaderboard(Message):
 # -- lobby ------------------------------------------------------------------------------
 @message("list_tables", "client", "table_list")
 class ListTables(Message):
-    """Ask for the table list, a page at a time; while in the lobby, ``table_update`` and
-    ``table_removed`` follow."""
+    """Ask for one page of the table list, once (``watch_lobby`` to follow it)."""
 
     offset: int | None = field(Optional(Int(0, 1_000_000)), "skip this many tables (default 0)")
+
+
+@message("watch_lobby", "client", "table_list")
+class WatchLobby(Message):
+    """Follow the lobby (a page of the table list, the counters, lobby chat) or stop.
+    ``on``: answered with the page, then ``lobby_update`` frames follow, a few a second
+    at most, each with the latest state of what changed on that page. ``off`` (or
+    entering a table) stops them; answered with an empty page."""
+
+    on: bool = field(Bool())
+    offset: int | None = field(Optional(Int(0, 1_000_000)), "the page's first table")
 
 
 @message("table_list", "server")
@@ -625,20 +669,26 @@ class TableList(Message):
 
     tables: tuple[TableInfo, ...] = field(ListOf(Struct(TableInfo), TABLE_PAGE))
     total: int = field(Int(0, 1_000_000), "tables in the lobby")
+    players_online: int | None = field(Optional(Int(0, 10_000_000)), "signed-in players")
+
+
+@message("lobby_update", "server")
+class LobbyUpdate(Message):
+    """What changed on the watched page since the last update: tables new or changed (in
+    their latest state), tables gone from the page, and the counters."""
+
+    tables: tuple[TableInfo, ...] = field(ListOf(Struct(TableInfo), TABLE_PAGE))
+    removed: tuple[int, ...] = field(ListOf(TABLE_ID, TABLE_PAGE), "table ids off the page")
+    total: int = field(Int(0, 1_000_000), "tables in the lobby")
+    players_online: int = field(Int(0, 10_000_000), "signed-in players")
 
 
 @message("table_update", "server")
 class TableUpdate(Message):
-    """A table was created or changed (seats, ready, settings, status, spectators)."""
+    """To the members of a table: the table changed (seats, ready, settings, owner,
+    status, spectators)."""
 
     table: TableInfo = field(Struct(TableInfo))
-
-
-@message("table_removed", "server")
-class TableRemoved(Message):
-    """A table closed."""
-
-    table_id: int = field(TABLE_ID)
 
 
 @message("create_table", "client", "snapshot")
@@ -804,6 +854,7 @@ class HandResult(Message):
         When("outcome", ("win", "exhaustive_draw"), forbid=("escaper",)),
     )
     table_id: int = field(TABLE_ID)
+    hand_id: int | None = field(Optional(ID), "for the replay (``get_hand``)")
     round_number: int = field(Int(1, 4))
     hand_number: int = field(Int(1, 4))
     outcome: Outcome = field(Choice(Outcome))
@@ -828,10 +879,31 @@ class HandResult(Message):
 
 @message("match_result", "server")
 class MatchResult(Message):
-    """The match is over: the standings."""
+    """The match is over: how it ended and the standings of everyone who played."""
 
     table_id: int = field(TABLE_ID)
-    standings: tuple[Standing, ...] = field(ListOf(Struct(Standing), 4, 4), "by rank")
+    match_id: int | None = field(Optional(ID), "for the history (``get_match``)")
+    reason: MatchEnd = field(Choice(MatchEnd))
+    standings: tuple[Standing, ...] = field(ListOf(Struct(Standing), 8, 4), "by rank")
+
+
+@message("presence", "server")
+class PresenceUpdate(Message):
+    """A seat's presence changed: online, offline or auto-play (托管)."""
+
+    table_id: int = field(TABLE_ID)
+    seat: int = field(SEAT, "the seat in the hand (as in events)")
+    presence: Presence = field(Choice(Presence))
+
+
+@message("timed_out", "server")
+class TimedOut(Message):
+    """A seat's clock ran out: the server took the timeout action for it (the events
+    that follow say what it was)."""
+
+    table_id: int = field(TABLE_ID)
+    seat: int = field(SEAT)
+    timeouts: int = field(Int(1, 1000), "in a row for this seat")
 
 
 @message("timer_extended", "server")
@@ -907,6 +979,127 @@ class TileCounts(Message):
     table_id: int = field(TABLE_ID)
     seq: int = field(SEQ, "the table's seq these counts are for")
     counts: tuple[int, ...] = field(ListOf(Int(0, 4), 34, 34), "indexed by tile code 0-33")
+
+
+# -- history ------------------------------------------------------------------------------
+@record
+class MatchSummary(Record):
+    """A match in the history."""
+
+    match_id: int = field(ID)
+    table_name: str = field(TABLE_NAME)
+    started_at: int = field(Int(0, 2**40), "Unix time, seconds")
+    ended_at: int | None = field(Optional(Int(0, 2**40)), "absent while it runs")
+    reason: MatchEnd | None = field(Optional(Choice(MatchEnd)), "absent while it runs")
+    players: tuple[str, ...] = field(ListOf(NAME, 8, 1), "everyone who held a seat")
+    hands: int = field(Int(0, 16), "hands played")
+    public: bool = field(Bool(), "readable by anyone")
+    rank: int | None = field(Optional(Int(1, 8)), "the asking player's, if they played")
+    points: int | None = field(Optional(POINTS), "the asking player's")
+    coins: int | None = field(Optional(COIN_DELTA), "the asking player's")
+
+
+@record
+class HandSummary(Record):
+    """A hand of a match in the history."""
+
+    hand_id: int = field(ID)
+    number: int = field(Int(1, 16), "1-based in the match")
+    round_number: int = field(Int(1, 4))
+    hand_number: int = field(Int(1, 4))
+    outcome: Outcome = field(Choice(Outcome))
+    winner: int | None = field(Optional(SEAT))
+    total: int = field(FAN_TOTAL)
+    points: tuple[int, ...] = field(POINTS_PER_SEAT)
+    players: tuple[str, ...] = field(ListOf(NAME, 4, 4), "who played seats 0-3")
+
+
+@message("list_matches", "client", "match_list")
+class ListMatches(Message):
+    """The matches the player played, newest first, a page at a time."""
+
+    offset: int | None = field(Optional(Int(0, 10_000_000)), "default 0")
+    limit: int | None = field(Optional(Int(1, 50)), "default 20")
+
+
+@message("match_list", "server")
+class MatchList(Message):
+    """A page of the player's matches, newest first."""
+
+    matches: tuple[MatchSummary, ...] = field(ListOf(Struct(MatchSummary), 50))
+    total: int = field(Int(0, 10_000_000))
+
+
+@message("get_match", "client", "match_detail")
+class GetMatch(Message):
+    """One match: yours, or a public one."""
+
+    match_id: int = field(ID)
+
+
+@message("match_detail", "server")
+class MatchDetail(Message):
+    """A match's hands and standings (standings once it has ended)."""
+
+    match: MatchSummary = field(Struct(MatchSummary))
+    hands: tuple[HandSummary, ...] = field(ListOf(Struct(HandSummary), 16))
+    standings: tuple[Standing, ...] | None = field(Optional(ListOf(Struct(Standing), 8, 1)))
+
+
+@message("get_hand", "client", "hand_log")
+class GetHand(Message):
+    """One ended hand's full log (of a match you may read)."""
+
+    hand_id: int = field(ID)
+
+
+@record
+class LoggedAction(Record):
+    """One action of a hand's log: who chose what, and when."""
+
+    _RULES = ACTION_RULES
+    seat: int = field(SEAT)
+    kind: ActionKind = field(Choice(ActionKind))
+    tile: int | None = field(
+        Optional(PLAYING_TILE), "for discard, concealed_kong, added_kong, chow"
+    )
+    ms: int = field(Int(0, 24 * 3600 * 1000), "from the hand's start")
+
+
+@message("hand_log", "server")
+class HandLog(Message):
+    """One ended hand, complete: the wall (order, dice, salt: the commitment is SHA-256 of
+    them, docs/rules.md §1.1) and every action in order. Replaying the actions on the
+    wall with the rules (``gbmj.game.HandState.replay``) gives every deal, draw, claim
+    and the result; ``escape`` ends the log when a player left."""
+
+    hand_id: int = field(ID)
+    match_id: int = field(ID)
+    number: int = field(Int(1, 16))
+    round_number: int = field(Int(1, 4))
+    hand_number: int = field(Int(1, 4))
+    prevailing_wind: int = field(WIND)
+    dealer: int = field(SEAT)
+    dice: tuple[tuple[int, int], ...] = field(DICE)
+    wall_order: tuple[int, ...] = field(ListOf(TILE, 144, 144))
+    salt: str = field(Hex(2, 128))
+    commitment: str = field(Hex(64, 64))
+    players: tuple[str, ...] = field(ListOf(NAME, 4, 4), "who played seats 0-3")
+    actions: tuple[LoggedAction, ...] = field(ListOf(Struct(LoggedAction), 600))
+    escape: int | None = field(Optional(SEAT), "the seat that left, ending the hand")
+    points: tuple[int, ...] = field(POINTS_PER_SEAT)
+    coins: tuple[int, ...] | None = field(Optional(ListOf(COIN_DELTA, 4, 4)), "stake tables")
+
+
+# -- moderation ---------------------------------------------------------------------------
+@message("mute", "client", "ok")
+class Mute(Message):
+    """Stop (or start again) seeing a player's chat. With ``table_id``, the table's owner
+    mutes the player at the table for everyone."""
+
+    name: str = field(NAME)
+    on: bool = field(Bool())
+    table_id: int | None = field(Optional(TABLE_ID))
 
 
 # -- SSH keys (playing over SSH, docs/hosting.md) ------------------------------------------

@@ -24,6 +24,7 @@ __all__ = [
     "EventKind",
     "Item",
     "LeaveReason",
+    "MatchEnd",
     "MeldKind",
     "NoticeCode",
     "Outcome",
@@ -130,6 +131,13 @@ class WhenBroke(StrEnum):
 
     BOT = "bot"
     PAUSE = "pause"
+
+
+class MatchEnd(StrEnum):
+    """How a match ended."""
+
+    FINISHED = "finished"  # every hand was played
+    ABANDONED = "abandoned"  # no human was left at the table, or none came back in time
 
 
 class Channel(StrEnum):

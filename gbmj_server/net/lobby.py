@@ -403,7 +403,15 @@ class Lobby:
         if table.status == PLAYING or table.humans() or table.members:
             return
         if self.tables.pop(table.id, None) is not None:
-            self.broadcast({"type": "table_removed", "table_id": table.id})
+            self.broadcast(
+                {
+                    "type": "lobby_update",
+                    "tables": [],
+                    "removed": [table.id],
+                    "total": len(self.tables),
+                    "players_online": len(self.clients),
+                }
+            )
 
     def start_game(self, table: Table) -> None:
         from gbmj_server.net.match import TableGame

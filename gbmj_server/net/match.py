@@ -455,8 +455,9 @@ class TableGame:
             player = {
                 "name": "-" if held is None else held.name,  # "-": waiting for a player
                 "bot": held is not None and held.is_bot,
-                "connected": held is not None and held.connected,
-                "auto_play": held is not None and held.auto_play,
+                "presence": "online"
+                if held is None or (held.connected and not held.auto_play)
+                else ("offline" if not held.connected else "auto_play"),
                 "score": scores[s],
             }
             if held is not None and held.level is not None:
@@ -623,9 +624,11 @@ class TableGame:
         return {
             "type": "match_result",
             "table_id": self.table.id,
+            "reason": "finished",
             "standings": [
                 {
-                    "seat": p,
+                    "seat": self.match.seat_of(p),
+                    "bot": self.table.seats[p].is_bot,  # type: ignore[union-attr]
                     "name": self.table.seats[p].name,  # type: ignore[union-attr]
                     "rank": 1 + sum(1 for q in range(4) if standings[q] > standings[p]),
                     "points": standings[p],

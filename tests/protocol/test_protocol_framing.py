@@ -288,3 +288,28 @@ def test_the_tile_tables_load_without_msgpack_or_the_catalog() -> None:
         "from protocol import encode, MESSAGE_TYPES; assert 'msgpack' in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_refused_request_names_its_id_so_the_error_can_echo_it() -> None:
+    bad = msgpack.packb({"type": "sit", "id": 77, "table_id": 1, "seat": 9})
+    decoder = FrameDecoder()
+    decoder.receive_data(len(bad).to_bytes(4, "big") + bad)
+    with pytest.raises(ProtocolError) as caught:
+        decoder.next_message()
+    assert caught.value.code == ErrorCode.OUT_OF_RANGE
+    assert caught.value.request_id == 77
+
+
+def test_a_refused_map_without_a_valid_id_names_none() -> None:
+    for body in ({"type": "sit", "id": "x"}, {"type": "nope"}, [1, 2]):
+        raw = msgpack.packb(body)
+        decoder = FrameDecoder()
+        decoder.receive_data(len(raw).to_bytes(4, "big") + raw)
+        with pytest.raises(ProtocolError) as caught:
+            decoder.next_message()
+        assert caught.value.request_id is None
+
+
+def test_unchecked_encoding_gives_the_same_bytes_as_the_checked_one() -> None:
+    for message in MESSAGE_EXAMPLES:
+        assert encode(message, check=False) == encode(message), message.TAG

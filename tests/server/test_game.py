@@ -143,7 +143,8 @@ async def test_disconnect_mid_hand_then_resume_on_another_client(connect, server
         assert snapshot["seat"] == me and "game" in snapshot
         own = snapshot["game"]["seats"][me]
         assert len(own["concealed"]) == own["concealed_count"] >= 1
-        assert snapshot["players"][me]["connected"] and snapshot["players"][me]["name"] == "player1"
+        assert snapshot["players"][me]["presence"] == "online"
+        assert snapshot["players"][me]["name"] == "player1"
         assert_nothing_hidden([snapshot], me)
         pause.event.set()
         pause.event = None

@@ -192,8 +192,8 @@ async def test_tables_live_updates_owner_powers_and_chat(connect) -> None:
 
     await owner.ok("leave_table", table_id=table_id)
     await watcher.ok("leave_table", table_id=table_id)
-    removed = await gina.expect("table_removed")
-    assert removed["table_id"] == table_id
+    removed = await gina.expect("lobby_update", where=lambda u: u["removed"])
+    assert removed["removed"] == [table_id]
 
 
 async def test_a_client_that_does_not_read_is_disconnected(tmp_path) -> None:

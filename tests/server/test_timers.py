@@ -84,7 +84,7 @@ async def test_auto_play_plays_at_once_without_the_clock(mem, mock_clock) -> Non
     assert trio.current_time() == start
     assert result["hand_number"] == 1
     players = srv.lobby.tables[table_id].game.snapshot(human_client(srv))["players"]
-    assert players[0]["auto_play"]
+    assert players[0]["presence"] == "auto_play"
     await human.ok("auto_play", table_id=table_id, on=False)
     later = await human.expect("prompt")
     assert later["seq"] > prompt["seq"]

@@ -30,7 +30,7 @@ def test_snapshot_fills_seats_hand_and_timer() -> None:
     view = _snapshot_view()
     assert view.me == 0 and view.table_id == 7 and view.seq == 57
     assert [s.name for s in view.seats] == ["alice", "bot-1", "carol", "bob"]
-    assert view.seats[1].bot and not view.seats[2].connected and view.seats[2].auto_play
+    assert view.seats[1].bot and view.seats[1].auto_play and not view.seats[2].connected
     assert view.drawn == T.W and T.W not in view.hand and len(view.hand) == 10
     assert view.hand == tuple(sorted(view.hand))
     assert view.seats[3].melds == (MeldView("kong", None, concealed=True),)
