@@ -25,7 +25,6 @@ import fcntl
 import functools
 import logging
 import os
-import re
 import secrets
 import signal
 import struct
@@ -42,6 +41,7 @@ from typing import Any, TypeVar
 
 import asyncssh
 
+from gbmj_server.names import Refused, check_password, normalise_name
 from gbmj_server.ssh import keys
 from gbmj_server.ssh.config import SshSettings
 from gbmj_server.storage import Account, NameTaken, Storage, hash_password, verify_password
@@ -53,9 +53,6 @@ HOST_KEY_NAME = "ssh_host_ed25519_key"
 FAILED_WINDOW = 60.0  # seconds over which failed passwords are counted per address
 STOP_GRACE = 3.0  # seconds a client gets to exit after SIGTERM before SIGKILL
 READ_SIZE = 65536
-# The same rules as the game server's ``register`` (gbmj_server.net.server).
-NAME_RE = re.compile(r"^[\w\-.]{2,20}$")
-MIN_PASSWORD = 6
 # The child makes the pty its controlling terminal (so the kernel sends it SIGWINCH on a
 # resize and SIGHUP when the SSH side closes), then becomes the client.
 LAUNCH = (
@@ -273,17 +270,19 @@ class AuthServer(asyncssh.SSHServer):
             # As slow as a wrong password for a real account: timing tells no names.
             await service.hashing(verify_password, _dummy_hash(), password)
             return False
-        if not NAME_RE.match(username) or username.lower().startswith(("guest", "bot")):
-            return False
-        if len(password) < MIN_PASSWORD:
+        try:
+            name = normalise_name(username)
+            check_password(password)
+        except Refused as refused:
+            log.info("ssh: no account for %r: %s", username, refused.reason)
             return False
         password_hash = await service.hashing(hash_password, password)
         assert service.storage is not None
         try:
-            self.account = await service.db(service.storage.create_account, username, password_hash)
+            self.account = await service.db(service.storage.create_account, name, password_hash)
         except NameTaken:
             return False
-        log.info("ssh: registered %r from %s", username, self.address)
+        log.info("ssh: registered %r from %s", name, self.address)
         return True
 
     async def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:

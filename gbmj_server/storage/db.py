@@ -25,6 +25,7 @@ from typing import Any
 
 import platformdirs
 
+from gbmj_server.names import name_skeleton
 from gbmj_server.storage.ledger import LedgerMixin
 from gbmj_server.storage.migrations import MIGRATIONS, SCHEMA_VERSION
 
@@ -37,7 +38,7 @@ class StorageError(Exception):
 
 
 class NameTaken(StorageError):
-    """An account with that name (case-insensitively) exists."""
+    """An account with that name (case-insensitively) or a look-alike of it exists."""
 
 
 class AccountKind(StrEnum):
@@ -130,6 +131,8 @@ class Storage(LedgerMixin):
         self._db.execute("PRAGMA journal_mode = WAL")
         self._db.execute("PRAGMA foreign_keys = ON")
         self._db.execute("PRAGMA synchronous = NORMAL")  # durable enough under WAL
+        # Migration 4 fills the skeletons of the accounts that exist (gbmj_server.names).
+        self._db.create_function("name_skeleton", 1, name_skeleton, deterministic=True)
         self._migrate()
 
     def close(self) -> None:
@@ -187,20 +190,22 @@ class Storage(LedgerMixin):
     # -- accounts ---------------------------------------------------------------
 
     def create_account(self, name: str, password_hash: str) -> Account:
-        """A new player account; ``NameTaken`` if the name is in use (any case)."""
+        """A new player account; ``NameTaken`` if the name is in use (any case) or
+        looks like one in use (the same ``name_skeleton``)."""
         return self._insert_account(name, AccountKind.PLAYER, password_hash)
 
     def create_guest(self, name: str) -> Account:
-        """A guest account: no password, resumable only through its session token."""
+        """A guest account: no password, resumable only through its session token;
+        ``NameTaken`` as for ``create_account``."""
         return self._insert_account(name, AccountKind.GUEST, None)
 
     def _insert_account(self, name: str, kind: AccountKind, password_hash: str | None) -> Account:
         try:
             with self._write() as db:
                 cur = db.execute(
-                    "INSERT INTO account (name, kind, password_hash, created_at) "
-                    "VALUES (?, ?, ?, ?)",
-                    (name, kind.value, password_hash, time.time()),
+                    "INSERT INTO account (name, skeleton, kind, password_hash, created_at) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (name, name_skeleton(name), kind.value, password_hash, time.time()),
                 )
                 account_id = cur.lastrowid
                 if kind is AccountKind.PLAYER:  # guests hold no coins

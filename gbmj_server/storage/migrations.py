@@ -12,6 +12,12 @@ slot, item, count) and ``account.rating``. Players that existed before it get th
 10,000 starting coins from the house in the same migration.
 
 Migration 3 holds the SSH public keys players add to their accounts (``ssh_key``).
+
+Migration 4 adds ``account.skeleton``, the look-alike key of the name
+(``gbmj_server.names.name_skeleton``, given to SQLite as the function ``name_skeleton``),
+unique, so no new name can pass for an existing one. Accounts that already shared a
+skeleton keep their names: the oldest holds the key, the later ones none (a unique index
+allows many NULLs), so only new names are refused.
 """
 
 from __future__ import annotations
@@ -114,6 +120,13 @@ MIGRATIONS: tuple[str, ...] = (
         added_at    REAL NOT NULL,
         PRIMARY KEY (account_id, fingerprint)
     );
+    """,
+    # 4: the names' look-alike keys (gbmj_server.names), one account per key.
+    """
+    ALTER TABLE account ADD COLUMN skeleton TEXT;
+    UPDATE account SET skeleton = name_skeleton(name)
+        WHERE id IN (SELECT min(id) FROM account GROUP BY name_skeleton(name));
+    CREATE UNIQUE INDEX account_skeleton ON account(skeleton);
     """,
 )
 
