@@ -713,7 +713,7 @@ def _wait_fans(w: _Win, c_chows: list[int], pair: int, f: list[int]) -> None:
 
 
 def _score_knitted(
-    w: _Win, straight: tuple[int, ...], chows: tuple[int, ...], pungs: tuple[int, ...], pair_t: int
+    w: _Win, chows: tuple[int, ...], pungs: tuple[int, ...], pair_t: int
 ) -> list[int]:
     """组合龙 + one set + a pair."""
     f = [0] * _TABLE_SIZE
@@ -761,11 +761,10 @@ def _score_knitted(
             f[SELF_DRAWN] = 0
         else:
             f[CONCEALED_HAND] = 1
-    if ctx.win_tile not in straight:
-        if w.meld_chows or w.meld_pungs:
-            f[SINGLE_WAIT] = 1
-        else:
-            _wait_fans(w, [_SP[c] for c in chows], pair, f)
+    # The competition ruling (docs/rules.md §1.4): the winning tile may be read as a tile
+    # of the straight and as the edge, closed or single wait of the set and pair at once,
+    # so the wait fans are judged on the set and pair whether or not it is in the straight.
+    _wait_fans(w, [_SP[c] for c in chows], pair, f)
     _exclude(f)
     return f
 
@@ -914,7 +913,7 @@ def score_hand(hand: Hand, context: WinContext) -> Score:
     if best is None and n_melds <= 1:
         for split in knitted_straight_splits(counts):
             r = split.rest
-            f = _score_knitted(w, split.straight, r.chows, r.pungs, r.pair)
+            f = _score_knitted(w, r.chows, r.pungs, r.pair)
             if best is None or _points(f) > _points(best):
                 best = f
     if best is None and n_melds == 0 and is_nine_gates(counts, win_tile):
