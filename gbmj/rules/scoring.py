@@ -17,6 +17,7 @@ Fan ids are those of ``protocol/fans.json``; names and points come from there.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import mul
 
@@ -27,6 +28,7 @@ from protocol.vocabulary import MeldKind
 from .errors import HandError
 from .hand import Hand
 from .shapes import (
+    Decomposition,
     honors_and_knitted,
     is_nine_gates,
     is_seven_pairs,
@@ -922,7 +924,7 @@ def score_hand(hand: Hand, context: WinContext) -> Score:
         best_points = _points(best)
 
     if best is None or seven_pairs:
-        decomps = regular_decompositions(counts)
+        decomps: Sequence[Decomposition] = regular_decompositions(counts)
         if len(decomps) > 1:
             decomps = sorted(decomps, key=_search_order)
         for d in decomps:
@@ -943,7 +945,7 @@ def score_hand(hand: Hand, context: WinContext) -> Score:
     return Score(tuple(fans), best_points + context.flowers, best_points)
 
 
-def _search_order(d) -> tuple[tuple[int, int], ...]:
+def _search_order(d: Decomposition) -> tuple[tuple[int, int], ...]:
     """Sets sorted by first tile, pung before chow: the order a depth-first search
     meets the decompositions in (used only to break ties the same way every time)."""
     return tuple(sorted([(t, 0) for t in d.pungs] + [(t, 1) for t in d.chows]))
