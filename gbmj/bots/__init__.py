@@ -13,11 +13,12 @@ only: the yardstick the benchmarks measure the others against, never seated by t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from protocol.vocabulary import BotLevel
 
 from ..game.actions import Action
+from ..game.views import HandView
 from .players import BaselineBot, PlanBot
 from .strategy import Style
 
@@ -34,7 +35,7 @@ LEVELS: tuple[str, ...] = (BASELINE, *BotLevel)
 class Bot(Protocol):
     level: str
 
-    def choose(self, view: Any, legal_actions: Sequence[Action]) -> Action: ...
+    def choose(self, view: HandView, legal_actions: Sequence[Action]) -> Action: ...
 
 
 def make_bot(level: str = "normal", seed: int = 0) -> Bot:

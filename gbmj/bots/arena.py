@@ -8,22 +8,27 @@ call to a bot, so a caller can time decisions or check them without the arena kn
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from protocol.tiles import WINDS
 
 from ..game.actions import Action
 from ..game.hand_state import HandState
+from ..game.views import HandView
 from ..game.wall import Wall
 
-Decide = Callable[[object, object, tuple[Action, ...]], Action]
+if TYPE_CHECKING:
+    from . import Bot
+
+Decide = Callable[["Bot", HandView, tuple[Action, ...]], Action]
 
 
-def _ask(bot, view, legal: tuple[Action, ...]) -> Action:
+def _ask(bot: Bot, view: HandView, legal: tuple[Action, ...]) -> Action:
     return bot.choose(view, legal)
 
 
 def play_hand(
-    bots: Sequence,
+    bots: Sequence[Bot],
     seed: bytes,
     *,
     dealer: int = 0,

@@ -154,17 +154,21 @@ def _catalog() -> tuple[Plan, ...]:
 PLANS: tuple[Plan, ...] = _catalog()
 
 
+# Melds as plain ints (kind, tile, concealed, added), one tuple per meld.
+MeldKey = tuple[tuple[int, int, int, int], ...]
+
+
 class MeldInfo(NamedTuple):
     """What the plans need to know of a seat's melds, computed once per meld set."""
 
-    count: int
+    size: int  # how many melds (``count`` would hide the tuple's own method)
     sets: tuple[tuple[int, int], ...]  # (CHOW | PUNG, tile) for each meld
     tiles: frozenset[int]
     any_chow: bool
     exposed: bool  # any meld other than a concealed kong
     # The melds as plain ints (kind, tile, concealed, added): a cache key the garbage
     # collector need not track, unlike ``Meld`` values.
-    key: tuple[tuple[int, int, int, int], ...]
+    key: MeldKey
 
 
 _KIND_CODE = {MeldKind.CHOW: 0, MeldKind.PUNG: 1, MeldKind.KONG: 2}
@@ -209,9 +213,9 @@ def reach(plan: Plan, counts: tuple[int, ...], melds: MeldInfo) -> Reach:
     """How far ``counts`` (concealed) with ``melds`` is from ``plan`` (``DEAD``: impossible)."""
     kind = plan.kind
     if kind == GENERIC:
-        return (regular_shanten(list(counts), melds.count), ())
+        return (regular_shanten(list(counts), melds.size), ())
     if plan.concealed_only:
-        if melds.count:
+        if melds.size:
             return DEAD
         if kind == PAIRS:
             return (6 - min(7, sum(c >> 1 for c in counts)), ())
@@ -219,9 +223,9 @@ def reach(plan: Plan, counts: tuple[int, ...], melds: MeldInfo) -> Reach:
             return (honors_knitted_shanten(list(counts)), ())
         return (thirteen_orphans_shanten(list(counts)), ())
     if kind == KNITTED_STRAIGHT:
-        if melds.count > 1:
+        if melds.size > 1:
             return DEAD
-        return (knitted_straight_shanten(list(counts), melds.count, 99), ())
+        return (knitted_straight_shanten(list(counts), melds.size, 99), ())
     mask = plan.mask
     if kind in (FILTER, PUNGS):
         if not melds.tiles <= mask or (kind == PUNGS and melds.any_chow):
@@ -231,8 +235,8 @@ def reach(plan: Plan, counts: tuple[int, ...], melds: MeldInfo) -> Reach:
         # may be the discard): the count of sets and partials alone would miss that.
         outside = _outside(counts, kept, melds)
         if kind == FILTER:
-            return (max(regular_shanten(kept, melds.count), outside), ())
-        return (max(_pung_distance(kept, melds.count), outside), ())
+            return (max(regular_shanten(kept, melds.size), outside), ())
+        return (max(_pung_distance(kept, melds.size), outside), ())
     # A core of sets (three, or two dragon pungs): the rest is read as the other sets.
     core = list(plan.core)
     free = 0
@@ -259,7 +263,7 @@ def _outside(counts: Sequence[int], kept: Sequence[int], melds: MeldInfo) -> int
     """Draws needed just to replace the tiles a filter leaves out (14 tiles: one less)."""
     held = sum(counts)
     outside = held - sum(kept)
-    return outside - 1 if held + 3 * melds.count == 14 else outside
+    return outside - 1 if held + 3 * melds.size == 14 else outside
 
 
 def reach_bound(plan: Plan, counts: tuple[int, ...], melds: MeldInfo) -> int:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
 
 from protocol.vocabulary import ActionKind, MeldKind
 
-from ..game.actions import PASS, WIN, Action
+from ..game.actions import PASS, WIN, Action, tile_of
+from ..game.views import HandView
 from ..rules.hand import Meld
 from ..rules.shanten import shape_shanten
 from .position import Counts, Position, position_of
@@ -41,9 +41,9 @@ def claimed_meld(pos: Position, action: Action) -> tuple[Counts, Meld]:
     rel = (pos.seat - discarder) % 4
     kind = action.kind
     if kind is ActionKind.CHOW:
-        lo = int(action.tile)  # type: ignore[arg-type]
+        lo = int(tile_of(action))
         used = [x for x in (lo, lo + 1, lo + 2) if x != t]
-        meld = Meld(MeldKind.CHOW, action.tile, claimed_from=rel, claimed_tile=t)  # type: ignore[arg-type]
+        meld = Meld(MeldKind.CHOW, tile_of(action), claimed_from=rel, claimed_tile=t)
         return _minus(pos.counts, *used), meld
     if kind is ActionKind.PUNG:
         return _minus(pos.counts, t, t), Meld(MeldKind.PUNG, t, claimed_from=rel, claimed_tile=t)
@@ -74,7 +74,7 @@ class BaselineBot:
     def __init__(self, seed: int = 0) -> None:
         self.rng = random.Random(seed)
 
-    def choose(self, view: Any, legal_actions: Sequence[Action]) -> Action:
+    def choose(self, view: HandView, legal_actions: Sequence[Action]) -> Action:
         kinds = _by_kind(legal_actions)
         if ActionKind.WIN in kinds:
             return WIN
@@ -85,17 +85,17 @@ class BaselineBot:
             best: tuple[int, int] | None = None
             choice = kinds[ActionKind.DISCARD][0]
             for a in kinds[ActionKind.DISCARD]:
-                t = int(a.tile)  # type: ignore[arg-type]
+                t = int(tile_of(a))
                 key = (shape_shanten(list(_minus(counts, t)), n), _isolation(t, counts))
                 if best is None or key < best:
                     best, choice = key, a
             assert best is not None
             for a in kinds.get(ActionKind.CONCEALED_KONG, ()):
-                t = int(a.tile)  # type: ignore[arg-type]
+                t = int(tile_of(a))
                 if shape_shanten(list(_minus(counts, t, t, t, t)), n + 1) <= best[0]:
                     return a
             for a in kinds.get(ActionKind.ADDED_KONG, ()):
-                if shape_shanten(list(_minus(counts, int(a.tile))), n) <= best[0]:  # type: ignore[arg-type]
+                if shape_shanten(list(_minus(counts, int(tile_of(a)))), n) <= best[0]:
                     return a
             return choice
         now = shape_shanten(list(counts), n)
@@ -117,7 +117,7 @@ class PlanBot:
         self.rng = random.Random(seed)
         self.caches = Caches()
 
-    def choose(self, view: Any, legal_actions: Sequence[Action]) -> Action:
+    def choose(self, view: HandView, legal_actions: Sequence[Action]) -> Action:
         kinds = _by_kind(legal_actions)
         if ActionKind.WIN in kinds:
             return WIN  # the engine lists only wins of 8 fan: never pass one
@@ -128,19 +128,19 @@ class PlanBot:
         return self._claim(pos, ev, kinds)
 
     def _turn(self, pos: Position, ev: Evaluator, kinds: dict[ActionKind, list[Action]]) -> Action:
-        discards = {int(a.tile): a for a in kinds[ActionKind.DISCARD]}  # type: ignore[arg-type]
+        discards = {int(tile_of(a)): a for a in kinds[ActionKind.DISCARD]}
         tile, value, _ = ev.best_discard(pos.counts, pos.melds, list(discards))
         choice, best = discards[tile], value
         # A kong keeps the hand and draws a tile more: take it unless it spoils the plan.
         for a in kinds.get(ActionKind.CONCEALED_KONG, ()):
-            t = int(a.tile)  # type: ignore[arg-type]
+            t = int(tile_of(a))
             rest = _minus(pos.counts, t, t, t, t)
-            melds = with_meld(pos.melds, Meld(MeldKind.KONG, a.tile, concealed=True))  # type: ignore[arg-type]
+            melds = with_meld(pos.melds, Meld(MeldKind.KONG, tile_of(a), concealed=True))
             v, _ = ev.hand_value(rest, melds, ev.select(rest, melds))
             if v * 1.05 >= best:
                 choice, best = a, v * 1.05
         for a in kinds.get(ActionKind.ADDED_KONG, ()):
-            t = int(a.tile)  # type: ignore[arg-type]
+            t = int(tile_of(a))
             rest = _minus(pos.counts, t)
             melds = with_added_kong(pos.melds, t)
             v, _ = ev.hand_value(rest, melds, ev.select(rest, melds))

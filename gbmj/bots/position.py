@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from protocol.tiles import PLAYING_KINDS, Tile
 
+from ..game.views import HandView
 from ..rules.hand import Meld
 
 Counts = tuple[int, ...]
@@ -53,7 +54,7 @@ class Position:
         return self.wall_remaining // 4
 
 
-def position_of(view) -> Position:
+def position_of(view: HandView) -> Position:
     """The ``Position`` of the seat that owns ``view`` (an engine ``HandView``)."""
     seat = view.viewer
     me = view.seats[seat]

@@ -36,6 +36,7 @@ from .plans import (
     PLANS,
     PUNGS,
     MeldInfo,
+    MeldKey,
     Plan,
     Reach,
     meld_info,
@@ -85,7 +86,7 @@ class Caches:
     """
 
     def __init__(self) -> None:
-        self.waits: dict[tuple, tuple[tuple[int, int, int], ...]] = {}
+        self.waits: dict[tuple[Counts, MeldKey, int, int], tuple[tuple[int, int, int], ...]] = {}
 
     def trim(self) -> None:
         if len(self.waits) > _WAITS_LIMIT:
@@ -103,7 +104,7 @@ class Evaluator:
         self.unseen = pos.unseen
         self.value_tiles = {31, 32, 33, int(pos.seat_wind), int(pos.prevailing_wind)}
         self.double_wind = int(pos.seat_wind) if pos.seat_wind == pos.prevailing_wind else -1
-        self.reaches: dict[tuple, Reach] = {}
+        self.reaches: dict[tuple[int, Counts, MeldKey], Reach] = {}
         caches.trim()
 
     # -- the parts ------------------------------------------------------------------------

@@ -8,12 +8,15 @@ seat's own view, so the counter can never tell more than the seat may see.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..game.views import HandView
 
 PLAYING_TILES = 34
 
 
-def unseen_counts(view: Any) -> tuple[int, ...]:
+def unseen_counts(view: HandView) -> tuple[int, ...]:
     """Unseen copies of tiles 0-33 for ``view.viewer`` (an engine ``HandView``)."""
     seen = [0] * PLAYING_TILES
     for seat in view.seats:

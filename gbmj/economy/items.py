@@ -57,7 +57,7 @@ SLOTS = INVENTORY_SLOTS
 def shop_prices(overrides: Mapping[str, int] | None = None) -> dict[str, int]:
     """Item -> price of what the shop sells: the registry's prices with a host's
     ``overrides`` (a price of 0 or less takes the item off the shelf)."""
-    prices = {k.name: k.price for k in ITEM_RULES.values() if k.price is not None}
+    prices: dict[str, int] = {k.name: k.price for k in ITEM_RULES.values() if k.price is not None}
     for name, price in (overrides or {}).items():
         if name not in ITEM_RULES:
             raise ValueError(f"unknown item {name!r}")

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from protocol.tiles import Tile
 from protocol.vocabulary import TILE_ACTIONS, ActionKind
+
+if TYPE_CHECKING:
+    from .events import Plain
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,15 +27,17 @@ class Action:
     def __str__(self) -> str:
         return self.kind.value if self.tile is None else f"{self.kind.value} {self.tile}"
 
-    def to_dict(self) -> dict:
-        d: dict = {"kind": self.kind.value}
+    def to_dict(self) -> dict[str, Plain]:
+        d: dict[str, Plain] = {"kind": self.kind.value}
         if self.tile is not None:
             d["tile"] = int(self.tile)
         return d
 
     @classmethod
-    def from_dict(cls, data: dict) -> Action:
+    def from_dict(cls, data: Mapping[str, object]) -> Action:
         kind, tile = data["kind"], data.get("tile")
+        if not isinstance(kind, str) or not (tile is None or isinstance(tile, int)):
+            raise ValueError(f"no action has kind {kind!r} and tile {tile!r}")
         key = (kind, tile)
         if cls is Action and type(kind) is str and (tile is None or type(tile) is int):
             known = _BY_PLAIN.get(key)
@@ -82,3 +89,11 @@ WIN = _shared(ActionKind.WIN)
 PASS = _shared(ActionKind.PASS)
 PUNG = _shared(ActionKind.PUNG)
 EXPOSED_KONG = _shared(ActionKind.EXPOSED_KONG)
+
+
+def tile_of(action: Action) -> Tile:
+    """The tile of an action that names one (discard, chow, kongs)."""
+    tile = action.tile
+    if tile is None:
+        raise ValueError(f"{action.kind} names no tile")
+    return tile

@@ -8,9 +8,10 @@ keeps a count). ``event.to_dict()`` is plain data (ints, strs, lists) for the wi
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum, IntEnum
-from typing import ClassVar
+from typing import ClassVar, TypeAlias
 
 from protocol.tiles import Tile
 from protocol.vocabulary import EventKind
@@ -21,14 +22,18 @@ SPECTATOR = -1
 """The viewer who sits nowhere: sees only what the table shows in public."""
 
 
-def to_plain(value: object) -> object:
+# Plain data: what ``to_dict`` gives and the wire and the logs carry.
+Plain: TypeAlias = "bool | int | str | list[Plain] | dict[str, Plain] | None"
+
+
+def to_plain(value: object) -> Plain:
     """Ints, strs, bools, None, lists and dicts only: tiles become codes, bytes hex."""
     if value is None or isinstance(value, bool):
         return value
     if isinstance(value, IntEnum):
         return int(value)
     if isinstance(value, Enum):
-        return value.value
+        return to_plain(value.value)
     if isinstance(value, int | str):
         return value
     if isinstance(value, bytes):
@@ -43,14 +48,54 @@ def to_plain(value: object) -> object:
             "added": value.added,
         }
     if hasattr(value, "_asdict"):  # a named tuple (views)
-        return {k: to_plain(v) for k, v in value._asdict().items()}
+        return plain_fields(value)
     if isinstance(value, tuple | list):
         return [to_plain(v) for v in value]
     if isinstance(value, dict):
         return {str(k): to_plain(v) for k, v in value.items()}
     if dataclasses.is_dataclass(value):
-        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return plain_fields(value)
     raise TypeError(f"no plain form for {value!r}")
+
+
+def plain_int(data: Mapping[str, Plain], key: str) -> int:
+    """``data[key]``, which must be an int (``ValueError`` if not)."""
+    value = data[key]
+    if not isinstance(value, int):
+        raise ValueError(f"{key} must be an integer, not {value!r}")
+    return value
+
+
+def plain_str(data: Mapping[str, Plain], key: str) -> str:
+    """``data[key]``, which must be a str (``ValueError`` if not)."""
+    value = data[key]
+    if not isinstance(value, str):
+        raise ValueError(f"{key} must be a string, not {value!r}")
+    return value
+
+
+def plain_list(value: Plain, what: str) -> list[Plain] | tuple[Plain, ...]:
+    """``value``, which must be a list (a tuple too: plain data read back may hold them)."""
+    if not isinstance(value, list | tuple):
+        raise ValueError(f"{what} must be a list, not {value!r}")
+    return value
+
+
+def plain_dict(value: Plain, what: str) -> dict[str, Plain]:
+    """``value``, which must be a dict (``ValueError`` if not)."""
+    if not isinstance(value, dict):
+        raise ValueError(f"{what} must be a mapping, not {value!r}")
+    return value
+
+
+def plain_fields(value: object) -> dict[str, Plain]:
+    """The fields of a named tuple or a dataclass instance in plain form, by name."""
+    asdict = getattr(value, "_asdict", None)
+    if asdict is not None:
+        return {k: to_plain(v) for k, v in asdict().items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    raise TypeError(f"{value!r} has no fields")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +106,9 @@ class Event:
         """This event as ``viewer`` may see it (public events are the same for all)."""
         return self
 
-    def to_dict(self) -> dict:
-        d = {"kind": self.kind}
-        d.update(to_plain(self))  # type: ignore[arg-type]
+    def to_dict(self) -> dict[str, Plain]:
+        d: dict[str, Plain] = {"kind": self.kind}
+        d.update(plain_fields(self))
         return d
 
 

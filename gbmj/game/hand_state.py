@@ -17,35 +17,29 @@ exhaustive draw or an escape.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from itertools import chain, compress
 from operator import getitem
 from typing import TYPE_CHECKING, NamedTuple
 
 from protocol.tiles import WINDS, Tile
-from protocol.vocabulary import ActionKind, MeldKind, Phase, TimerClass
+from protocol.vocabulary import ActionKind, MeldKind, Outcome, Phase, TimerClass
 
 from ..rules.errors import HandError
 from ..rules.hand import Meld
 from ..rules.readiness import may_be_ready
+from ..rules.scoring import Score, WinContext
 from ..rules.shapes import is_complete
 from . import actions as A
 from . import events as E
 from .actions import Action
-from .settlement import (
-    HandResult,
-    Outcome,
-    Score,
-    WinContext,
-    escape_points,
-    score_win,
-    win_points,
-)
+from .settlement import HandResult, escape_points, score_win, win_points
 from .wall import DEAL_SIZE, WALL_SIZE, Wall, deal_positions
 
 if TYPE_CHECKING:
-    from .views import HandView
+    from .events import Plain
+    from .views import HandView, SeatView
 
 
 class TurnKind(StrEnum):
@@ -68,14 +62,14 @@ _COMPLETE: dict[tuple[bytes, int], bool] = {}  # shapes.is_complete
 _MEMO_LIMIT = 50_000  # entries each, ~10 MB (a long-running server keeps memory bounded)
 
 
-def _remember(memo: dict, key: tuple, value: bool) -> bool:
+def _remember(memo: dict[tuple[bytes, int], bool], key: tuple[bytes, int], value: bool) -> bool:
     if len(memo) >= _MEMO_LIMIT:
         memo.clear()
     memo[key] = value
     return value
 
 
-def _new_seat_data(fields: tuple) -> SeatData:
+def _new_seat_data(fields: tuple[object, ...]) -> SeatData:
     """SeatData from its four fields (without NamedTuple's keyword handling: hot path)."""
     return tuple.__new__(SeatData, fields)
 
@@ -95,16 +89,19 @@ _DISCARD_EVENTS = tuple(tuple(E.Discard(s, t) for t in _TILES[:34]) for s in ran
 _DISCARDS = tuple(A.discard(Tile(t)) for t in range(34))
 _CONCEALED_KONGS = tuple(A.concealed_kong(Tile(t)) for t in range(34))
 _ADDED_KONGS = tuple(A.added_kong(Tile(t)) for t in range(34))
-_CHOWS = tuple(A.chow(Tile(t)) if t < 27 and t % 9 <= 6 else None for t in range(34))
-# Per tile: the chows a discard of it completes, as (chow action, the two other tiles).
-_CHOWS_WITH = tuple(
-    tuple(
-        (_CHOWS[lo], *(x for x in (lo, lo + 1, lo + 2) if x != t))
-        for lo in (t - 2, t - 1, t)
-        if t < 27 and lo >= 0 and lo // 9 == t // 9 and lo % 9 <= 6
-    )
-    for t in range(34)
-)
+
+
+def _chows_with(t: int) -> tuple[tuple[Action, int, int], ...]:
+    """The chows a discard of ``t`` completes, as (chow action, the two other tiles)."""
+    out = []
+    for lo in (t - 2, t - 1, t):
+        if t < 27 and lo >= 0 and lo // 9 == t // 9 and lo % 9 <= 6:
+            x, y = (u for u in (lo, lo + 1, lo + 2) if u != t)
+            out.append((A.chow(Tile(lo)), x, y))
+    return tuple(out)
+
+
+_CHOWS_WITH = tuple(_chows_with(t) for t in range(34))
 
 
 class HandState:
@@ -140,7 +137,7 @@ class HandState:
         self._options: dict[int, tuple[Action, ...]] = {}
         self._answers: dict[int, Action] = {}
         self._turn_cache: tuple[Action, ...] | None = None
-        self._win_cache: dict[int, Score | None] = {}
+        self._win_cache: dict[int, Score] = {}
         self.result: HandResult | None = None
         self.events: list[E.Event] = []
         self.log: list[tuple[int, Action | None]] = []  # (seat, action); None = escape
@@ -149,7 +146,8 @@ class HandState:
         # SeatData built for it (views rebuild only the seats that changed).
         self._rev = [0, 0, 0, 0]
         self._seat_cache: list[tuple[int, SeatData] | None] = [None] * 4
-        self.view_cache: dict = {}  # views.py keeps its per-seat parts here
+        # views.py keeps its per-seat parts here: (rev, ended, owner's form, the others').
+        self.view_cache: dict[int, tuple[int, bool, SeatView, SeatView]] = {}
         # Per seat: (rev or -1, counts, melds, may be ready) of the last readiness bound.
         self._ready: list[tuple[int, bytes, int, bool] | None] = [None] * 4
         self._deal()
@@ -375,7 +373,7 @@ class HandState:
         self._rev[seat] += 1
         ev = self.events
         if kind is ActionKind.DISCARD:
-            t = action.tile
+            t = A.tile_of(action)
             c[t] -= 1
             self._discards[seat].append(t)
             self.discard_count += 1
@@ -383,16 +381,17 @@ class HandState:
             self._open_claims(seat, t)
         elif kind is ActionKind.WIN:
             score = self._self_drawn_score(seat)
-            assert score is not None
-            self._win(seat, None, self._last_drawn[seat], score)
+            drawn = self._last_drawn[seat]
+            assert score is not None and drawn is not None  # a legal self-drawn win
+            self._win(seat, None, drawn, score)
         elif kind is ActionKind.CONCEALED_KONG:
-            t = action.tile
+            t = A.tile_of(action)
             c[t] -= 4
             self._melds[seat].append(Meld(MeldKind.KONG, t, concealed=True))
             ev.append(E.ConcealedKong(seat, t))
             self._draw(seat, replacement=True, after_kong=True)
         else:  # added kong: the others may rob it first
-            t = action.tile
+            t = A.tile_of(action)
             c[t] -= 1
             ev.append(E.AddedKong(seat, t))
             self._open_rob(seat, t)
@@ -493,7 +492,8 @@ class HandState:
 
     def _resolve(self) -> None:
         """Settle the claim window as soon as its outcome is certain."""
-        d, t, rob = self._offer  # type: ignore[misc]
+        assert self._offer is not None  # only a claim window is resolved
+        d, t, rob = self._offer
         order = [(d + i) % 4 for i in (1, 2, 3)]
         options, answers = self._options, self._answers
         for s in order:  # wins first, the first seat counter-clockwise wins
@@ -540,7 +540,7 @@ class HandState:
         ev = self.events
         kind = action.kind
         if kind is ActionKind.CHOW:
-            lo = action.tile
+            lo = A.tile_of(action)
             meld = Meld(MeldKind.CHOW, lo, claimed_from=rel, claimed_tile=t)
             for x in (lo, lo + 1, lo + 2):
                 if x != t:
@@ -562,7 +562,8 @@ class HandState:
             self._draw(seat, replacement=True, after_kong=True)
 
     def _complete_added_kong(self) -> None:
-        seat, t, _ = self._offer  # type: ignore[misc]
+        assert self._offer is not None  # only an offered added kong is completed
+        seat, t, _ = self._offer
         melds = self._melds[seat]
         self._rev[seat] += 1
         for i, m in enumerate(melds):
@@ -732,7 +733,7 @@ class HandState:
                 state.apply(seat, action)
         return state
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Plain]:
         """Plain data (ints, strs, lists, dicts) from which ``from_dict`` restores the hand."""
         return {
             "wall": self.wall.to_dict(),
@@ -745,20 +746,16 @@ class HandState:
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> HandState:
-        log = [
-            (seat, None if a["kind"] == "escape" else Action.from_dict(a))
-            for seat, a in data["log"]
-        ]
+    def from_dict(cls, data: Mapping[str, Plain]) -> HandState:
         return cls.replay(
-            Wall.from_dict(data["wall"]),
-            log,
-            prevailing_wind=Tile(data["prevailing_wind"]),
-            round_number=data["round_number"],
-            hand_number=data["hand_number"],
+            Wall.from_dict(E.plain_dict(data["wall"], "wall")),
+            log_of(data["log"]),
+            prevailing_wind=Tile(E.plain_int(data, "prevailing_wind")),
+            round_number=E.plain_int(data, "round_number"),
+            hand_number=E.plain_int(data, "hand_number"),
         )
 
-    def snapshot(self) -> tuple:
+    def snapshot(self) -> tuple[object, ...]:
         """Every part of the state, for comparing two states (replay checks)."""
         return (
             self.phase,
@@ -780,4 +777,16 @@ class HandState:
         )
 
 
-__all__ = ["HandState", "IllegalAction", "SeatData", "TurnKind"]
+def log_of(plain: Plain) -> list[tuple[int, Action | None]]:
+    """A hand's action log from its plain form: (seat, action), None where it escaped."""
+    log: list[tuple[int, Action | None]] = []
+    for entry in E.plain_list(plain, "an action log"):
+        seat, action = E.plain_list(entry, "a log entry")
+        if not isinstance(seat, int):
+            raise ValueError(f"a log entry starts with a seat, not {seat!r}")
+        a = E.plain_dict(action, "an action")
+        log.append((seat, None if a["kind"] == "escape" else Action.from_dict(a)))
+    return log
+
+
+__all__ = ["HandState", "IllegalAction", "SeatData", "TurnKind", "log_of"]

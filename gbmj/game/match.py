@@ -18,12 +18,13 @@ hand in progress: the escaper pays 80 points to the house and the others gain no
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from protocol.tiles import WINDS, Tile
 
-from .actions import Action
-from .hand_state import HandState, IllegalAction
+from .events import Event, Plain, plain_int, plain_list, plain_str
+from .hand_state import HandState, IllegalAction, log_of
 from .wall import SeedStream, Wall
 
 HANDS_PER_ROUND = 4
@@ -65,7 +66,7 @@ class Match:
         self.history: list[HandRecord] = []
         self.escaped: set[int] = set()  # players whose seat another controller plays
         self.hand: HandState | None = None
-        self._logs: list[list] = []  # plain action logs of the booked hands
+        self._logs: list[Plain] = []  # plain action logs of the booked hands
 
     # -- where everyone sits ----------------------------------------------------------
     def player_at(self, seat: int) -> int:
@@ -113,7 +114,7 @@ class Match:
         )
         return self.hand
 
-    def escape(self, player: int) -> list:
+    def escape(self, player: int) -> list[Event]:
         """``player`` leaves on purpose: the hand ends, the player pays the house 80 and
         the seat plays on under another controller. Call ``finish_hand`` after it."""
         if self.hand is None or self.hand.ended:
@@ -162,7 +163,7 @@ class Match:
         return hashlib.sha256(b"gbmj-hand\0" + self.seed + index.to_bytes(2, "big")).digest()
 
     # -- plain data -------------------------------------------------------------------
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Plain]:
         """Plain data: the seed, the rounds and every hand's action log; ``from_dict``
         replays them (hands are deterministic given the seed)."""
         logs = [*self._logs]
@@ -176,16 +177,17 @@ class Match:
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> Match:
-        match = cls(bytes.fromhex(data["seed"]), data["rounds"])
-        for i, log in enumerate(data["hands"]):
+    def from_dict(cls, data: Mapping[str, Plain]) -> Match:
+        match = cls(bytes.fromhex(plain_str(data, "seed")), plain_int(data, "rounds"))
+        booked = plain_int(data, "booked")
+        for i, log in enumerate(plain_list(data["hands"], "hands")):
             hand = match.start_hand()
-            for seat, a in log:
-                if a["kind"] == "escape":
+            for seat, action in log_of(log):
+                if action is None:
                     match.escape(match.player_at(seat))
                 else:
-                    hand.apply(seat, Action.from_dict(a))
-            if i < data["booked"]:
+                    hand.apply(seat, action)
+            if i < booked:
                 match.finish_hand()
         return match
 

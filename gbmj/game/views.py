@@ -18,7 +18,7 @@ from protocol.vocabulary import Phase
 
 from ..rules.hand import Meld
 from .actions import Action
-from .events import SPECTATOR, to_plain
+from .events import SPECTATOR, Plain, plain_fields
 from .hand_state import HandState
 
 
@@ -49,12 +49,12 @@ class HandView(NamedTuple):
     offer: tuple[int, Tile, bool] | None  # (seat, tile, robbing a kong)
     legal_actions: tuple[Action, ...]
     seats: tuple[SeatView, ...]
-    result: dict | None = None
+    result: dict[str, object] | None = None
     wall_order: tuple[Tile, ...] | None = None
     salt: bytes | None = None
 
-    def to_dict(self) -> dict:
-        return to_plain(self)  # type: ignore[return-value]
+    def to_dict(self) -> dict[str, Plain]:
+        return plain_fields(self)
 
 
 def make_view(state: HandState, viewer: int) -> HandView:
@@ -109,6 +109,7 @@ def all_views(
     timer_value = None if timer is None else timer.value
     offer = state.offer
     views: dict[int, HandView] = {}
+    legal: tuple[Action, ...]
     for viewer in viewers:
         if viewer == SPECTATOR:
             seats, own_to_act, legal = tuple(hidden), public_to_act, ()
@@ -126,7 +127,7 @@ def all_views(
     return views
 
 
-def _result(state: HandState) -> dict | None:
+def _result(state: HandState) -> dict[str, object] | None:
     r = state.result
     if r is None:
         return None
@@ -150,13 +151,14 @@ def _seat_views(state: HandState, s: int, ended: bool) -> tuple[SeatView, SeatVi
     shown = new(SeatView, (s, wind, concealed, count, melds, flowers, discards, None))
     if ended:
         return shown, shown
+    public: tuple[Meld | None, ...] = melds
     if melds:
-        melds = tuple(None if m.concealed else m for m in melds)
-    hidden = new(SeatView, (s, wind, None, count, melds, flowers, discards, None))
+        public = tuple(None if m.concealed else m for m in melds)
+    hidden = new(SeatView, (s, wind, None, count, public, flowers, discards, None))
     return shown, hidden
 
 
-def _new_view(fields: tuple) -> HandView:
+def _new_view(fields: tuple[object, ...]) -> HandView:
     """A HandView from its 18 fields in order (``_make`` without its length check)."""
     return tuple.__new__(HandView, fields)
 

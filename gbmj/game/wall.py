@@ -22,12 +22,16 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from protocol.tiles import FLOWERS, PLAYING_TILES, Tile
 
 from ..rules.hand import parse_tiles
+
+if TYPE_CHECKING:
+    from .events import Plain
 
 WALL_SIZE = 144
 STACKS_PER_WALL = 18
@@ -132,9 +136,9 @@ class Wall:
         for i in range(len(tiles) - 1, 0, -1):
             j = stream.below(i + 1)
             tiles[i], tiles[j] = tiles[j], tiles[i]
-        dice = tuple(tuple(1 + stream.below(6) for _ in range(2)) for _ in range(2))
+        a, b, c, d = (1 + stream.below(6) for _ in range(4))
         salt = SeedStream(seed, b"gbmj-salt").bytes(16)
-        return cls(tuple(tiles), dice, salt, dealer)  # type: ignore[arg-type]
+        return cls(tuple(tiles), ((a, b), (c, d)), salt, dealer)
 
     @classmethod
     def from_draw_sequence(
@@ -189,7 +193,7 @@ class Wall:
         return cls.from_draw_sequence(full, dice=dice, dealer=dealer)
 
     # -- plain data -------------------------------------------------------------------
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Plain]:
         return {
             "order": [int(t) for t in self.order],
             "dice": [list(r) for r in self.dice],
@@ -198,22 +202,32 @@ class Wall:
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> Wall:
-        dice = tuple(tuple(r) for r in data["dice"])
+    def from_dict(cls, data: Mapping[str, Plain]) -> Wall:
+        codes, salt, dealer = data["order"], data["salt"], data["dealer"]
         try:
-            order = tuple(map(_TILE_OF_CODE.__getitem__, data["order"]))
+            if not isinstance(codes, list | tuple):
+                raise TypeError
+            order = tuple(map(_TILE_OF_CODE.__getitem__, codes))
         except (KeyError, TypeError):
             raise ValueError("a wall order holds tile codes 0-41") from None
-        return cls(
-            order,
-            dice,  # type: ignore[arg-type]
-            bytes.fromhex(data["salt"]),
-            data["dealer"],
-        )
+        if not isinstance(salt, str) or not isinstance(dealer, int):
+            raise ValueError("a wall's salt is hex and its dealer a seat")
+        return cls(order, _dice_of(data["dice"]), bytes.fromhex(salt), dealer)
+
+
+def _dice_of(plain: Plain) -> Dice:
+    """Two rolls of two dice from plain data (``Wall`` checks their values)."""
+    rolls = plain if isinstance(plain, list | tuple) else ()
+    pairs = [r for r in rolls if isinstance(r, list | tuple) and len(r) == 2]
+    dice = [d for r in pairs for d in r if isinstance(d, int)]
+    if len(rolls) != 2 or len(dice) != 4:
+        raise ValueError("dice are two rolls of two dice, 1-6 each")
+    return ((dice[0], dice[1]), (dice[2], dice[3]))
 
 
 _FULL_COUNTS = Counter(FULL_SET)
-_TILE_OF_CODE = {int(t): t for t in Tile}  # a dict lookup is cheaper than Tile(code)
+# A dict lookup is cheaper than Tile(code); any plain value may be looked up (KeyError).
+_TILE_OF_CODE: dict[object, Tile] = {int(t): t for t in Tile}
 
 # The deal (seed 003): three times four tiles each, dealer first; then the dealer takes
 # one tile, skips a stack and takes another (跳牌) while the others take one each.

@@ -17,7 +17,7 @@ import json
 import sys
 import unicodedata
 from collections.abc import Iterable, Sequence
-from typing import Any, TextIO
+from typing import TextIO
 
 from protocol.tiles import Tile
 
@@ -119,7 +119,7 @@ def _without_melds(text: str) -> str:
     return "".join(out)
 
 
-def score_lines(lines: Iterable[str]) -> Iterable[dict[str, Any]]:
+def score_lines(lines: Iterable[str]) -> Iterable[dict[str, object]]:
     """One result per non-blank JSONL line; a line that is not JSON is a bad record."""
     for n, line in enumerate(lines, 1):
         if not line.strip():

@@ -6,8 +6,7 @@ through ``record_input`` and write results with ``score_result`` / ``error_resul
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
 
 from protocol.tiles import Tile
 from protocol.vocabulary import MeldKind
@@ -16,7 +15,26 @@ from .errors import HandError
 from .hand import Hand, Meld
 from .scoring import Score, WinContext, score_hand
 
-_KINDS = {"chow": MeldKind.CHOW, "pung": MeldKind.PUNG, "kong": MeldKind.KONG}
+# Keyed by any JSON value a record may hold (an unhashable one raises TypeError).
+_KINDS: dict[object, MeldKind] = {
+    "chow": MeldKind.CHOW,
+    "pung": MeldKind.PUNG,
+    "kong": MeldKind.KONG,
+}
+
+
+def _items(value: object) -> Iterable[object]:
+    """A JSON array's items (TypeError for anything else: not a record)."""
+    if not isinstance(value, list | tuple):
+        raise TypeError(f"{value!r} is not a list")
+    return value
+
+
+def _int(value: object) -> int:
+    """``int(value)`` for the JSON values it reads (TypeError for the others)."""
+    if not isinstance(value, int | float | str):
+        raise TypeError(f"{value!r} is not a number")
+    return int(value)
 
 
 def _tile(text: object) -> Tile:
@@ -26,11 +44,13 @@ def _tile(text: object) -> Tile:
         raise HandError("unknown_tile", f"unknown tile {text!r}") from None
 
 
-def _meld(data: Mapping[str, Any]) -> Meld:
+def _meld(data: object) -> Meld:
+    if not isinstance(data, Mapping):
+        raise TypeError(f"a meld is an object, not {data!r}")
     kind = _KINDS.get(data.get("type", ""))
     if kind is None:
         raise HandError("bad_meld", f"unknown meld type {data.get('type')!r}")
-    tiles = sorted(_tile(t) for t in data.get("tiles", ()))
+    tiles = sorted(_tile(t) for t in _items(data.get("tiles", ())))
     size = 4 if kind is MeldKind.KONG else 3
     if len(tiles) != size:
         raise HandError("bad_meld", f"a {kind} has {size} tiles")
@@ -44,7 +64,7 @@ def _meld(data: Mapping[str, Any]) -> Meld:
         kind,
         tiles[0],
         concealed=bool(data.get("concealed", False)),
-        claimed_from=int(data.get("claimed_from") or 0),
+        claimed_from=_int(data.get("claimed_from") or 0),
         claimed_tile=_tile(claimed) if claimed else None,
         added=bool(data.get("added", False)),
     )
@@ -57,11 +77,11 @@ def _wind(text: object) -> Tile:
     return tile
 
 
-def record_input(record: Mapping[str, Any]) -> tuple[Hand, WinContext]:
+def record_input(record: Mapping[str, object]) -> tuple[Hand, WinContext]:
     """The hand (before the winning tile) and the win context of a record."""
     hand = Hand(
-        tuple(_tile(t) for t in record.get("concealed", ())),
-        tuple(_meld(m) for m in record.get("melds", ())),
+        tuple(_tile(t) for t in _items(record.get("concealed", ()))),
+        tuple(_meld(m) for m in _items(record.get("melds", ()))),
     )
     context = WinContext(
         win_tile=_tile(record.get("win_tile")),
@@ -71,12 +91,12 @@ def record_input(record: Mapping[str, Any]) -> tuple[Hand, WinContext]:
         last_tile=bool(record.get("last_tile", False)),
         seat_wind=_wind(record.get("seat_wind", "E")),
         prevalent_wind=_wind(record.get("prevalent_wind", "E")),
-        flowers=int(record.get("flowers", 0)),
+        flowers=_int(record.get("flowers", 0)),
     )
     return hand, context
 
 
-def score_json(score: Score) -> dict[str, Any]:
+def score_json(score: Score) -> dict[str, object]:
     """A score as plain JSON data."""
     return {
         "total": score.total,
@@ -94,7 +114,7 @@ def score_json(score: Score) -> dict[str, Any]:
     }
 
 
-def score_record(record: Mapping[str, Any]) -> dict[str, Any]:
+def score_record(record: Mapping[str, object]) -> dict[str, object]:
     """The result line of one record: ``valid`` with the score, or ``error``."""
     rid = record.get("id")
     try:
@@ -107,7 +127,7 @@ def score_record(record: Mapping[str, Any]) -> dict[str, Any]:
     return {"id": rid, "valid": True, "error": None, **score_json(score)}
 
 
-def invalid_result(rid: object, code: str, message: str) -> dict[str, Any]:
+def invalid_result(rid: object, code: str, message: str) -> dict[str, object]:
     """The result line of a record that gets no score."""
     return {
         "id": rid,

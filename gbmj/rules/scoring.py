@@ -17,6 +17,7 @@ Fan ids are those of ``protocol/fans.json``; names and points come from there.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import mul
 
@@ -27,6 +28,7 @@ from protocol.vocabulary import MeldKind
 from .errors import HandError
 from .hand import Hand
 from .shapes import (
+    Decomposition,
     honors_and_knitted,
     is_nine_gates,
     is_seven_pairs,
@@ -713,7 +715,7 @@ def _wait_fans(w: _Win, c_chows: list[int], pair: int, f: list[int]) -> None:
 
 
 def _score_knitted(
-    w: _Win, straight: tuple[int, ...], chows: tuple[int, ...], pungs: tuple[int, ...], pair_t: int
+    w: _Win, chows: tuple[int, ...], pungs: tuple[int, ...], pair_t: int
 ) -> list[int]:
     """组合龙 + one set + a pair."""
     f = [0] * _TABLE_SIZE
@@ -761,11 +763,10 @@ def _score_knitted(
             f[SELF_DRAWN] = 0
         else:
             f[CONCEALED_HAND] = 1
-    if ctx.win_tile not in straight:
-        if w.meld_chows or w.meld_pungs:
-            f[SINGLE_WAIT] = 1
-        else:
-            _wait_fans(w, [_SP[c] for c in chows], pair, f)
+    # The competition ruling (docs/rules.md §1.4): the winning tile may be read as a tile
+    # of the straight and as the edge, closed or single wait of the set and pair at once,
+    # so the wait fans are judged on the set and pair whether or not it is in the straight.
+    _wait_fans(w, [_SP[c] for c in chows], pair, f)
     _exclude(f)
     return f
 
@@ -914,7 +915,7 @@ def score_hand(hand: Hand, context: WinContext) -> Score:
     if best is None and n_melds <= 1:
         for split in knitted_straight_splits(counts):
             r = split.rest
-            f = _score_knitted(w, split.straight, r.chows, r.pungs, r.pair)
+            f = _score_knitted(w, r.chows, r.pungs, r.pair)
             if best is None or _points(f) > _points(best):
                 best = f
     if best is None and n_melds == 0 and is_nine_gates(counts, win_tile):
@@ -923,7 +924,7 @@ def score_hand(hand: Hand, context: WinContext) -> Score:
         best_points = _points(best)
 
     if best is None or seven_pairs:
-        decomps = regular_decompositions(counts)
+        decomps: Sequence[Decomposition] = regular_decompositions(counts)
         if len(decomps) > 1:
             decomps = sorted(decomps, key=_search_order)
         for d in decomps:
@@ -944,7 +945,7 @@ def score_hand(hand: Hand, context: WinContext) -> Score:
     return Score(tuple(fans), best_points + context.flowers, best_points)
 
 
-def _search_order(d) -> tuple[tuple[int, int], ...]:
+def _search_order(d: Decomposition) -> tuple[tuple[int, int], ...]:
     """Sets sorted by first tile, pung before chow: the order a depth-first search
     meets the decompositions in (used only to break ties the same way every time)."""
     return tuple(sorted([(t, 0) for t in d.pungs] + [(t, 1) for t in d.chows]))

@@ -250,7 +250,7 @@ def knitted_straight_splits(counts: Sequence[int]) -> tuple[KnittedSplit, ...]:
     for base in (0, 9, 18):
         if (9 - counts[base : base + 9].count(0)) < 3:
             return ()
-    out = []
+    out: list[KnittedSplit] = []
     for seq in KNITTED_STRAIGHTS:
         if all(counts[t] for t in seq):
             rest = list(counts[:PLAYING_KINDS])

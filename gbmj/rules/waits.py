@@ -40,13 +40,15 @@ def _regular_waits(counts: list[int]) -> list[int]:
     sizes = [sum(k) for k in keys]
     ok = [n % 3 != 1 and (n == 0 or k in table) for k, n in zip(keys, sizes, strict=True)]
     pairs = [n % 3 == 2 for n in sizes]
-    honors_ok = honor_split(counts) is not None
-    h_pairs = sum(1 for t in HONORS if counts[t] == 2)
+    # The honour split says where the honours' pair is (five copies: pung + pair).
+    honors = honor_split(counts)
+    honors_ok = honors is not None
+    h_pair = honors is not None and honors[2] >= 0
     found: list[int] = []
     for s in range(3):
         if not honors_ok or not all(ok[g] for g in range(3) if g != s):
             continue
-        other_pairs = h_pairs + sum(pairs[g] for g in range(3) if g != s)
+        other_pairs = h_pair + sum(pairs[g] for g in range(3) if g != s)
         if other_pairs + ((sizes[s] + 1) % 3 == 2) != 1:
             continue
         key = list(keys[s])
@@ -66,13 +68,28 @@ def _regular_waits(counts: list[int]) -> list[int]:
         for t in HONORS:
             if counts[t] < 5:
                 counts[t] += 1
-                if (
-                    honor_split(counts) is not None
-                    and sum(pairs) + sum(1 for h in HONORS if counts[h] == 2) == 1
-                ):
+                split = honor_split(counts)
+                if split is not None and sum(pairs) + (split[2] >= 0) == 1:
                     found.append(t)
                 counts[t] -= 1
     return found
+
+
+def _knitted_straight_tries(counts: list[int]) -> set[int]:
+    """Tiles that may complete a knitted straight with its set and pair: the one tile a
+    straight lacks, or, when a straight is all there, the waits of the tiles beside it
+    (far fewer than every tile; ``concealed_waits`` checks each)."""
+    tries: set[int] = set()
+    for seq in KNITTED_STRAIGHTS:
+        missing = [t for t in seq if not counts[t]]
+        if len(missing) == 1:
+            tries.add(missing[0])
+        elif not missing:
+            rest = counts[:]
+            for t in seq:
+                rest[t] -= 1
+            tries.update(_regular_waits(rest))
+    return tries
 
 
 def concealed_waits(counts: list[int], melds: int) -> tuple[int, ...]:
@@ -92,10 +109,7 @@ def concealed_waits(counts: list[int], melds: int) -> tuple[int, ...]:
             tries.update(ORPHANS)  # thirteen orphans
         if max(counts) <= 1:
             tries.update(range(PLAYING_KINDS))  # honors and knitted tiles
-    for seq in KNITTED_STRAIGHTS:
-        if sum(1 for t in seq if counts[t]) >= 8:
-            tries.update(range(PLAYING_KINDS))  # knitted straight
-            break
+    tries.update(_knitted_straight_tries(counts))
     for t in tries - found:
         if counts[t] >= 4:
             continue

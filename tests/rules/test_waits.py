@@ -47,8 +47,24 @@ def test_a_tile_held_four_times_is_no_wait_but_still_part_of_the_shape() -> None
     assert notation(waits(hand, by_shape=True)) == "5m 5s"
 
 
+def test_four_concealed_honours_wait_on_a_fifth_by_shape() -> None:
+    # NNNNN is a pung and a pair by shape, as in the suits (the fifth copy does not exist).
+    hand = Hand.parse("1234444m56m NNNN")
+    assert notation(waits(hand, by_shape=True)) == "N"
+    assert notation(waits(hand)) == ""
+
+
 def test_each_wait_completes_the_hand_and_nothing_else_does() -> None:
-    for text in ("22344556m 678p 99s", "1113456789m 22p 3p", "23456m 333p 567s 88s"):
+    for text in (
+        "22344556m 678p 99s",
+        "1113456789m 22p 3p",
+        "23456m 333p 567s 88s",
+        "147m 258p 369s 23m EE",  # knitted straight: the set's waits
+        "147m 258p 36s 555s 88m",  # knitted straight: the straight's missing tile
+        "1m4m7m8m9m 3p6p9p 2s5s8s WW",  # both at once
+        "1m4m7m 2p5p8p 3s6s EE [777s<1]",
+        "1m4m7m 2p5p8p 3s6s9s E [777s<1]",
+    ):
         hand = Hand.parse(text)
         found = set(waits(hand))
         for t in PLAYING_TILES:

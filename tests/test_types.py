@@ -1,0 +1,44 @@
+"""The pure game (``gbmj.rules``, ``.game``, ``.bots``, ``.economy``) passes mypy in
+strict mode, as configured in pyproject.toml (``protocol`` is followed for its types,
+its own errors are not reported yet)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("protocol", "gbmj")
+
+
+def _mypy(root: Path, cache: Path) -> subprocess.CompletedProcess[str]:
+    mypy = Path(sys.executable).parent / "mypy"
+    return subprocess.run(
+        [str(mypy), "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(cache)],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_the_pure_game_is_strictly_typed(tmp_path: Path) -> None:
+    result = _mypy(ROOT, tmp_path / "cache")
+    if result.returncode != 0:
+        pytest.fail("mypy --strict fails:\n" + result.stdout + result.stderr)
+
+
+def test_the_check_can_fail(tmp_path: Path) -> None:
+    """In a copy of the tree, an untyped function in the rules breaks it."""
+    copy = tmp_path / "tree"
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, copy / package, ignore=shutil.ignore_patterns("*.pyc"))
+    (copy / "gbmj" / "rules" / "_typing_probe.py").write_text("def f(x):\n    return x\n")
+    result = _mypy(copy, tmp_path / "cache")
+    assert result.returncode != 0
+    assert "_typing_probe.py" in result.stdout
