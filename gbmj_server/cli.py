@@ -175,7 +175,7 @@ def serve(argv: Sequence[str]) -> int:
     )
     import trio
 
-    from gbmj_server.net.server import run_server
+    from gbmj_server.server import run_server
 
     trio.run(run_server, config)
     return 0

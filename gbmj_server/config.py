@@ -25,6 +25,28 @@ SSH_OFF = SshSettings()
 
 
 @dataclass(frozen=True, slots=True)
+class Limits:
+    """What one connection, one address and the whole server may use (docs/hosting.md,
+    "Limits"). Addresses in ``trusted`` (the host itself: its SSH and web front doors)
+    are exempt from the per-address limits; an IPv6 /64 counts as one address."""
+
+    max_connections: int = 10_000  # and never more than the open-file limit allows
+    connections_per_address: int = 32
+    hello_timeout: float = 10.0  # seconds from connecting to ``hello``
+    sign_in_timeout: float = 120.0  # seconds from ``hello`` to a session
+    frame_timeout: float = 30.0  # seconds a begun frame may take to arrive whole
+    outbox_frames: int = 1024  # frames queued for a client before it is dropped
+    outbox_bytes: int = 2 * 1024 * 1024  # bytes queued for a client before it is dropped
+    request_rate: float = 20.0  # requests per second per connection, on average
+    request_burst: int = 60
+    registrations_per_hour: int = 5  # new accounts per address
+    guests_per_hour: int = 30  # new guests per address
+    tables_per_address: int = 4  # tables an address owns at once
+    chat_lines: int = 5  # chat lines per account (and per address) per 10 seconds
+    trusted: tuple[str, ...] = ("127.0.0.1", "::1")
+
+
+@dataclass(frozen=True, slots=True)
 class ServerConfig:
     """Everything the host sets; the table and game defaults live with the tables."""
 
@@ -34,6 +56,8 @@ class ServerConfig:
     log_level: str = "info"
     bot_delay: float = 0.5  # seconds a server bot "thinks" before acting
     hand_pause: float = 5.0  # seconds between hands, to read the result
+    abandon_grace: float = 60.0  # seconds a match waits for any of its humans to come back
+    limits: Limits = Limits()
     ssh: SshSettings = SSH_OFF  # play over SSH (off: no port)
     shop: tuple[tuple[str, int], ...] = ()  # item prices over the defaults (0: not sold)
 

@@ -234,3 +234,8 @@ class FrameDecoder:
     def buffered(self) -> int:
         """Bytes held waiting for the rest of a frame."""
         return len(self._buffer)
+
+    @property
+    def in_frame(self) -> bool:
+        """A frame has begun and not ended (held, or an over-long one being skipped)."""
+        return bool(self._buffer or self._skip)

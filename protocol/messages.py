@@ -66,6 +66,8 @@ MAX_LEVEL = 37
 INVENTORY_SLOTS = 30
 TABLE_PAGE = 60  # tables per table_list: 60 of the largest valid TableInfo fit in a frame
 STACK_LIMIT = 99
+MAX_PARTICIPANTS = 16  # players and bots who held a seat in one match, at most
+MATCH_PAGE = 25  # matches in one match_list: 25 of the largest fit in a frame
 
 # -- field specs used throughout --------------------------------------------------------
 REQUEST_ID_MAX = 2**32 - 1
@@ -92,7 +94,8 @@ PASSWORD = Str(128)  # an account password
 TABLE_PASSWORD = Str(64)
 TOKEN = Str(128, min_len=16)
 SOFTWARE = Str(64)  # "<name>/<version>" in hello and welcome
-CHAT_TEXT = Str(500)
+MAX_CHAT = 200  # characters of a chat line
+CHAT_TEXT = Str(MAX_CHAT)
 ITEM = Choice(Item)
 POINTS_PER_SEAT = ListOf(POINTS, 4, 4)
 FAN_COUNT = Tuple((FanId(), Int(1, 8)))  # [fan id, times scored], e.g. two 幺九刻
@@ -327,7 +330,9 @@ class Standing(Record):
     name: str = field(NAME)
     bot: bool = field(Bool())
     seat: int | None = field(Optional(SEAT), "the seat held at the end; absent if they left")
-    rank: int = field(Int(1, 8), "by points, those who left ranked after those who stayed")
+    rank: int = field(
+        Int(1, MAX_PARTICIPANTS), "by points, those who left ranked after those who stayed"
+    )
     points: int = field(POINTS)
     coins: int = field(COIN_DELTA, "coins won (or lost, negative) over the match")
     left: LeaveReason | None = field(
@@ -595,9 +600,10 @@ class Logout(Message):
     """End the session; its token stops working."""
 
 
-@message("change_password", "client", "ok")
+@message("change_password", "client", "session")
 class ChangePassword(Message):
-    """Change the account's password; every other session of the account ends."""
+    """Change the account's password; every session token of the account stops working
+    and the answer carries a new one for this connection."""
 
     old: str = field(PASSWORD)
     new: str = field(PASSWORD)
@@ -884,7 +890,9 @@ class MatchResult(Message):
     table_id: int = field(TABLE_ID)
     match_id: int | None = field(Optional(ID), "for the history (``get_match``)")
     reason: MatchEnd = field(Choice(MatchEnd))
-    standings: tuple[Standing, ...] = field(ListOf(Struct(Standing), 8, 4), "by rank")
+    standings: tuple[Standing, ...] = field(
+        ListOf(Struct(Standing), MAX_PARTICIPANTS, 4), "by rank"
+    )
 
 
 @message("presence", "server")
@@ -991,10 +999,12 @@ class MatchSummary(Record):
     started_at: int = field(Int(0, 2**40), "Unix time, seconds")
     ended_at: int | None = field(Optional(Int(0, 2**40)), "absent while it runs")
     reason: MatchEnd | None = field(Optional(Choice(MatchEnd)), "absent while it runs")
-    players: tuple[str, ...] = field(ListOf(NAME, 8, 1), "everyone who held a seat")
+    players: tuple[str, ...] = field(ListOf(NAME, MAX_PARTICIPANTS, 1), "everyone who held a seat")
     hands: int = field(Int(0, 16), "hands played")
     public: bool = field(Bool(), "readable by anyone")
-    rank: int | None = field(Optional(Int(1, 8)), "the asking player's, if they played")
+    rank: int | None = field(
+        Optional(Int(1, MAX_PARTICIPANTS)), "the asking player's, if they played"
+    )
     points: int | None = field(Optional(POINTS), "the asking player's")
     coins: int | None = field(Optional(COIN_DELTA), "the asking player's")
 
@@ -1019,14 +1029,14 @@ class ListMatches(Message):
     """The matches the player played, newest first, a page at a time."""
 
     offset: int | None = field(Optional(Int(0, 10_000_000)), "default 0")
-    limit: int | None = field(Optional(Int(1, 50)), "default 20")
+    limit: int | None = field(Optional(Int(1, MATCH_PAGE)), "default 20")
 
 
 @message("match_list", "server")
 class MatchList(Message):
     """A page of the player's matches, newest first."""
 
-    matches: tuple[MatchSummary, ...] = field(ListOf(Struct(MatchSummary), 50))
+    matches: tuple[MatchSummary, ...] = field(ListOf(Struct(MatchSummary), MATCH_PAGE))
     total: int = field(Int(0, 10_000_000))
 
 
@@ -1043,7 +1053,9 @@ class MatchDetail(Message):
 
     match: MatchSummary = field(Struct(MatchSummary))
     hands: tuple[HandSummary, ...] = field(ListOf(Struct(HandSummary), 16))
-    standings: tuple[Standing, ...] | None = field(Optional(ListOf(Struct(Standing), 8, 1)))
+    standings: tuple[Standing, ...] | None = field(
+        Optional(ListOf(Struct(Standing), MAX_PARTICIPANTS, 1))
+    )
 
 
 @message("get_hand", "client", "hand_log")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
 
 from protocol.messages import MAX_LEVEL
 
@@ -21,13 +20,3 @@ THRESHOLDS: tuple[int, ...] = tuple(threshold(level) for level in range(1, MAX_L
 def level_of(rating: int) -> int:
     """The level of a rating (1 for 0 points, 37 from 66,600 on)."""
     return max(1, bisect_right(THRESHOLDS, rating))
-
-
-def rated(rating: int, points: int) -> int:
-    """The rating after a hand's ``points`` (winners gain, payers lose, never below 0)."""
-    return max(0, rating + points)
-
-
-def rating_changes(points: Sequence[int]) -> tuple[int, ...]:
-    """A hand's rating change per seat: its points (SPEC §2.7)."""
-    return tuple(points)

@@ -107,8 +107,10 @@ class Event:
         return self
 
     def to_dict(self) -> dict[str, Plain]:
+        """Plain data, the wire form of the protocol's event: a field with nothing to
+        say (a hidden tile, no discarder) is left out."""
         d: dict[str, Plain] = {"kind": self.kind}
-        d.update(plain_fields(self))
+        d.update((k, v) for k, v in plain_fields(self).items() if v is not None)
         return d
 
 

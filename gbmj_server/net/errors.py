@@ -1,12 +1,14 @@
-"""The error a request handler raises; the server turns it into an ``error`` reply."""
+"""The error a request handler raises; the dispatcher turns it into an ``error`` reply."""
 
 from __future__ import annotations
 
+from protocol.errors import ErrorCode
+
 
 class RequestError(Exception):
-    """A refused request: ``code`` (a short machine word) and a readable message."""
+    """A refused request: an ``ErrorCode`` and a readable message. Nothing changed."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: ErrorCode, message: str) -> None:
         super().__init__(message)
         self.code = code
         self.message = message

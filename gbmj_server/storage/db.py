@@ -27,7 +27,9 @@ import platformdirs
 
 from gbmj_server.names import name_skeleton
 from gbmj_server.storage.ledger import LedgerMixin
+from gbmj_server.storage.matches import MatchesMixin, PlayerRecord
 from gbmj_server.storage.migrations import MIGRATIONS, SCHEMA_VERSION
+from gbmj_server.storage.moderation import ModerationMixin
 
 SESSION_TTL = 30 * 24 * 3600.0  # a session token is good for 30 days
 BUSY_TIMEOUT_MS = 5000
@@ -68,16 +70,8 @@ class MatchRecord:
     started_at: float
     ended_at: float | None
     end_reason: str | None
-    standings: list[int] | None
-    seats: tuple[SeatRecord, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class SeatRecord:
-    seat: int
-    account_id: int | None
-    name: str
-    is_bot: bool
+    standings: list[dict[str, Any]] | None  # ``Standing`` wire maps, by rank
+    players: tuple[PlayerRecord, ...]  # every participant, in joining order
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +108,7 @@ def _account(row: Sequence[Any]) -> Account:
     )
 
 
-class Storage(LedgerMixin):
+class Storage(LedgerMixin, MatchesMixin, ModerationMixin):
     """Accounts, sessions and history in one SQLite file; migrations applied on open.
     Coins, items and ratings: ``gbmj_server.storage.ledger``."""
 
@@ -270,12 +264,17 @@ class Storage(LedgerMixin):
 
     # -- sessions ---------------------------------------------------------------
 
-    def create_session(self, account_id: int, ttl: float = SESSION_TTL) -> str:
-        """A fresh random session token for the account (only its hash is stored)."""
+    def create_session(
+        self, account_id: int, ttl: float = SESSION_TTL, *, only: bool = False
+    ) -> str:
+        """A fresh random session token for the account (only its hash is stored);
+        ``only``: every older token of the account stops working (a new sign-in)."""
         token = secrets.token_urlsafe(32)
         now = time.time()
         with self._write() as db:
             db.execute("DELETE FROM session WHERE expires_at < ?", (now,))
+            if only:
+                db.execute("DELETE FROM session WHERE account_id = ?", (account_id,))
             db.execute(
                 "INSERT INTO session (token_hash, account_id, created_at, expires_at) "
                 "VALUES (?, ?, ?, ?)",
@@ -298,46 +297,6 @@ class Storage(LedgerMixin):
             db.execute("DELETE FROM session WHERE token_hash = ?", (_token_hash(token),))
 
     # -- match and hand history ----------------------------------------------------
-
-    def start_match(
-        self, table_name: str, settings: dict[str, Any], seats: Sequence[SeatRecord]
-    ) -> int:
-        """Record a match that starts now; returns its id."""
-        with self._write() as db:
-            cur = db.execute(
-                "INSERT INTO match (table_name, settings, started_at) VALUES (?, ?, ?)",
-                (table_name, json.dumps(settings, sort_keys=True), time.time()),
-            )
-            match_id = cur.lastrowid
-            db.executemany(
-                "INSERT INTO match_seat (match_id, seat, account_id, name, is_bot) "
-                "VALUES (?, ?, ?, ?, ?)",
-                [(match_id, s.seat, s.account_id, s.name, int(s.is_bot)) for s in seats],
-            )
-        assert match_id is not None
-        return match_id
-
-    def set_seat(self, match_id: int, seat: SeatRecord) -> None:
-        """A seat changed hands during the match (an escape handed it to a bot)."""
-        with self._write() as db:
-            db.execute(
-                "UPDATE match_seat SET account_id = ?, name = ?, is_bot = ? "
-                "WHERE match_id = ? AND seat = ?",
-                (seat.account_id, seat.name, int(seat.is_bot), match_id, seat.seat),
-            )
-
-    def record_hand(
-        self,
-        match_id: int,
-        number: int,
-        round_: int,
-        hand_number: int,
-        result: dict[str, Any],
-        event_log: bytes,
-    ) -> int:
-        """Store one finished hand: its result summary and its whole event log."""
-        with self._write() as db:
-            return self._insert_hand(db, match_id, number, round_, hand_number, result, event_log)
 
     @staticmethod
     def _insert_hand(
@@ -366,18 +325,6 @@ class Storage(LedgerMixin):
         assert cur.lastrowid is not None
         return cur.lastrowid
 
-    def end_match(self, match_id: int, reason: str, standings: Sequence[int] | None) -> None:
-        with self._write() as db:
-            db.execute(
-                "UPDATE match SET ended_at = ?, end_reason = ?, standings = ? WHERE id = ?",
-                (
-                    time.time(),
-                    reason,
-                    None if standings is None else json.dumps(list(standings)),
-                    match_id,
-                ),
-            )
-
     def match(self, match_id: int) -> MatchRecord | None:
         row = self._db.execute(
             "SELECT id, table_name, settings, started_at, ended_at, end_reason, standings "
@@ -386,11 +333,6 @@ class Storage(LedgerMixin):
         ).fetchone()
         if row is None:
             return None
-        seats = self._db.execute(
-            "SELECT seat, account_id, name, is_bot FROM match_seat WHERE match_id = ? "
-            "ORDER BY seat",
-            (match_id,),
-        ).fetchall()
         return MatchRecord(
             id=row[0],
             table_name=row[1],
@@ -399,7 +341,7 @@ class Storage(LedgerMixin):
             ended_at=row[4],
             end_reason=row[5],
             standings=None if row[6] is None else json.loads(row[6]),
-            seats=tuple(SeatRecord(s[0], s[1], s[2], bool(s[3])) for s in seats),
+            players=self.players_of(match_id),
         )
 
     def match_ids(self) -> list[int]:

@@ -21,7 +21,7 @@ from protocol.framing import (
     decode_body,
     encode,
 )
-from protocol.messages import MESSAGE_TYPES, Chat, Discard, Event, Hello, Ok, Ping
+from protocol.messages import MAX_CHAT, MESSAGE_TYPES, Chat, Discard, Event, Hello, Ok, Ping
 
 
 def frame(body: bytes) -> bytes:
@@ -273,9 +273,9 @@ def test_encoding_refuses_what_is_not_a_message() -> None:
 
 
 def test_text_limits_count_characters_and_the_widest_text_fits() -> None:
-    assert len(encode(Chat(channel="lobby", text="😀" * 500))) < MAX_FRAME
+    assert len(encode(Chat(channel="lobby", text="😀" * MAX_CHAT))) < MAX_FRAME
     with pytest.raises(ProtocolError) as info:
-        encode(Chat(channel="lobby", text="x" * 501))
+        encode(Chat(channel="lobby", text="x" * (MAX_CHAT + 1)))
     assert info.value.code is ErrorCode.OUT_OF_RANGE
     assert info.value.field == "chat.text"
 

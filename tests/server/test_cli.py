@@ -12,8 +12,8 @@ import pytest
 
 from gbmj_server.cli import admin
 from gbmj_server.config import ConfigError, ServerConfig, load_config_file
-from gbmj_server.net.wire import WireDecoder, encode
 from gbmj_server.storage import Storage, hash_password, verify_password
+from server.wireclient import WireDecoder, encode
 
 
 def test_config_file_then_command_line(tmp_path: Path) -> None:
@@ -84,7 +84,7 @@ def test_server_prints_where_and_stops_cleanly(tmp_path: Path, signum: int) -> N
             proc.send_signal(signum)
             messages += _read(sock, decoder, until=None)  # told, then closed
         assert [m["type"] for m in messages] == ["welcome", "session", "notice"]
-        assert messages[-1]["code"] == "shutdown"
+        assert messages[-1]["code"] == "restarting"
         assert proc.wait(timeout=10) == 0
     finally:
         proc.kill()

@@ -11,7 +11,8 @@ import pytest
 import trio
 
 from gbmj.economy.levels import level_of
-from gbmj_server.net.server import Server
+from gbmj_server.server import Server
+from server.conftest import Probe, table_of
 from server.wireclient import RACE_ERRORS, WireClient, simple_choice
 
 pytestmark = pytest.mark.trio
@@ -96,9 +97,9 @@ async def test_a_stake_match_moves_exactly_the_coins_spec_says(connect, server: 
     await bob.ok("ready", table_id=table_id, ready=True)
     await alice.ok("ready", table_id=table_id, ready=True)
     with trio.fail_after(5):
-        while server.lobby.tables[table_id].game is None:
+        while table_of(server, table_id).play is None:
             await trio.sleep(0.01)
-    match = server.lobby.tables[table_id].game.match
+    match = Probe(server, table_id).play.st.match
     seat = {name: match.seat_of(p) for p, name in enumerate(("alice", "bob"))}
     watcher = await connect()
     await watcher.ok("guest")  # a guest: no coins come into being
@@ -160,12 +161,12 @@ async def test_self_draws_wins_and_draws_settle_exactly(connect, server: Server)
     for _ in range(12):  # usually two or three matches
         await human.ok("ready", table_id=table_id, ready=True)
         with trio.fail_after(5):
-            while server.lobby.tables[table_id].game is None:
+            while table_of(server, table_id).play is None:
                 await trio.sleep(0.01)
-        game = server.lobby.tables[table_id].game
+        game = Probe(server, table_id).play
         results: list[dict[str, Any]] = []
         await play_match(human, table_id, results)
-        for r, record in zip(results, game.match.history, strict=True):
+        for r, record in zip(results, game.st.match.history, strict=True):
             assert r["coins"] == [p * STAKE for p in r["points"]]
             expected += r["coins"][record.players.index(0)]  # seats change each round
             if r["outcome"] == "win":
@@ -200,7 +201,7 @@ async def test_sitting_needs_the_coins_and_guests_play_free(connect, server: Ser
     await poor.ok("join_table", table_id=table_id)
     refused = await poor.request("sit", table_id=table_id, seat=2)
     assert refused["code"] == "not_enough_coins" and "1000" in refused["message"]
-    table = server.lobby.tables[table_id]
+    table = table_of(server, table_id)
     assert table.seats[1] is None and table.seats[2] is None
     # A higher stake must be covered by everyone seated: owner has 10,000 (stake 100 ok,
     # stake 200 needs 20,000).
@@ -210,7 +211,7 @@ async def test_sitting_needs_the_coins_and_guests_play_free(connect, server: Ser
     assert table.settings.stake == STAKE
     # The level shows beside the name in the lobby.
     info = table.info()
-    assert info["seats"][0]["level"] == 1 and "level" not in info["seats"][3]
+    assert info.seats[0].level == 1 and info.seats[3].level is None
 
 
 @pytest.mark.parametrize("when_broke", ["bot", "pause"])
@@ -227,7 +228,7 @@ async def test_a_player_below_100_stakes_is_stood_up(connect, server: Server, wh
     await owner.ok("sit", table_id=table_id, seat=1)  # a human stays: the match waits
     await owner.ok("ready", table_id=table_id, ready=True)
     await player.ok("ready", table_id=table_id, ready=True)
-    table = server.lobby.tables[table_id]
+    table = table_of(server, table_id)
     await owner.ok("auto_play", table_id=table_id, on=True)  # the server plays for it
     # Play until the first hand lost: then the seat goes.
     while True:
@@ -244,7 +245,7 @@ async def test_a_player_below_100_stakes_is_stood_up(connect, server: Server, wh
         assert table.seats[0] is not None and table.seats[0].is_bot
         return
     assert table.seats[0] is None  # the match waits for a new player
-    assert table.game is not None
+    assert table.play is not None
     newcomer = await connect()
     await newcomer.register("newcomer")
     await newcomer.ok("join_table", table_id=table_id)
@@ -270,20 +271,23 @@ async def test_the_owner_may_fill_a_seat_left_empty_with_a_bot(connect, server: 
     await owner.ok("ready", table_id=table_id, ready=True)
     await player.ok("ready", table_id=table_id, ready=True)
     await owner.ok("auto_play", table_id=table_id, on=True)
-    table = server.lobby.tables[table_id]
+    table = table_of(server, table_id)
+    game = Probe(server, table_id).play
     while (message := await next_message(player))["type"] != "table_left":
         if message["type"] == "prompt":
             await answer(player, table_id, message)
         assert message["type"] != "match_result", "never lost a hand in 16"
     assert table.seats[0] is None
-    hands = table.game.hands_played
+    hands = game.st.number
     refused = await owner.request("add_bot", table_id=table_id, seat=2, level="easy")
     assert refused["code"] == "match_running"  # only an empty seat, during a match
     await owner.ok("add_bot", table_id=table_id, seat=0, level="easy")
-    await owner.expect("hand_result", where=lambda m: table.game.hands_played > hands)
+    await owner.expect("hand_result", where=lambda m: game.st.number > hands)
     storage = server.store.storage
-    match = await server.store.call(storage.match, table.game.match_id)
-    assert match.seats[0].is_bot  # the new holder of the seat is on record
+    match = await server.store.call(storage.match, game.st.match_id)
+    holders = [p for p in match.players if p.slot == 0]
+    assert holders[0].left_reason == "not_enough_coins"  # the new holder is on record
+    assert holders[-1].bot_level == "easy" and holders[-1].left_reason is None
 
 
 async def test_shop_refusals_change_nothing(connect, server: Server) -> None:
@@ -314,9 +318,9 @@ async def test_a_table_sign_renames_and_protects_the_name(connect, server: Serve
     owner, watcher = await connect(), await connect()
     await owner.register("signer")
     await watcher.register("watcher")
-    await watcher.ok("list_tables")
+    await watcher.ok("watch_lobby", on=True)
     table_id = await owner.create_table(name="old name")
-    table = server.lobby.tables[table_id]
+    table = table_of(server, table_id)
     settings = table.settings.to_wire()
     refused = await owner.request(
         "configure_table", table_id=table_id, settings=dict(settings, name="new name")
@@ -329,7 +333,8 @@ async def test_a_table_sign_renames_and_protects_the_name(connect, server: Serve
         "configure_table", table_id=table_id, settings=dict(settings, rounds=2, name="new name")
     )
     await watcher.expect(
-        "table_update", where=lambda m: m["table"]["settings"]["name"] == "new name"
+        "lobby_update",
+        where=lambda m: [t["settings"]["name"] for t in m["tables"]] == ["new name"],
     )
     assert (await owner.ok("get_inventory"))["slots"] == []
     await owner.ok("buy", item="table_sign", count=1)

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from gbmj.economy.stakes import hand_payments
-from gbmj_server.net.wire import WireDecoder, encode
 from gbmj_server.storage import Storage
 from gbmj_tui.local_server import start_local_server
+from server.wireclient import WireDecoder, encode
 
 STAKE = 10
 KILLS = 3
@@ -75,16 +75,16 @@ def check_books(db: Path) -> int:
         for match_id in store.match_ids():
             match = store.match(match_id)
             assert match is not None
-            human = {s.seat: s.account_id for s in match.seats if not s.is_bot}
+            human = {p.name: p.account_id for p in match.players if p.account_id is not None}
             numbers = [h.number for h in store.hands(match_id)]
             assert numbers == list(range(1, len(numbers) + 1)), "a hand missing or doubled"
             for hand in store.hands(match_id):
-                players = hand.result["players"]  # players[engine seat]
+                names = hand.result["players"]  # who played each seat of the hand
                 transfers = store.hand_transfers(hand.id)
-                pairs = [(t.from_account, t.to_account) for t in transfers]
-                assert len(pairs) == len(set(pairs)), "a payment made twice"
-                for player, account_id in human.items():
-                    seat = players.index(player)
+                for seat, name in enumerate(names):
+                    if name not in human:
+                        continue
+                    account_id = human[name]
                     net = sum(
                         t.amount * ((t.to_account == account_id) - (t.from_account == account_id))
                         for t in transfers
@@ -96,10 +96,9 @@ def check_books(db: Path) -> int:
                 involved = [
                     p
                     for p in owed
-                    if players[p.payer] in human
-                    or (p.payee is not None and players[p.payee] in human)
+                    if names[p.payer] in human or (p.payee is not None and names[p.payee] in human)
                 ]
-                assert len(transfers) == len(involved)
+                assert len(transfers) == len(involved), "a payment missing or made twice"
                 checked += 1
     return checked
 

@@ -5,21 +5,23 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgpack
 import pytest
 import trio
 
 from gbmj.game.hand_state import HandState
 from gbmj.game.wall import verify_commitment
-from gbmj_server.net.server import Server
+from gbmj_server.config import Limits, ServerConfig
+from gbmj_server.server import Server
+from gbmj_server.storage.logs import read_log
+from server.conftest import play_of, start, table_of
 from server.wireclient import Pause, WireClient, play, seat_four
 
 pytestmark = pytest.mark.trio
 
 
 def seat_of(server: Server, table_id: int) -> list[int]:
-    """The engine seat of each lobby seat (player) in the running match's first round."""
-    match = server.lobby.tables[table_id].game.match
+    """The engine seat of each table seat in the running match's first round."""
+    match = play_of(server, table_id).st.match
     return [match.seat_of(p) for p in range(4)]
 
 
@@ -79,7 +81,10 @@ async def test_four_clients_play_a_match_to_its_end(connect, server: Server) -> 
     ]
     final = results[0][-1]["scores"]
     assert sorted(s["points"] for s in standings) == sorted(final)
-    assert {s["seat"]: s["points"] for s in standings} == {p: final[seats[p]] for p in range(4)}
+    # Standings name each player at the seat of the hands (the seat every event speaks).
+    assert {s["name"]: (s["seat"], s["points"]) for s in standings} == {
+        f"player{p}": (seats[p], final[seats[p]]) for p in range(4)
+    }
     assert [s["rank"] for s in standings] == sorted(s["rank"] for s in standings)
 
     # Every hand starts with a fresh snapshot for every member, naming who sits where
@@ -104,12 +109,14 @@ async def test_four_clients_play_a_match_to_its_end(connect, server: Server) -> 
     match_id = storage.match_ids()[-1]
     record = storage.match(match_id)
     assert record.end_reason == "finished"
-    assert record.standings == [final[seats[p]] for p in range(4)]
+    assert record.standings == standings
+    assert [(p.name, p.points) for p in record.players] == [
+        (f"player{p}", final[seats[p]]) for p in range(4)
+    ]
     hands = storage.hands(match_id)
     assert [h.number for h in hands] == [1, 2, 3, 4]
     for stored, result in zip(hands, results[0], strict=True):
-        log = msgpack.unpackb(stored.event_log, raw=False, strict_map_key=False)
-        replayed = HandState.from_dict(log["hand"])
+        replayed = HandState.from_dict(read_log(stored.event_log)["hand"])
         assert list(replayed.result.points) == result["points"]
         assert stored.result["points"] == result["points"]
 
@@ -129,11 +136,11 @@ async def test_disconnect_mid_hand_then_resume_on_another_client(connect, server
         await play(clients[1], table_id, prompts=3)
         pause.event = trio.Event()  # hold the others: the hand stays in play
         await clients[1].aclose()
-        game = server.lobby.tables[table_id].game
+        table = table_of(server, table_id)
         with trio.fail_after(5):
-            while server.lobby.tables[table_id].seats[1].connected:
+            while table.seats[1].connected:
                 await trio.sleep(0.01)
-        assert game is not None and not game.state.ended
+        assert play_of(server, table_id).st.in_hand
 
         back = await connect()
         session = await back.ok("resume", token=token)
@@ -196,13 +203,21 @@ async def test_an_escape_ends_the_hand_and_a_bot_takes_the_seat(connect, server:
     assert result["outcome"] == "escape" and result["escaper"] == alice
     assert result["points"] == [-80 if s == alice else 0 for s in range(4)]
     assert "winner" not in result
-    seat0 = server.lobby.tables[table_id].seats[0]
-    assert seat0.is_bot
-    results = await play(b, table_id)  # the match goes on to its end with a bot in seat 0
+    seat0 = table_of(server, table_id).seats[0]
+    assert seat0 is not None and seat0.is_bot
+    results = await play(b, table_id)  # a bot in seat 0 now
     assert len(results) == 3
+    final = next(m for m in b.seen if m["type"] == "match_result")
     storage = server.store.storage
     record = storage.match(storage.match_ids()[-1])
-    assert record.seats[0].is_bot and record.end_reason == "finished"
+    assert record.end_reason == "finished"
+    escaper = next(p for p in record.players if p.name == "alice")
+    stand_in = [p for p in record.players if p.slot == 0 and p.bot_level is not None]
+    assert escaper.left_reason == "left" and escaper.points == -80 and stand_in
+    # The escaper has a line of their own, with the penalty; the stand-in its own.
+    lines = {s["name"]: s for s in final["standings"]}
+    assert lines["alice"]["points"] == -80 and lines["alice"]["left"] == "left"
+    assert "seat" not in lines["alice"] and len(final["standings"]) == 5
 
 
 async def test_bad_input_gets_errors_and_the_game_goes_on(connect, server: Server) -> None:
@@ -210,14 +225,14 @@ async def test_bad_input_gets_errors_and_the_game_goes_on(connect, server: Serve
     watcher = await connect()
     await watcher.register("watcher")
     await watcher.ok("spectate", table_id=table_id)
-    game = server.lobby.tables[table_id].game
+    table, game = table_of(server, table_id), play_of(server, table_id)
     # Let the table reach a turn prompt (claim windows answered by the simple policy).
     prompt, actor = None, None
     with trio.fail_after(10):
         while prompt is None:
             for i, client in enumerate(clients):
                 for message in list(client.inbox):
-                    if message["type"] == "prompt" and message["seq"] == game.seq:
+                    if message["type"] == "prompt" and message["seq"] == table.seq:
                         if message["timer"] in ("turn", "first_discard"):
                             prompt, actor = message, i
                         else:
@@ -235,7 +250,7 @@ async def test_bad_input_gets_errors_and_the_game_goes_on(connect, server: Serve
                 for client in clients:
                     await client.drain(0.01)
     me, other = clients[actor], clients[(actor + 1) % 4]
-    seq, state_before = game.seq, game.state.snapshot()
+    seq, state_before = table.seq, game.st.hand.snapshot()
     discards = {a["tile"] for a in prompt["actions"] if a["kind"] == "discard"}
     missing = next(t for t in range(34) if t not in discards)
 
@@ -257,10 +272,10 @@ async def test_bad_input_gets_errors_and_the_game_goes_on(connect, server: Serve
     assert reply["code"] == "not_seated"
     await me.send_raw(b"\x00\x00\x00\x02\xc1\xc1")
     assert (await me.expect("error"))["code"] == "bad_msgpack"
-    assert game.seq == seq and game.state.snapshot() == state_before  # nothing changed
+    assert table.seq == seq and game.st.hand.snapshot() == state_before  # nothing changed
     # The right answer still works, and the match plays on to its end for everyone.
     assert (await me.request("action", **act(kind="discard", tile=min(discards))))["type"] == "ok"
-    assert game.seq > seq
+    assert table.seq > seq
     async with trio.open_nursery() as nursery:
         for client in clients:
             nursery.start_soon(play, client, table_id)
@@ -269,11 +284,12 @@ async def test_bad_input_gets_errors_and_the_game_goes_on(connect, server: Serve
 async def test_a_client_that_stops_reading_does_not_delay_its_table(tmp_path) -> None:
     from gbmj_server.storage import Storage
 
-    srv = Server(Storage(tmp_path / "db.sqlite3"), outbox_size=64)
-    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
-    port = listeners[0].socket.getsockname()[1]
+    limits = Limits(outbox_frames=64, request_rate=10**6, request_burst=10**6)
+    config = ServerConfig(bot_delay=0, hand_pause=0, limits=limits)
+    srv = Server(Storage(tmp_path / "db.sqlite3"), config)
     async with trio.open_nursery() as nursery:
-        await nursery.start(srv.serve, listeners)
+        await start(nursery, srv)
+        port = srv.port
 
         opened = 0
 
@@ -297,5 +313,6 @@ async def test_a_client_that_stops_reading_does_not_delay_its_table(tmp_path) ->
             async with trio.open_nursery() as players:
                 for client in clients[:3]:
                     players.start_soon(play, client, table_id)
-        assert not any(c.account and c.account.name == "player3" for c in srv.clients)
+        assert not any(c.name == "player3" for c in srv.sessions.connections)
+        nursery.cancel_scope.cancel()
         nursery.cancel_scope.cancel()

@@ -13,8 +13,9 @@ import pytest
 import trio
 import trio.testing
 
-from gbmj_server.net.server import Server
+from gbmj_server.server import Server
 from gbmj_server.storage import Storage
+from server.conftest import TEST_CONFIG, Probe, start
 from server.wireclient import WireClient, memory_connect, play, seat_four, simple_choice, solo_table
 
 pytestmark = pytest.mark.trio
@@ -38,10 +39,10 @@ async def items(srv: Server, account_id: int, item: str) -> int:
 async def open_prompt(human: WireClient, srv: Server, table_id: int, timers: set[str]) -> dict:
     """The next prompt still open whose timer is one of ``timers``; other prompts are
     answered at once (without the clock moving)."""
-    game = srv.lobby.tables[table_id].game
+    game = Probe(srv, table_id)
     for _ in range(2000):
         prompt = await human.expect("prompt")
-        if prompt["seq"] != game.seq or 0 not in game.state.to_act:
+        if prompt["seq"] != game.seq or 0 not in game.to_act():
             continue  # an old prompt
         if prompt["timer"] in timers:
             return prompt
@@ -55,9 +56,9 @@ async def open_prompt(human: WireClient, srv: Server, table_id: int, timers: set
 async def test_timer_extension_fires_on_a_discard_turn_timeout_only(mem, mock_clock) -> None:
     srv, connect, _ = mem
     clock = mock_clock
-    human, table_id = await solo_table(connect, "ext-player", timers=TIMERS)
+    human, table_id = await solo_table(connect, "ext-player", timers=TIMERS, auto_play_after=10)
     me = await account_of(srv, "ext-player")
-    game = srv.lobby.tables[table_id].game
+    game = Probe(srv, table_id)
     await srv.store.call(srv.store.storage.give_item, me, "timer_extension", 2)
     house = await coins(srv, None)
 
@@ -65,13 +66,14 @@ async def test_timer_extension_fires_on_a_discard_turn_timeout_only(mem, mock_cl
     await human.ok("arm_timer_extension", table_id=table_id, armed=True)
     again = await human.request("arm_timer_extension", table_id=table_id, armed=True)
     assert again["code"] == "already_armed"
+    steps = game.steps
     clock.jump(30 - 0.1)
     await trio.testing.wait_all_tasks_blocked()
-    assert game.seq == prompt["seq"]
+    assert game.steps == steps
     clock.jump(0.2)
     extended = await human.expect("timer_extended")
     assert extended["seat"] == 0 and 89_000 <= extended["ms_left"] <= 90_000
-    assert game.deadline == pytest.approx(trio.current_time() + 89.9)
+    assert game.play.deadlines[0] == pytest.approx(trio.current_time() + 89.9)
     assert await coins(srv, me) == 10_000 - 270
     assert await coins(srv, None) == house + 270  # three bots' shares go to the house
     assert await items(srv, me, "timer_extension") == 1  # used up: one of two
@@ -79,7 +81,7 @@ async def test_timer_extension_fires_on_a_discard_turn_timeout_only(mem, mock_cl
     assert again["ms_left"] > 80_000  # asked again with the new time left
     clock.jump(89.8)
     await trio.testing.wait_all_tasks_blocked()
-    assert game.seq == prompt["seq"], "the server acted before the extended deadline"
+    assert game.steps == steps, "the server acted before the extended deadline"
     clock.jump(0.2)
     event = await human.expect("event", where=lambda m: m["event"]["kind"] in ("discard", "win"))
     assert event["event"]["seat"] == 0
@@ -89,7 +91,7 @@ async def test_timer_extension_fires_on_a_discard_turn_timeout_only(mem, mock_cl
     claim = await open_prompt(human, srv, table_id, {"claim_window"})
     clock.jump(5.1)
     with trio.fail_after(5):
-        while game.seq == claim["seq"] and 0 in game.state.to_act:
+        while game.seq == claim["seq"] and 0 in game.to_act():
             await trio.sleep(0)
     assert await items(srv, me, "timer_extension") == 1
     assert not any(m["type"] == "timer_extended" for m in human.inbox)
@@ -108,7 +110,7 @@ async def test_timer_extension_fires_on_a_discard_turn_timeout_only(mem, mock_cl
 
 async def test_timer_extension_does_not_fire_without_the_coins(mem, mock_clock) -> None:
     srv, connect, _ = mem
-    human, table_id = await solo_table(connect, "poor-player", timers=TIMERS)
+    human, table_id = await solo_table(connect, "poor-player", timers=TIMERS, auto_play_after=10)
     me = await account_of(srv, "poor-player")
     await srv.store.call(srv.store.storage.give_item, me, "timer_extension", 1)
     await srv.store.call(srv.store.storage.admin_adjust, "poor-player", -(10_000 - 269))
@@ -141,7 +143,7 @@ async def test_the_tile_counter_counts_for_its_user_only(mem, mock_clock) -> Non
     await watcher.register("watcher")
     await watcher.ok("spectate", table_id=table_id)
     me = await account_of(srv, "counter-player")
-    game = srv.lobby.tables[table_id].game
+    game = Probe(srv, table_id)
     message = await human.expect("prompt")
     missing = await human.request("use_tile_counter", table_id=table_id)
     assert missing["code"] == "no_such_item"
@@ -189,9 +191,9 @@ class _AlwaysDrop(random.Random):
 async def test_a_win_drops_an_item_to_the_winner_only(tmp_path: Path) -> None:
     # b"drop-29" deals a first hand that one of four simple players wins.
     storage = Storage(tmp_path / "gbmj.sqlite3")
-    srv = Server(storage, match_seed=b"drop-29", rng=_AlwaysDrop(1))
+    srv = Server(storage, TEST_CONFIG, match_seed=b"drop-29", rng=_AlwaysDrop(1))
     async with trio.open_nursery() as nursery:  # the server's tasks end before the file closes
-        srv.lobby.nursery = nursery
+        await start(nursery, srv, listen=False)
 
         clients, table_id = await seat_four(memory_connect(srv, nursery), rounds=1)
         results: list[list[dict[str, Any]]] = [[] for _ in range(4)]

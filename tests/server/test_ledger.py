@@ -133,9 +133,12 @@ def test_using_an_item_is_all_or_nothing(store: Storage) -> None:
     assert store.balance(alice.id) == 100 and store.ledger_balanced()
 
 
+from server.test_storage import new_match  # noqa: E402
+
+
 def test_settling_a_hand_caps_losers_and_never_runs_twice(store: Storage) -> None:
     ids = [store.create_account(n, "h").id for n in ("a", "b", "c")]
-    match_id = store.start_match("t", {}, [])
+    match_id = new_match(store)
     store.admin_adjust("c", -9_950)  # c has 50 coins left
     payments = [
         Payment(ids[1], ids[0], 190, "hand"),
@@ -160,7 +163,7 @@ def test_settling_a_hand_caps_losers_and_never_runs_twice(store: Storage) -> Non
 
 def test_a_failed_settlement_leaves_nothing(store: Storage) -> None:
     a = store.create_account("a", "h").id
-    match_id = store.start_match("t", {}, [])
+    match_id = new_match(store)
     with pytest.raises(NoWallet):  # a guest's seat in a payment: the whole hand rolls back
         store.settle_hand(
             match_id,
@@ -178,7 +181,7 @@ def test_a_failed_settlement_leaves_nothing(store: Storage) -> None:
 def test_a_full_inventory_gets_no_drop(store: Storage) -> None:
     a = store.create_account("a", "h").id
     store.give_item(a, "table_sign", 30 * 99)
-    match_id = store.start_match("t", {}, [])
+    match_id = new_match(store)
     result = store.settle_hand(match_id, 1, 1, 1, {}, b"", award=(a, "tile_counter"))
     assert result.awarded is None and store.item_count(a, "tile_counter") == 0
     assert store.hands(match_id)  # the hand itself was recorded

@@ -6,9 +6,10 @@ import msgpack
 import pytest
 import trio
 
-from gbmj_server.net.limits import SlidingWindow
-from gbmj_server.net.server import Server
+from gbmj_server.config import Limits, ServerConfig
+from gbmj_server.server import Server
 from gbmj_server.storage import Storage
+from server.conftest import start
 from server.wireclient import WireClient
 
 pytestmark = pytest.mark.trio
@@ -56,35 +57,48 @@ async def test_register_refuses_taken_names_and_bad_input(connect) -> None:
     await a.register("bob")
     b = await connect()
     assert (await b.request("register", name="BOB", password="another"))["code"] == "name_taken"
-    assert (await b.request("register", name="x", password="longenough"))["code"] == (
-        "out_of_range"
-    )
+    assert (await b.request("register", name="x", password="longenough"))["code"] == "bad_name"
     assert (await b.request("register", name="carol", password="123"))["code"] == "out_of_range"
-    assert (await b.request("register", name="guest-1", password="123456"))["code"] == (
-        "out_of_range"
-    )
+    assert (await b.request("register", name="guest-1", password="123456"))["code"] == "bad_name"
     await b.send_raw(frame({"type": "register", "id": 9, "name": "carol", "password": 5}))
     assert (await b.expect("error"))["code"] == "wrong_type"
 
 
-async def test_wrong_passwords_are_rate_limited_per_name(connect) -> None:
+async def _from(server: Server, address: str) -> WireClient:
+    """A client connecting from another loopback address (Linux routes all 127/8)."""
+    assert server.port is not None
+    stream = await trio.open_tcp_stream("127.0.0.1", server.port, local_address=address)
+    client = WireClient(stream)
+    await client.hello()
+    return client
+
+
+async def test_wrong_passwords_slow_their_name_and_address_not_the_owner(server, connect) -> None:
     a = await connect()
     await a.register("dave", "right-password")
-    b = await connect()
-    for _ in range(5):
-        reply = await b.request("login", name="dave", password="wrong")
+    await a.ok("logout")
+    guesser = await _from(server, "127.0.0.9")
+    for _ in range(6):  # five are free, the sixth starts a wait
+        reply = await guesser.request("login", name="dave", password="wrong")
         assert reply["code"] == "bad_credentials"
-    # Now even the right password is refused for a while.
-    reply = await b.request("login", name="dave", password="right-password")
-    assert reply["code"] == "rate_limited"
-    # The per-name limit does not lock other names out.
-    assert (await b.request("login", name="nobody", password="x"))["code"] == "bad_credentials"
+    # From the guesser's address even the right password now waits...
+    reply = await guesser.request("login", name="dave", password="right-password")
+    assert reply["code"] == "rate_limited" and "try again in" in reply["message"]
+    # ...and other names from there are not held up by dave's wait,
+    assert (await guesser.request("login", name="nobody", password="x"))["code"] == (
+        "bad_credentials"
+    )
+    # while the owner, elsewhere, signs in at once.
+    owner = await _from(server, "127.0.0.10")
+    assert (await owner.ok("login", name="dave", password="right-password"))["type"] == "session"
 
 
-async def test_wrong_passwords_are_rate_limited_per_address(connect) -> None:
-    c = await connect()
-    for n in range(20):
-        await c.request("login", name=f"name{n}", password="wrong")
+async def test_wrong_passwords_from_one_address_slow_that_address(server) -> None:
+    c = await _from(server, "127.0.0.11")
+    for n in range(31):
+        assert (await c.request("login", name=f"name{n}", password="wrong"))["code"] == (
+            "bad_credentials"
+        )
     assert (await c.request("login", name="fresh", password="x"))["code"] == "rate_limited"
 
 
@@ -143,9 +157,10 @@ async def test_tables_live_updates_owner_powers_and_chat(connect) -> None:
     await owner.register("owner")
     await gina.register("gina")
     await watcher.register("watcher")
+    assert (await gina.ok("watch_lobby", on=True))["tables"] == []
     table_id = await owner.create_table(password="pw", name="t1", timers={"turn": 10})
-    update = await gina.expect("table_update")
-    assert update["table"]["settings"]["name"] == "t1" and update["table"]["has_password"]
+    update = await gina.expect("lobby_update", where=lambda u: u["tables"])
+    assert update["tables"][0]["settings"]["name"] == "t1" and update["tables"][0]["has_password"]
     listing = await gina.ok("list_tables")
     assert [t["table_id"] for t in listing["tables"]] == [table_id]
     assert "pw" not in repr(listing)
@@ -167,7 +182,7 @@ async def test_tables_live_updates_owner_powers_and_chat(connect) -> None:
         "seat_taken"
     )
     await owner.ok("add_bot", table_id=table_id, seat=2, level="easy")
-    settings = dict(update["table"]["settings"], rounds=2, bots_allowed=False)
+    settings = dict(update["tables"][0]["settings"], rounds=2, bots_allowed=False)
     reply = await owner.request("configure_table", table_id=table_id, settings=settings)
     assert reply["code"] == "bots_not_allowed"
     await owner.ok("remove_bot", table_id=table_id, seat=2)
@@ -176,64 +191,54 @@ async def test_tables_live_updates_owner_powers_and_chat(connect) -> None:
     await owner.ok("kick", table_id=table_id, seat=1)
     assert (await gina.expect("table_left"))["reason"] == "kicked"
 
+    # Lobby chat reaches those who follow the lobby, not those at a table.
+    await gina.ok("watch_lobby", on=True)
     await gina.ok("chat_send", channel="lobby", text="hello all")
-    line = await watcher.expect("chat", channel="lobby")
+    line = await gina.expect("chat", channel="lobby")
     assert line["sender"] == "gina" and line["text"] == "hello all"
     await owner.ok("chat_send", channel="table", table_id=table_id, text="table talk")
-    assert (await watcher.expect("chat", channel="table"))["text"] == "table talk"
+    assert (await watcher.expect("chat"))["text"] == "table talk"
     reply = await gina.request("chat_send", channel="table", table_id=table_id, text="hi")
     assert reply["code"] == "not_seated"  # gina was kicked: not at the table
-    reply = await owner.request("chat_send", channel="lobby", text="x" * 201)
+    await owner.send_raw(
+        frame({"type": "chat_send", "id": 41, "channel": "lobby", "text": "x" * 201})
+    )
+    reply = await owner.expect("error", id=41)  # the id of the refused request is echoed
     assert reply["code"] == "out_of_range"
-    for _ in range(4):  # five lines in ten seconds, counting the table line
-        await owner.ok("chat_send", channel="lobby", text="spam")
-    reply = await owner.request("chat_send", channel="lobby", text="spam")
-    assert reply["code"] == "rate_limited"
+    reply = await owner.request("chat_send", channel="lobby", text="   ")
+    assert reply["code"] == "out_of_range"
 
     await owner.ok("leave_table", table_id=table_id)
     await watcher.ok("leave_table", table_id=table_id)
     removed = await gina.expect("lobby_update", where=lambda u: u["removed"])
-    assert removed["removed"] == [table_id]
+    assert removed["removed"] == [table_id] and removed["total"] == 0
 
 
-async def test_a_client_that_does_not_read_is_disconnected(tmp_path) -> None:
-    srv = Server(Storage(tmp_path / "db.sqlite3"), outbox_size=8)
-    srv.chat_rate = SlidingWindow(limit=10**9, window=1.0)  # flood freely
-    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
-    port = listeners[0].socket.getsockname()[1]
-    async with trio.open_nursery() as nursery:
-        await nursery.start(srv.serve, listeners)
-        talker = WireClient(await trio.open_tcp_stream("127.0.0.1", port))
-        await talker.hello()
-        await talker.register("talker")
-        sleeper = WireClient(await trio.open_tcp_stream("127.0.0.1", port))
-        await sleeper.hello()
-        await sleeper.register("sleeper")
+async def test_a_client_that_does_not_read_is_disconnected(nursery, tmp_path) -> None:
+    limits = Limits(outbox_frames=8, chat_lines=10**6, request_rate=10**6, request_burst=10**6)
+    storage = Storage(tmp_path / "db.sqlite3")
+    srv = Server(storage, ServerConfig(limits=limits))
+    running = await start(nursery, srv)
+    assert srv.port is not None
+    talker = WireClient(await trio.open_tcp_stream("127.0.0.1", srv.port))
+    await talker.hello()
+    await talker.register("talker")
+    sleeper = WireClient(await trio.open_tcp_stream("127.0.0.1", srv.port))
+    await sleeper.hello()
+    await sleeper.register("sleeper")
+    await sleeper.ok("watch_lobby", on=True)
 
-        def sleeper_connected() -> bool:
-            return any(c.account and c.account.name == "sleeper" for c in srv.clients)
+    def sleeper_connected() -> bool:
+        return srv.sessions.signed_in == 2
 
-        # The sleeper never reads again: lobby chat fills its socket buffers, then its
-        # outbox, and the server drops it; the talker is answered all along.
-        sent = 0
-        with trio.fail_after(30):
-            while sleeper_connected():
-                await talker.ok("chat_send", channel="lobby", text="x" * 200)
-                sent += 1
-        assert sent > 8
-        await talker.ok("chat_send", channel="lobby", text="still here")
-        nursery.cancel_scope.cancel()
-
-
-async def test_rate_limit_windows_slide_and_forget_stale_keys(autojump_clock) -> None:
-    from gbmj_server.net import limits
-
-    window = SlidingWindow(limit=2, window=10.0)
-    assert window.allow("a") and window.allow("a") and not window.allow("a")
-    await trio.sleep(10.5)
-    assert window.allow("a")
-    for n in range(limits.PRUNE_AT):
-        window.record(n)
-    await trio.sleep(11)
-    window.record("fresh")  # the stale keys go
-    assert len(window._events) == 1
+    # The sleeper never reads again: lobby chat fills its socket buffers, then its
+    # outbox, and the server drops it; the talker is answered all along.
+    sent = 0
+    with trio.fail_after(30):
+        while sleeper_connected():
+            await talker.ok("chat_send", channel="lobby", text="x" * 200)
+            sent += 1
+    assert sent > 8
+    await talker.ok("chat_send", channel="lobby", text="still here")
+    await running.stop()
+    storage.close()

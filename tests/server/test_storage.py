@@ -13,12 +13,13 @@ from gbmj_server.storage import (
     SCHEMA_VERSION,
     AccountKind,
     NameTaken,
-    SeatRecord,
     Storage,
     StorageError,
     hash_password,
     verify_password,
 )
+from gbmj_server.storage.logs import write_log
+from gbmj_server.storage.matches import ActionDone, PlayerJoined, PlayerLeft
 
 
 @pytest.fixture
@@ -111,38 +112,81 @@ def test_password_reset_and_ban_end_sessions(store: Storage) -> None:
         store.set_password_hash("nobody", hash_password("x"))
 
 
-def test_match_and_hand_history_round_trip(store: Storage) -> None:
+def new_match(store: Storage, players: list[PlayerJoined] | None = None) -> int:
+    """A match record as a table starts one (a seed, four participants)."""
+    if players is None:
+        players = [PlayerJoined(0, n, n, None, f"bot-{n + 1}", bot_level="easy") for n in range(4)]
+    return store.start_match(3, "t1", {"rounds": 1}, b"\x01" * 32, "alice", True, "", players)
+
+
+def test_a_running_match_is_written_ahead_and_read_back_whole(store: Storage) -> None:
     alice = store.create_account("alice", hash_password("a"))
-    seats = [
-        SeatRecord(0, alice.id, "alice", False),
-        SeatRecord(1, None, "bot 1", True),
-        SeatRecord(2, None, "bot 2", True),
-        SeatRecord(3, None, "bot 3", True),
+    players = [PlayerJoined(0, 0, 0, alice.id, "alice")] + [
+        PlayerJoined(0, n, n, None, f"bot-{n + 1}", bot_level="easy") for n in (1, 2, 3)
     ]
-    match_id = store.start_match("t1", {"rounds": 1, "stake": 0}, seats)
-    log = bytes(range(256)) * 4
-    store.record_hand(match_id, 1, 1, 1, {"winner": 2, "points": [-9, -9, 27, -9]}, log)
-    store.record_hand(match_id, 2, 1, 2, {"winner": None, "points": [0, 0, 0, 0]}, b"")
-    with pytest.raises(sqlite3.IntegrityError):  # a hand number is recorded once
-        store.record_hand(match_id, 2, 1, 2, {}, b"")
-    store.set_seat(match_id, SeatRecord(0, None, "bot 0", True))
-    store.end_match(match_id, "finished", [-9, -9, 27, -9])
+    match_id = new_match(store, players)
+    store.journal(
+        [
+            ActionDone(match_id, 1, 0, 0, "deal", None, 0, 12),
+            ActionDone(match_id, 1, 1, 0, "discard", 5, 4_200, 13),
+        ]
+    )
+    store.journal(  # alice escapes; a bot takes her seat
+        [
+            ActionDone(match_id, 1, 2, 0, "escape", None, 9_000, 15),
+            PlayerLeft(match_id, 0, "left"),
+            PlayerJoined(match_id, 4, 0, None, "bot-1", bot_level="hard"),
+        ]
+    )
+    (running,) = store.running_matches()
+    assert (running.id, running.table_id, running.seed, running.public) == (
+        match_id,
+        3,
+        b"\x01" * 32,
+        True,
+    )
+    assert [a.kind for a in running.actions] == ["deal", "discard", "escape"]
+    assert running.last_seq == 15 and running.hand_logs == ()
+    assert [(p.n, p.slot, p.left_reason) for p in running.players] == [
+        (0, 0, "left"),
+        (1, 1, None),
+        (2, 2, None),
+        (3, 3, None),
+        (4, 0, None),
+    ]
+    # Settling the hand records its log and the participants' totals, and clears the
+    # actions written ahead: the hand row holds them now.
+    log = write_log(
+        {"log": [[0, {"kind": "discard", "tile": 5}], [0, {"kind": "escape"}]]},
+        [4_200, 9_000],
+        ["alice", "bot-2", "bot-3", "bot-4"],
+    )
+    store.settle_hand(
+        match_id, 1, 1, 1, {"points": [-80, 0, 0, 0], "seq": 16}, log, points=[(0, -80)]
+    )
+    (running,) = store.running_matches()
+    assert running.actions == () and running.last_seq == 16
+    assert running.hand_logs[0]["times"] == [4_200, 9_000]
+    assert running.players[0].points == -80
+    store.end_match(match_id, "finished", [{"name": "bot-2", "rank": 1}])
+    assert store.running_matches() == []
     record = store.match(match_id)
-    assert record.settings == {"rounds": 1, "stake": 0}
-    assert record.end_reason == "finished" and record.standings == [-9, -9, 27, -9]
+    assert record.end_reason == "finished" and record.standings == [{"name": "bot-2", "rank": 1}]
     assert record.ended_at is not None and record.ended_at >= record.started_at
-    assert record.seats[0] == SeatRecord(0, None, "bot 0", True)
-    hands = store.hands(match_id)
-    assert [h.number for h in hands] == [1, 2]
-    assert hands[0].event_log == log and hands[0].result["winner"] == 2
+    assert [p.name for p in record.players] == ["alice", "bot-2", "bot-3", "bot-4", "bot-1"]
+    assert store.settle_hand(match_id, 1, 1, 1, {}, b"").already  # a hand is settled once
 
 
 def test_a_failed_write_leaves_nothing_behind(store: Storage) -> None:
-    match_id = store.start_match("t", {}, [SeatRecord(0, None, "bot", True)])
+    match_id = new_match(store)
     # Seat 9 violates a CHECK: the whole match insert must roll back.
     with pytest.raises(sqlite3.IntegrityError):
-        store.start_match(
-            "bad", {}, [SeatRecord(0, None, "a", True), SeatRecord(9, None, "b", True)]
+        new_match(
+            store,
+            [
+                PlayerJoined(0, 0, 0, None, "a", bot_level="easy"),
+                PlayerJoined(0, 1, 9, None, "b", bot_level="easy"),
+            ],
         )
     assert store.match_ids() == [match_id]
     assert time.time() >= store.match(match_id).started_at

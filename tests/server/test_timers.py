@@ -11,7 +11,7 @@ import pytest
 import trio
 import trio.testing
 
-from gbmj_server.net.server import Server
+from server.conftest import Probe
 from server.wireclient import solo_table
 
 pytestmark = pytest.mark.trio
@@ -21,8 +21,9 @@ TIMERS = {"on": True, "first_discard": 30, "turn": 15, "claim_window": 5}
 
 async def test_each_timer_runs_its_length_then_the_server_acts(mem, mock_clock) -> None:
     srv, connect, clock = mem
-    human, table_id = await solo_table(connect, timers=TIMERS)
-    game = srv.lobby.tables[table_id].game
+    # (auto-play after many timeouts: here every timeout is the test's own doing)
+    human, table_id = await solo_table(connect, timers=TIMERS, auto_play_after=10)
+    game = Probe(srv, table_id)
     seen: set[str] = set()
     for _ in range(300):
         prompt = await human.expect("prompt")
@@ -34,9 +35,10 @@ async def test_each_timer_runs_its_length_then_the_server_acts(mem, mock_clock) 
         seen.add(timer)
         length = TIMERS[timer]
         assert prompt["ms_left"] == length * 1000
+        steps = game.steps
         clock.jump(length - 0.1)
         await trio.testing.wait_all_tasks_blocked()
-        assert game.seq == prompt["seq"], f"{timer}: the server acted before its deadline"
+        assert game.steps == steps, f"{timer}: the server acted before its deadline"
         clock.jump(0.2)
         # The timeout action: a discard on a turn (the drawn tile), a pass in a claim
         # window (a valid win is declared instead).
@@ -50,7 +52,7 @@ async def test_each_timer_runs_its_length_then_the_server_acts(mem, mock_clock) 
                 assert event["event"]["tile"] in tiles
         else:
             with trio.fail_after(5):
-                while game.seq == prompt["seq"] and 0 in game.state.to_act:
+                while game.seq == prompt["seq"] and 0 in game.to_act():
                     await trio.sleep(0)  # the mock clock is still: wait for the pass
         if seen == {"first_discard", "turn", "claim_window"}:
             break
@@ -70,41 +72,40 @@ async def test_timers_off_mean_no_deadline(mem, mock_clock) -> None:
     assert "ms_left" not in prompt
     clock.jump(3600)
     await trio.testing.wait_all_tasks_blocked()
-    assert srv.lobby.tables[table_id].game.seq == prompt["seq"]
+    assert Probe(srv, table_id).seq == prompt["seq"]
 
 
 async def test_auto_play_plays_at_once_without_the_clock(mem, mock_clock) -> None:
-    srv, connect, _ = mem
+    _, connect, _ = mem
     human, table_id = await solo_table(connect, timers=TIMERS)
     prompt = await human.expect("prompt")
     start = trio.current_time()
     await human.ok("auto_play", table_id=table_id, on=True)
+    presence = await human.expect("presence", seat=0)
+    assert presence["presence"] == "auto_play"
     # The whole hand finishes with the clock standing still.
     result = await human.expect("hand_result")
     assert trio.current_time() == start
     assert result["hand_number"] == 1
-    players = srv.lobby.tables[table_id].game.snapshot(human_client(srv))["players"]
-    assert players[0]["presence"] == "auto_play"
+    snapshot = await human.ok("join_table", table_id=table_id)  # asking again: a resync
+    assert snapshot["players"][0]["presence"] == "auto_play"
     await human.ok("auto_play", table_id=table_id, on=False)
+    await human.expect("presence", seat=0, presence="online")
     later = await human.expect("prompt")
     assert later["seq"] > prompt["seq"]
-
-
-def human_client(srv: Server):
-    return next(c for c in srv.clients if c.account is not None)
 
 
 async def test_a_table_whose_humans_are_gone_ends_its_match(mem, mock_clock) -> None:
     srv, connect, clock = mem
     human, table_id = await solo_table(connect, timers=TIMERS)
     await human.expect("prompt")
-    table = srv.lobby.tables[table_id]
+    table = Probe(srv, table_id)
     await human.aclose()
     await trio.testing.wait_all_tasks_blocked()
-    assert table.status == "playing"  # held for a reconnect a while
-    clock.jump(srv.abandon_grace + 1)
+    assert table.table.status == "playing"  # held for a reconnect a while
+    clock.jump(srv.config.abandon_grace + 1)
     with trio.fail_after(5):
-        while table.id in srv.lobby.tables:
+        while table.open:
             await trio.sleep(0)
     storage = srv.store.storage
     assert storage.match(storage.match_ids()[-1]).end_reason == "abandoned"

@@ -1,24 +1,31 @@
-"""The server's frames: the protocol's encoding, checked against the catalog."""
+"""The table's event frames: the engine's events packed as they are, the same bytes as
+the protocol's own encoding of the message they stand for."""
 
 from __future__ import annotations
 
 import pytest
 
-from gbmj_server.net.wire import ProtocolError, encode
-from protocol.framing import encode as protocol_encode
-from protocol.messages import Message
+from gbmj.game.events import Draw, Win
+from gbmj_server.tables import wire
+from protocol.errors import ProtocolError
+from protocol.framing import FrameDecoder, encode
+from protocol.tiles import Tile
 
 
-def test_server_frames_are_the_protocols_own_encoding() -> None:
-    """``wire.encode`` validates once and packs the map: the bytes match the codec's."""
-    message = {
-        "type": "event",
-        "table_id": 3,
-        "seq": 9,
-        "event": {"kind": "draw", "seat": 2, "tile": None, "replacement": True},
-    }
-    assert encode(message) == protocol_encode(
-        Message.from_wire({**message, "event": {"kind": "draw", "seat": 2, "replacement": True}})
-    )
+def test_an_event_frame_is_the_protocols_encoding_of_its_message() -> None:
+    for event in (
+        Draw(2, None, True),  # another seat's draw: no tile at all
+        Draw(2, Tile.M5, False),
+        Win(1, None, Tile.C, ((39, 1), (79, 1)), 9, (-17, 51, -17, -17)),  # self-drawn
+    ):
+        frame = wire.event_frame(7, 42, event)
+        decoder = FrameDecoder()
+        decoder.receive_data(frame)
+        message = decoder.next_message()
+        assert message is not None and encode(message) == frame
+
+
+def test_a_bad_event_is_refused_when_outgoing_frames_are_checked(monkeypatch) -> None:
+    monkeypatch.setattr(wire, "CHECK_OUTGOING", True)
     with pytest.raises(ProtocolError):
-        encode({"type": "event", "table_id": 3, "seq": 9, "event": {"kind": "draw", "seat": 7}})
+        wire.event_frame(7, 42, Draw(9, None, True))  # no seat 9

@@ -9,12 +9,42 @@ from typing import TYPE_CHECKING, Any
 import trio
 import trio.testing
 
-from gbmj_server.net.wire import ProtocolError, WireDecoder, encode
+from protocol.errors import ProtocolError
+from protocol.framing import FrameDecoder, encode_map
+from protocol.messages import Message
 
 if TYPE_CHECKING:
-    from gbmj_server.net.server import Server
+    from gbmj_server.server import Server
 
 TIMEOUT = 10.0
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """A frame for a wire map, checked against the catalog first (a test's own mistake
+    fails the test, not the server)."""
+    Message.from_wire(message)
+    return encode_map(message)
+
+
+class WireDecoder:
+    """Bytes in, wire maps out (each checked by the catalog); a bad frame yields its
+    ``ProtocolError`` in place."""
+
+    def __init__(self) -> None:
+        self._decoder = FrameDecoder()
+
+    def feed(self, data: bytes) -> list[dict[str, Any] | ProtocolError]:
+        self._decoder.receive_data(data)
+        out: list[dict[str, Any] | ProtocolError] = []
+        while True:
+            try:
+                message = self._decoder.next_message()
+            except ProtocolError as exc:
+                out.append(exc)
+                continue
+            if message is None:
+                return out
+            out.append(message.to_wire())
 
 
 class WireClient:

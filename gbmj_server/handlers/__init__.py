@@ -1,0 +1,9 @@
+"""Every request handler, by domain; ``HANDLERS`` is the dispatcher's table."""
+
+from gbmj_server.handlers import accounts, chat, lobby, shop, ssh_keys, table
+
+HANDLERS = accounts.handlers.merged(
+    chat.handlers, lobby.handlers, shop.handlers, ssh_keys.handlers, table.handlers
+)
+
+__all__ = ["HANDLERS"]

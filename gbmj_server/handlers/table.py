@@ -1,0 +1,154 @@
+"""Requests at a table: seats, readiness, the owner's powers, the game's actions, items.
+
+Each is a command run by the table's actor (``gbmj_server.tables``); what needs the
+database first (a player's coins and level) is read before the command, and checked
+again inside it where it matters.
+"""
+
+from __future__ import annotations
+
+import trio
+
+from gbmj.economy.items import TABLE_SIGN_PROTECTION
+from gbmj.game.actions import Action
+from gbmj_server.handlers.common import at_table, signed_in_id
+from gbmj_server.net.connection import Connection
+from gbmj_server.net.dispatch import Handlers
+from gbmj_server.net.errors import RequestError
+from gbmj_server.profiles import profile
+from gbmj_server.services import Services
+from gbmj_server.storage import LedgerError
+from gbmj_server.tables import items
+from gbmj_server.tables.play import Play
+from gbmj_server.tables.settings import checked
+from gbmj_server.tables.table import Table
+from protocol import messages as m
+from protocol.errors import ErrorCode
+from protocol.tiles import Tile
+from protocol.vocabulary import Item
+
+handlers = Handlers()
+
+
+def running(table: Table) -> Play:
+    """The table's running match (``not_expected`` when none runs)."""
+    if not isinstance(table.play, Play):
+        raise RequestError(ErrorCode.NOT_EXPECTED, "no match is running")
+    return table.play
+
+
+@handlers.on(m.Sit)
+async def sit(services: Services, conn: Connection, request: m.Sit) -> None:
+    actor = at_table(services, conn, request.table_id)
+    assert conn.account is not None
+    mine = await profile(services.store, conn.account.id, conn.account.name, conn.account.is_guest)
+    await actor.request(
+        conn, request.id, lambda t: t.sit(conn, request.seat, mine.level, mine.coins)
+    )
+
+
+@handlers.on(m.Stand)
+async def stand(services: Services, conn: Connection, request: m.Stand) -> None:
+    actor = at_table(services, conn, request.table_id)
+    await actor.request(conn, request.id, lambda t: t.stand(conn))
+
+
+@handlers.on(m.Ready)
+async def ready(services: Services, conn: Connection, request: m.Ready) -> None:
+    actor = at_table(services, conn, request.table_id)
+    coins = await services.store.call(services.store.storage.balance, signed_in_id(conn))
+    await actor.request(conn, request.id, lambda t: t.set_ready(conn, request.ready, coins))
+
+
+@handlers.on(m.LeaveTable)
+async def leave_table(services: Services, conn: Connection, request: m.LeaveTable) -> None:
+    """Back to the lobby; during a match this is an escape (docs/rules.md §2.4)."""
+    actor = at_table(services, conn, request.table_id)
+    await actor.request(conn, request.id, lambda t: t.leave(conn))
+
+
+@handlers.on(m.Kick)
+async def kick(services: Services, conn: Connection, request: m.Kick) -> None:
+    actor = at_table(services, conn, request.table_id)
+    await actor.request(conn, request.id, lambda t: t.kick(conn, request.seat))
+
+
+@handlers.on(m.AddBot)
+async def add_bot(services: Services, conn: Connection, request: m.AddBot) -> None:
+    actor = at_table(services, conn, request.table_id)
+    await actor.request(conn, request.id, lambda t: t.add_bot(conn, request.seat, request.level))
+
+
+@handlers.on(m.RemoveBot)
+async def remove_bot(services: Services, conn: Connection, request: m.RemoveBot) -> None:
+    actor = at_table(services, conn, request.table_id)
+    await actor.request(conn, request.id, lambda t: t.remove_bot(conn, request.seat))
+
+
+@handlers.on(m.ConfigureTable)
+async def configure_table(services: Services, conn: Connection, request: m.ConfigureTable) -> None:
+    """New settings; a new name costs a table sign and is then protected for an hour."""
+    actor = at_table(services, conn, request.table_id)
+    settings = checked(request.settings)
+    store = services.store
+
+    async def configure(table: Table) -> None:
+        renaming = table.check_rename(conn, settings)
+        for seat in table.humans():  # a new stake: everyone seated must cover it
+            coins = await store.call(store.storage.balance, seat.holder.account_id)
+            who = "you" if seat.conn is conn else seat.holder.name
+            table.check_stake(seat.holder.guest, coins, who, settings.stake)
+        protect_until = None
+        if renaming:
+            assert conn.account is not None
+            if conn.account.is_guest:
+                raise RequestError(ErrorCode.NO_SUCH_ITEM, "renaming a table takes a table sign")
+            try:
+                await store.call(store.storage.use_item, conn.account.id, Item.TABLE_SIGN)
+            except LedgerError as exc:
+                raise RequestError(ErrorCode(exc.code), str(exc)) from None
+            protect_until = trio.current_time() + TABLE_SIGN_PROTECTION
+        table.configure(conn, settings, request.password, protect_until)
+
+    await actor.request(conn, request.id, configure)
+
+
+@handlers.on(m.AutoPlay)
+async def auto_play(services: Services, conn: Connection, request: m.AutoPlay) -> None:
+    """Switch 托管 on or off (off: the player takes control back)."""
+    actor = at_table(services, conn, request.table_id)
+
+    def switch(table: Table) -> None:
+        slot = table.require_slot(conn)
+        running(table).set_auto_play(slot, request.on)
+
+    await actor.request(conn, request.id, switch)
+
+
+@handlers.on(m.Action)
+async def action(services: Services, conn: Connection, request: m.Action) -> None:
+    actor = at_table(services, conn, request.table_id)
+    chosen = Action(request.kind, None if request.tile is None else Tile(request.tile))
+
+    async def act(table: Table) -> None:
+        await running(table).act(conn, request.seq, chosen)
+
+    await actor.request(conn, request.id, act)
+
+
+@handlers.on(m.ArmTimerExtension)
+async def arm_timer_extension(
+    services: Services, conn: Connection, request: m.ArmTimerExtension
+) -> None:
+    actor = at_table(services, conn, request.table_id)
+    await actor.request(conn, request.id, lambda t: items.arm_extension(t, conn, request.armed))
+
+
+@handlers.on(m.UseTileCounter)
+async def use_tile_counter(services: Services, conn: Connection, request: m.UseTileCounter) -> None:
+    actor = at_table(services, conn, request.table_id)
+
+    async def use(table: Table) -> m.TileCounts:
+        return await items.use_tile_counter(table, running(table).st, conn)
+
+    await actor.request(conn, request.id, use)

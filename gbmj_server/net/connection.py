@@ -1,0 +1,179 @@
+"""One client connection: its reader, its writer, its outbox and who it is.
+
+The reader turns bytes into typed messages (``protocol.framing``) and hands each to the
+dispatcher, one at a time: a connection's requests are answered in order. The writer
+sends whatever the outbox holds in one write. ``send`` never blocks; a full outbox
+drops the connection (``Outbox``). Deadlines guard the reader: ``hello`` must come soon,
+a session soon after, and a frame once begun must arrive whole in time; a peer that
+misses one is told why and closed.
+
+Membership of a table (``table``) is set and cleared only by that table's actor.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import math
+import os
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+import trio
+
+from gbmj_server.config import Limits
+from gbmj_server.net.outbox import Outbox
+from gbmj_server.storage import Account
+from protocol import messages as m
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.framing import FrameDecoder, encode
+
+log = logging.getLogger(__name__)
+
+READ_SIZE = 65536
+FLUSH_GRACE = 1.0  # seconds a closing connection gets to send its last words
+# Check every outgoing message against the catalog (tests, and GBMJ_CHECK=1 to debug): the
+# hot path trusts the server's own builders, whose shapes the tests hold to the schema.
+CHECK_OUTGOING = os.environ.get("GBMJ_CHECK") == "1"
+_ids = itertools.count(1)
+
+
+class TableHandle(Protocol):
+    """The table a connection is at, as the rest of the server sees it: its id, and its
+    actor's inbox (``gbmj_server.tables.actor.TableActor``)."""
+
+    id: int
+
+    async def call(self, command: Callable[[Any], Any]) -> Any: ...
+
+
+Dispatch = Callable[["Connection", m.Message], Awaitable[None]]
+BadFrame = Callable[["Connection", ProtocolError], Awaitable[None]]
+
+
+class Connection:
+    def __init__(self, address: str, limits: Limits) -> None:
+        self.id = next(_ids)
+        self.address = address
+        self.limits = limits
+        self.outbox = Outbox(limits.outbox_frames, limits.outbox_bytes)
+        self.cancel_scope = trio.CancelScope()
+        self.greeted = False
+        self.account: Account | None = None
+        self.token: str | None = None
+        self.table: TableHandle | None = None  # set by that table's actor only
+        self.closed = False
+        self.close_reason = ""
+        self.errors = 0  # bad frames and refused requests so far
+        self.mutes: set[int] = set()  # accounts whose chat this player does not want
+        self.host_muted = False  # the host muted this account: its chat goes nowhere
+
+    def __repr__(self) -> str:
+        who = self.account.name if self.account else "-"
+        return f"<Connection {self.id} {who} {self.address}>"
+
+    @property
+    def name(self) -> str:
+        return self.account.name if self.account else ""
+
+    @property
+    def account_id(self) -> int | None:
+        return None if self.account is None else self.account.id
+
+    # -- sending -------------------------------------------------------------------
+    def send(self, message: m.Message) -> None:
+        """Queue a message (checked against the catalog only when ``CHECK_OUTGOING``)."""
+        if self.closed:
+            return
+        try:
+            frame = encode(message, check=CHECK_OUTGOING)
+        except ProtocolError:
+            log.exception("%r: the server built a bad %s message", self, message.TAG)
+            return
+        self.send_frame(frame)
+
+    def send_frame(self, frame: bytes) -> None:
+        """Queue an encoded frame (encoded once for everyone who gets the same bytes)."""
+        if not self.closed and not self.outbox.put(frame):
+            log.info("%r: outbox full (%d bytes), dropped", self, self.outbox.queued_bytes)
+            self.close("outbox full")
+
+    def close(self, reason: str, *, flush: bool = False) -> None:
+        """End the connection. With ``flush`` what is queued (a last error or notice) is
+        still written, for ``FLUSH_GRACE`` seconds at most."""
+        if self.closed:
+            return
+        self.closed = True
+        self.close_reason = reason
+        if flush:
+            self.outbox.close()
+            self.cancel_scope.deadline = min(
+                self.cancel_scope.deadline, trio.current_time() + FLUSH_GRACE
+            )
+        else:
+            self.cancel_scope.cancel()
+
+    def refuse(self, code: ErrorCode, text: str, request_id: int | None = None) -> None:
+        """Tell the peer why, and close."""
+        self.send(m.Error(id=request_id, code=code, message=text))
+        self.close(code.value, flush=True)
+
+    # -- serving -------------------------------------------------------------------
+    async def serve(self, stream: trio.abc.Stream, dispatch: Dispatch, bad_frame: BadFrame) -> None:
+        """Read and write until either side ends the connection."""
+        with self.cancel_scope:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._writer, stream)
+                await self._reader(stream, dispatch, bad_frame)
+                if not self.closed:  # the peer went away: stop writing too
+                    self.closed = True
+                    self.close_reason = self.close_reason or "closed by the client"
+                    nursery.cancel_scope.cancel()
+
+    async def _writer(self, stream: trio.abc.Stream) -> None:
+        while data := await self.outbox.take():
+            await stream.send_all(data)
+        self.cancel_scope.cancel()  # the outbox was closed and is sent: the end
+
+    async def _reader(self, stream: trio.abc.Stream, dispatch: Dispatch, bad: BadFrame) -> None:
+        decoder = FrameDecoder()
+        opened = trio.current_time()
+        greeted_at = math.inf
+        frame_began = math.inf
+        limits = self.limits
+        while not self.closed:
+            if not self.greeted:
+                deadline, why = opened + limits.hello_timeout, "no hello in time"
+            elif self.account is None:
+                deadline, why = greeted_at + limits.sign_in_timeout, "no sign-in in time"
+            else:
+                deadline, why = math.inf, ""
+            if frame_began + limits.frame_timeout < deadline:
+                deadline, why = frame_began + limits.frame_timeout, "a frame took too long"
+            with trio.move_on_at(deadline) as timer:
+                data = await stream.receive_some(READ_SIZE)
+            if timer.cancelled_caught:
+                self.refuse(ErrorCode.NOT_EXPECTED, why)
+                return
+            if not data:
+                return
+            was_greeted = self.greeted
+            decoder.receive_data(data)
+            framed = False  # a frame ended in these bytes: the next one begins now
+            while not self.closed:
+                try:
+                    message = decoder.next_message()
+                except ProtocolError as exc:
+                    framed = True
+                    await bad(self, exc)
+                    continue
+                if message is None:
+                    break
+                framed = True
+                await dispatch(self, message)
+            if self.greeted and not was_greeted:
+                greeted_at = trio.current_time()
+            if not decoder.in_frame:
+                frame_began = math.inf
+            elif framed or math.isinf(frame_began):
+                frame_began = trio.current_time()

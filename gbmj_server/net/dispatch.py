@@ -1,0 +1,122 @@
+"""The dispatcher: each typed request to its handler, each answer back with its ``id``.
+
+Handlers are plain async functions ``handler(services, connection, request)`` that
+return the typed reply (or None when they answer otherwise) and raise ``RequestError``
+to refuse. Each domain registers its own in a ``Handlers`` table (``@handlers.on(m.Sit)``,
+``gbmj_server.net.handlers``). Every reply to a request, error or not, echoes its
+``id``; a handler bug is logged and answered ``internal``, and ends nothing else.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import trio
+
+from gbmj_server.net.connection import Connection
+from gbmj_server.net.errors import RequestError
+from protocol import messages as m
+from protocol.errors import ErrorCode, ProtocolError
+
+if TYPE_CHECKING:
+    from gbmj_server.net.services import Services
+
+log = logging.getLogger(__name__)
+
+SERVER_NAME = "gbmj-server/0.2"
+MAX_ERRORS = 50  # bad frames and unknown requests before a connection is closed as abusive
+
+R = TypeVar("R", bound=m.Message)
+Handler = Callable[["Services", Connection, Any], Awaitable[m.Message | None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    handler: Handler
+    signed_out: bool  # may be sent before signing in
+
+
+class Handlers:
+    """Request handlers by message class."""
+
+    def __init__(self) -> None:
+        self.entries: dict[type[m.Message], Entry] = {}
+
+    def on(
+        self, request: type[R], *, signed_out: bool = False
+    ) -> Callable[[Callable[[Services, Connection, R], Awaitable[m.Message | None]]], Handler]:
+        def register(
+            fn: Callable[[Services, Connection, R], Awaitable[m.Message | None]],
+        ) -> Handler:
+            if request in self.entries:
+                raise ValueError(f"two handlers for {request.TAG}")
+            self.entries[request] = Entry(fn, signed_out)
+            return fn
+
+        return register
+
+    def merged(self, *others: Handlers) -> Handlers:
+        out = Handlers()
+        for table in (self, *others):
+            for request, entry in table.entries.items():
+                if request in out.entries:
+                    raise ValueError(f"two handlers for {request.TAG}")
+                out.entries[request] = entry
+        return out
+
+
+class Dispatcher:
+    def __init__(self, services: Services, handlers: Handlers) -> None:
+        self.services = services
+        self.entries = handlers.entries
+
+    async def dispatch(self, conn: Connection, message: m.Message) -> None:
+        if not conn.greeted:
+            self._hello(conn, message)
+            return
+        entry = self.entries.get(type(message))
+        try:
+            if entry is None:
+                self.abuse(conn)
+                raise RequestError(ErrorCode.NOT_EXPECTED, f"a client does not send {message.TAG}")
+            if conn.account is None and not entry.signed_out:
+                raise RequestError(ErrorCode.NOT_LOGGED_IN, "sign in first")
+            if not self.services.guard.request(conn.id, trio.current_time()):
+                self.abuse(conn)
+                raise RequestError(ErrorCode.RATE_LIMITED, "too many requests: slow down")
+            reply = await entry.handler(self.services, conn, message)
+        except RequestError as exc:
+            reply = m.Error(code=exc.code, message=exc.message[:500])
+        except Exception:
+            log.exception("%r: the %s handler failed", conn, message.TAG)
+            reply = m.Error(
+                code=ErrorCode.INTERNAL, message="internal server error; the request had no effect"
+            )
+        if reply is not None:
+            conn.send(dataclasses.replace(reply, id=message.id))
+
+    async def bad_frame(self, conn: Connection, exc: ProtocolError) -> None:
+        conn.send(m.Error(id=exc.request_id, code=exc.code, message=str(exc)[:500]))
+        self.abuse(conn)
+
+    def abuse(self, conn: Connection) -> None:
+        conn.errors += 1
+        if conn.errors >= MAX_ERRORS:
+            conn.refuse(ErrorCode.RATE_LIMITED, "too many bad messages: goodbye")
+
+    def _hello(self, conn: Connection, message: m.Message) -> None:
+        if not isinstance(message, m.Hello):
+            conn.refuse(ErrorCode.NOT_EXPECTED, "say hello first", message.id)
+        elif message.version != m.PROTOCOL_VERSION:
+            conn.refuse(
+                ErrorCode.UNSUPPORTED_VERSION,
+                f"this server speaks protocol version {m.PROTOCOL_VERSION}",
+                message.id,
+            )
+        else:
+            conn.greeted = True
+            conn.send(m.Welcome(id=message.id, version=m.PROTOCOL_VERSION, server=SERVER_NAME))

@@ -1,0 +1,185 @@
+"""The game server: its services, the listener, one task per connection, the start.
+
+``run_server(config)`` is what ``gbmj-server`` runs: the database, the listeners, the
+SSH front door, the signals. ``Server.serve(listeners)`` is what tests run on a port of
+their own, ``Server.run`` without a listener (for connections over memory streams). At
+start the server resumes every match a restart interrupted (docs/rules.md §2.4); on
+SIGINT or SIGTERM it tells every client it restarts and stops, the matches written ahead
+so that the next start goes on with them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import random
+import signal
+import sys
+
+import trio
+
+from gbmj_server.config import ServerConfig
+from gbmj_server.handlers import HANDLERS
+from gbmj_server.net.connection import Connection
+from gbmj_server.net.dispatch import Dispatcher
+from gbmj_server.net.guard import Guard
+from gbmj_server.net.lobby import Lobby
+from gbmj_server.net.sessions import Sessions
+from gbmj_server.services import Services
+from gbmj_server.storage import Storage
+from gbmj_server.storage.threads import AsyncStorage
+from gbmj_server.tables.context import TableContext
+from gbmj_server.tables.journal import Journal
+from gbmj_server.tables.registry import Tables
+from protocol import messages as m
+from protocol.errors import ErrorCode
+from protocol.framing import encode
+from protocol.vocabulary import NoticeCode
+
+log = logging.getLogger(__name__)
+
+FAREWELL = 0.5  # seconds to let "the server restarts" reach the clients
+
+
+class Server:
+    def __init__(
+        self,
+        storage: Storage,
+        config: ServerConfig,
+        *,
+        match_seed: bytes | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.config = config
+        self.store = AsyncStorage(storage)
+        self.sessions = Sessions()
+        self.lobby = Lobby(self.sessions)
+        self.guard = Guard(config.limits)
+        self.journal = Journal(self.store)
+        self.rng = rng or random.SystemRandom()
+        self.match_seed = match_seed  # None: a fresh seed per match (tests fix one)
+        self.services: Services | None = None
+        self.dispatcher: Dispatcher | None = None
+        self.resumed = 0  # matches resumed at start
+        self.port: int | None = None  # the first listener's port, once serving
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """The services, the tables (the interrupted matches resumed), until cancelled."""
+        config = self.config
+        async with trio.open_nursery() as nursery:
+            ctx = TableContext(
+                self.store,
+                self.lobby,
+                self.journal,
+                nursery,
+                rng=self.rng,
+                bot_delay=config.bot_delay,
+                hand_pause=config.hand_pause,
+                abandon_grace=config.abandon_grace,
+                match_seed=self.match_seed,
+            )
+            self.services = Services(
+                config, self.store, self.sessions, self.lobby, Tables(ctx), self.guard, self.rng
+            )
+            self.dispatcher = Dispatcher(self.services, HANDLERS)
+            nursery.start_soon(self.journal.run)
+            nursery.start_soon(self.lobby.run)
+            self.resumed = await self.services.tables.resume()
+            task_status.started()
+
+    async def serve(
+        self,
+        listeners: list[trio.SocketListener],
+        *,
+        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """``run``, and accept connections on ``listeners``."""
+        if listeners:
+            self.port = listeners[0].socket.getsockname()[1]
+        async with trio.open_nursery() as nursery:
+            await nursery.start(self.run)
+            await nursery.start(trio.serve_listeners, self.handle_stream, listeners)
+            task_status.started()
+
+    @property
+    def tables(self) -> Tables:
+        assert self.services is not None, "the server is not running"
+        return self.services.tables
+
+    async def farewell(self) -> None:
+        """Tell every client the server restarts, and give the news a moment."""
+        self.sessions.broadcast(
+            m.Notice(code=NoticeCode.RESTARTING, message="the server restarts: back in a moment")
+        )
+        await trio.sleep(FAREWELL)
+
+    # -- one connection ------------------------------------------------------------
+    async def handle_stream(self, stream: trio.abc.Stream) -> None:
+        address = "?"
+        if isinstance(stream, trio.SocketStream):
+            with contextlib.suppress(OSError):
+                address = str(stream.socket.getpeername()[0])
+        await self.handle_connection(stream, address)
+
+    async def handle_connection(self, stream: trio.abc.Stream, address: str) -> None:
+        """Serve one client on ``stream`` (a socket, or a memory stream in tests)."""
+        assert self.dispatcher is not None, "the server is not running"
+        refused = self.guard.connect(address)
+        if refused is not None:
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                with trio.move_on_after(1):
+                    await stream.send_all(
+                        encode(m.Error(code=ErrorCode.SERVER_BUSY, message=refused))
+                    )
+            await trio.aclose_forcefully(stream)
+            return
+        conn = Connection(address, self.config.limits)
+        self.sessions.opened(conn)
+        try:
+            await conn.serve(stream, self.dispatcher.dispatch, self.dispatcher.bad_frame)
+        except* (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+        except* Exception:
+            log.exception("%r: the connection failed", conn)
+        finally:
+            conn.closed = True
+            self.guard.disconnect(address)
+            self.sessions.closed(conn)
+            self.lobby.unwatch(conn)
+            with trio.move_on_after(5) as cleanup:
+                cleanup.shield = True
+                if conn.table is not None:
+                    table = conn.table
+                    with contextlib.suppress(Exception):
+                        await table.call(lambda t: t.disconnected(conn))
+                await trio.aclose_forcefully(stream)
+
+
+async def run_server(config: ServerConfig) -> None:
+    """Open the database, listen, print where, and serve until SIGINT or SIGTERM."""
+    storage = Storage(config.db_path)
+    try:
+        server = Server(storage, config)
+        # The signal handlers go in before the address is printed: whoever reads the
+        # address may signal at once.
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            listeners = await trio.open_tcp_listeners(config.port, host=config.host)
+            async with trio.open_nursery() as nursery:
+                await nursery.start(server.serve, listeners)
+                port = server.port
+                print(f"listening on {config.host}:{port}", flush=True)
+                print(f"database: {config.db_path}", flush=True)
+                if server.resumed:
+                    print(f"resumed {server.resumed} running matches", flush=True)
+                if config.ssh.port is not None:  # play over SSH (gbmj_server.ssh)
+                    from gbmj_server.ssh.service import serve_ssh
+
+                    await nursery.start(serve_ssh, config.ssh, config.host, port, config.db_path)
+                async for signum in signals:
+                    log.info("signal %s: stopping", signum)
+                    break
+                await server.farewell()
+                nursery.cancel_scope.cancel()
+    finally:
+        storage.close()
+    print("server stopped", file=sys.stderr, flush=True)

@@ -1,0 +1,143 @@
+"""The actor that runs one table: its task is the only code that touches the table.
+
+Connections never call into a ``Table``: they send its actor a command (a function of
+the table) and wait for the answer (``call``). The task runs commands one at a time, to
+the end, awaits included (a database write, the journal), so no action of a player can
+slip in between two steps of the table's own. Between commands it sleeps until the
+table's next deadline (a clock running out, a bot's turn, the next hand) and then lets
+the table act (``on_wake``). After each command or wake-up the table takes its
+automatic steps (``settle_down``). A bug in a command is answered ``internal``; a bug in
+the table's own steps ends its match (``fail``), never the server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import inspect
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import trio
+
+from gbmj_server.net.connection import Connection
+from gbmj_server.net.errors import RequestError
+from gbmj_server.tables.table import Table
+from protocol import messages as m
+from protocol.errors import ErrorCode
+
+log = logging.getLogger(__name__)
+
+INBOX = 64  # commands waiting for a busy table; a sender beyond waits its turn
+
+T = TypeVar("T")
+Command = Callable[[Table], Any]
+
+
+@dataclass(eq=False)
+class _Call:
+    command: Command
+    reply_to: tuple[Connection, int | None] | None = None  # answer the request from here
+    done: trio.Event = field(default_factory=trio.Event)
+    result: Any = None
+    error: BaseException | None = None
+
+
+class TableActor:
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.id = table.id
+        table.actor = self
+        self._send, self._receive = trio.open_memory_channel[_Call](INBOX)
+
+    def __repr__(self) -> str:
+        return f"<TableActor {self.id}>"
+
+    async def call(self, command: Callable[[Table], T]) -> T:
+        """Run ``command(table)`` (a plain or an async function) in the table's task and
+        return what it returns; its ``RequestError`` is raised here."""
+        return await self._queue(_Call(command))  # type: ignore[no-any-return]
+
+    async def request(
+        self, conn: Connection, request_id: int | None, command: Callable[[Table], Any]
+    ) -> None:
+        """Run a request's ``command`` and answer it from the table's task, before the
+        table's next steps (a snapshot comes before the prompt that follows it): the
+        command's message (``ok`` if None) or its error, with the request's id."""
+        with contextlib.suppress(RequestError):  # answered by the table already
+            await self._queue(_Call(command, (conn, request_id)))
+
+    async def _queue(self, call: _Call) -> Any:
+        try:
+            await self._send.send(call)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            raise RequestError(ErrorCode.NO_SUCH_TABLE, f"table {self.id} has closed") from None
+        await call.done.wait()
+        if call.error is not None:
+            raise call.error
+        return call.result
+
+    async def run(self) -> None:
+        table = self.table
+        try:
+            if table.play is not None:  # a resumed match: its steps are due at once
+                await self._steps(table, None)
+            while not table.closed:
+                # A waiting command goes first, then one step of the table's own: a table
+                # that plays by itself (bots, auto-play) still hears its players.
+                try:
+                    call: _Call | None = self._receive.receive_nowait()
+                except trio.WouldBlock:
+                    call = None
+                    with trio.move_on_at(table.wake_at()):
+                        call = await self._receive.receive()
+                await self._steps(table, call)
+        finally:
+            self._send.close()
+            while True:  # commands that came too late: the table is gone
+                try:
+                    late = self._receive.receive_nowait()
+                except (trio.WouldBlock, trio.EndOfChannel):
+                    break
+                late.error = RequestError(ErrorCode.NO_SUCH_TABLE, f"table {self.id} has closed")
+                if late.reply_to is not None:
+                    late.reply_to[0].send(_answer(late, late.reply_to[1]))
+                late.done.set()
+            self._receive.close()
+            table.close()
+
+    async def _steps(self, table: Table, call: _Call | None) -> None:
+        if call is not None:
+            try:
+                result = call.command(table)
+                if inspect.isawaitable(result):
+                    result = await result
+                call.result = result
+            except RequestError as exc:
+                call.error = exc
+            except Exception:
+                log.exception("table %s: a command failed", self.id)
+                call.error = RequestError(
+                    ErrorCode.INTERNAL, "internal server error; the request had no effect"
+                )
+            finally:
+                if call.reply_to is not None:
+                    conn, request_id = call.reply_to
+                    conn.send(_answer(call, request_id))
+                call.done.set()
+        try:
+            if call is None:
+                await table.on_wake()
+            await table.settle_down()
+        except Exception:
+            log.exception("table %s: the match failed", self.id)
+            await table.fail()
+
+
+def _answer(call: _Call, request_id: int | None) -> m.Message:
+    if isinstance(call.error, RequestError):
+        return m.Error(id=request_id, code=call.error.code, message=call.error.message[:500])
+    reply = call.result if isinstance(call.result, m.Message) else m.Ok()
+    return dataclasses.replace(reply, id=request_id)

@@ -1,0 +1,37 @@
+"""What a table's actor is given: the services it may use, nothing it reaches for."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import trio
+
+from gbmj_server.limits import Backoff, address_key
+from gbmj_server.net.lobby import Lobby
+from gbmj_server.storage.threads import AsyncStorage
+from gbmj_server.tables.journal import Journal
+
+
+@dataclass(eq=False)
+class TableContext:
+    store: AsyncStorage
+    lobby: Lobby
+    journal: Journal
+    nursery: trio.Nursery  # where the tables' tasks run
+    rng: random.Random = field(default_factory=random.SystemRandom)  # item drops, seeds
+    bot_delay: float = 0.0  # seconds a bot "thinks" before it acts
+    hand_pause: float = 0.0  # seconds between hands, to read the result
+    abandon_grace: float = 60.0  # seconds a match waits for any of its humans to return
+    match_seed: bytes | None = None  # None: a fresh seed per match (tests fix one)
+    # account id -> the id of the table where that account holds a seat (kept by tables)
+    seated: dict[int, int] = field(default_factory=dict)
+    on_closed: Callable[[int], None] = lambda table_id: None  # a table is gone
+    # Wrong table passwords per (table, address): guessing slows down (docs/hosting.md).
+    password_tries: Backoff = field(
+        default_factory=lambda: Backoff(free=5, base=1.0, cap=300.0, forget=3600.0)
+    )
+
+    def password_key(self, table_id: int, address: str) -> str:
+        return f"{table_id}\0{address_key(address)}"

@@ -1,0 +1,476 @@
+"""``Play``: one match at a table, driven step by step by the table's actor.
+
+For each decision the engine names who must act (``to_act``) and which clock times it
+(``timer``); the seats' deadlines start from the table's settings (docs/rules.md §2.3).
+Bots, and players on auto-play, are played by their bot after the bot's thinking time;
+each human in ``to_act`` gets a ``prompt``. When a deadline passes, the server takes
+the timeout action for that seat (an armed timer extension may move the deadline
+first); a player's own turns timed out ``auto_play_after`` times in a row put the seat on
+auto-play (§2.4). A disconnected player keeps the seat and the clocks: at an untimed
+table their decisions get ``offline_grace`` seconds. With no human of the match
+connected the match holds, for the abandon grace at most.
+
+Every step is written to the journal before its events go out (``_apply``), each event
+to every member in that member's form with the table's next seq, each form encoded
+once. After a hand: ``settle``; after the match: the standings and back to the room.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import secrets
+
+import trio
+
+from gbmj.game.actions import Action
+from gbmj.game.events import SPECTATOR, Event
+from gbmj.game.hand_state import HandState, IllegalAction
+from gbmj.game.match import Match
+from gbmj_server.net.connection import Connection
+from gbmj_server.net.errors import RequestError
+from gbmj_server.storage.matches import ActionDone
+from gbmj_server.tables import items, settle
+from gbmj_server.tables.seat import STAND_IN_LEVEL, Seat, bot_participant
+from gbmj_server.tables.settings import auto_play_after, offline_grace, public_history, seconds
+from gbmj_server.tables.state import MatchState
+from gbmj_server.tables.table import Table
+from gbmj_server.tables.wire import choices, event_frame, game_view
+from protocol import messages as m
+from protocol.errors import ErrorCode
+from protocol.vocabulary import ActionKind, LeaveReason, MatchEnd, Phase
+
+log = logging.getLogger(__name__)
+
+NOW = -math.inf  # a wake-up time that has passed: act at once
+
+
+def _key(hand: HandState) -> tuple[object, ...]:
+    """What tells one decision from the next (a concealed kong keeps its turn's clock)."""
+    return (hand.phase, hand.turn_seat, hand.discard_count, hand.offer)
+
+
+class Play:
+    def __init__(self, table: Table, state: MatchState) -> None:
+        self.table = table
+        self.ctx = table.ctx
+        self.st = state
+        self.decision: tuple[object, ...] | None = None
+        self.deadlines: dict[int, float] = {}  # engine seat -> deadline of its decision
+        self.bot_due = NOW  # when bots and auto-play may act on this decision
+        self.prompted: dict[int, int] = {}  # engine seat -> seq of its open prompt
+        self.pause_until: float | None = None  # between two hands
+        self.hold_until: float | None = None  # no human connected: abandoned then
+        self.ended = False
+        self._more = True  # a step was taken: the next may be due at once
+
+    @classmethod
+    def start(cls, table: Table) -> Play:
+        seed = table.ctx.match_seed or secrets.token_bytes(32)
+        state = MatchState(Match(seed, table.settings.rounds))
+        for slot, seat in enumerate(table.seats):
+            assert seat is not None
+            state.join(slot, seat.holder)
+        return cls(table, state)
+
+    # -- seats -------------------------------------------------------------------------
+    def seat_at(self, engine_seat: int) -> Seat:
+        seat = self.table.seats[self.st.match.player_at(engine_seat)]
+        assert seat is not None
+        return seat
+
+    def engine_seat(self, conn: Connection) -> int | None:
+        slot = self.table.slot_of(conn)
+        return None if slot is None else self.st.match.seat_of(slot)
+
+    def _humans_connected(self) -> bool:
+        return any(s.connected for s in self.table.humans())
+
+    # -- the actor's hooks -------------------------------------------------------------
+    async def advance(self) -> None:
+        """Take the next step if one is due now (the actor comes back for the one after,
+        once it has heard any command waiting)."""
+        if not self.ended:
+            self._more = await self._step()
+
+    async def _step(self) -> bool:
+        st, table, now = self.st, self.table, trio.current_time()
+        if st.match_id is None:
+            st.match_id = await self.ctx.store.call(
+                self.ctx.store.storage.start_match,
+                table.id,
+                table.settings.name,
+                table.settings.to_wire(),
+                st.match.seed,
+                table.owner_name,
+                public_history(table.settings),
+                table.password_digest,
+                [st.joined(p) for p in st.participants],
+            )
+            return True
+        if st.pending:
+            await self.ctx.journal.write(*st.take_pending())
+            return True
+        if not table.humans():  # the last human escaped or was stood up
+            await self._end(MatchEnd.ABANDONED)
+            return False
+        if not self._humans_connected():
+            if self.hold_until is None:
+                self.hold_until = now + self.ctx.abandon_grace
+            return False
+        if self.hold_until is not None:  # someone is back: fresh clocks for everyone
+            self.hold_until = None
+            self.decision = None
+        hand = st.hand
+        if hand is not None and hand.ended:
+            await self._hand_over()
+            return True
+        if hand is None:
+            if self.pause_until is not None and now < self.pause_until:
+                return False
+            if any(s is None for s in table.seats):  # a seat waits for a new player
+                return False
+            self.pause_until = None
+            await self._next_hand()
+            return True
+        key = _key(hand)
+        if key != self.decision:
+            self._new_decision(hand, key, now)
+        auto = next((s for s in hand.to_act if self.seat_at(s).automatic), None)
+        if auto is not None:
+            if self.bot_due > now:
+                return False
+            await self._apply(auto, self._decide(hand, auto))
+            return True
+        for s in hand.to_act:
+            if self.prompted.get(s) != table.seq:
+                self._prompt(hand, s)
+        return False
+
+    def wake_at(self) -> float:
+        st = self.st
+        if self.ended:
+            return math.inf
+        if self._more:
+            return NOW
+        if self.hold_until is not None:
+            return self.hold_until
+        if st.match_id is None or st.pending:
+            return NOW
+        hand = st.hand
+        if hand is None:
+            return self.pause_until if self.pause_until is not None else math.inf
+        if hand.ended:
+            return NOW
+        due = min((self.deadlines.get(s, math.inf) for s in hand.to_act), default=math.inf)
+        if any(self.seat_at(s).automatic for s in hand.to_act):
+            due = min(due, self.bot_due)
+        return due
+
+    async def on_wake(self) -> None:
+        now = trio.current_time()
+        if self.hold_until is not None:
+            if now >= self.hold_until:
+                await self._end(MatchEnd.ABANDONED)
+            return
+        hand = self.st.hand
+        # The clocks running out belong to the decision they were set for: once a timeout
+        # moves the hand on, the next decision gets clocks of its own.
+        while hand is not None and not hand.ended and _key(hand) == self.decision:
+            due = [
+                s
+                for s in hand.to_act
+                if self.deadlines.get(s, math.inf) <= now and not self.seat_at(s).automatic
+            ]
+            if not due:
+                return
+            await self._timed_out(hand, due[0])
+
+    # -- decisions -----------------------------------------------------------------------
+    def _new_decision(self, hand: HandState, key: tuple[object, ...], now: float) -> None:
+        self.decision = key
+        self.prompted.clear()
+        self.bot_due = now + self.ctx.bot_delay
+        assert hand.timer is not None
+        length = seconds(self.table.settings, hand.timer)
+        self.deadlines = {s: self._deadline(s, length, now) for s in hand.to_act}
+
+    def _deadline(self, s: int, length: float | None, now: float) -> float:
+        if length is not None:
+            return now + length
+        seat = self.seat_at(s)
+        if not seat.connected and not seat.automatic:
+            return now + offline_grace(self.table.settings)
+        return math.inf
+
+    def _decide(self, hand: HandState, s: int) -> Action:
+        """What a bot (or a stand-in on auto-play) plays; the timeout action if it fails."""
+        legal = hand.legal_actions(s)
+        brain = self.seat_at(s).decider(self.ctx.rng.getrandbits(64))
+        try:
+            action = brain.choose(hand.view(s), legal)
+            if action in legal:
+                return action
+            log.error("table %s: bot in seat %s chose %s, not legal", self.table.id, s, action)
+        except Exception:  # a broken bot must not stop the table
+            log.exception("table %s: bot in seat %s failed", self.table.id, s)
+        return hand.default_action(s)
+
+    async def _timed_out(self, hand: HandState, s: int) -> None:
+        seat = self.seat_at(s)
+        own_turn = hand.phase is Phase.TURN
+        if own_turn and seat.extension_armed and await items.fire_extension(self.table, self.st, s):
+            self.deadlines[s] += items.EXTENSION_SECONDS
+            self.prompted.pop(s, None)  # prompted again with the new time
+            self.table.broadcast(
+                m.TimerExtended(table_id=self.table.id, seat=s, ms_left=self._ms_left(s) or 0)
+            )
+            return
+        await self._apply(s, hand.default_action(s))
+        if own_turn and not seat.is_bot:  # a claim window left to run out is a pass (§2.4)
+            seat.timeouts += 1
+            self.table.broadcast(m.TimedOut(table_id=self.table.id, seat=s, timeouts=seat.timeouts))
+            if seat.timeouts >= auto_play_after(self.table.settings) and not seat.auto_play:
+                self.set_auto_play(self.st.match.player_at(s), True)
+
+    def _prompt(self, hand: HandState, s: int) -> None:
+        table = self.table
+        self.prompted[s] = table.seq
+        conn = self.seat_at(s).conn
+        if conn is None or hand.timer is None:
+            return
+        conn.send(
+            m.Prompt(
+                table_id=table.id,
+                seq=table.seq,
+                actions=choices(hand.legal_actions(s)),
+                timer=hand.timer,
+                ms_left=self._ms_left(s),
+            )
+        )
+
+    def _ms_left(self, s: int | None) -> int | None:
+        hand = self.st.hand
+        if hand is None:
+            return None
+        if s is not None and s in self.deadlines:
+            deadline = self.deadlines[s]
+        else:  # the viewer decides nothing now: the clock of those who do
+            deadline = min((self.deadlines.get(x, math.inf) for x in hand.to_act), default=math.inf)
+        if math.isinf(deadline):
+            return None
+        return max(0, round((deadline - trio.current_time()) * 1000))
+
+    # -- steps -------------------------------------------------------------------------
+    async def _apply(self, s: int, action: Action) -> None:
+        """The one place a step is played: the engine, the journal, then the members."""
+        st = self.st
+        hand = st.hand
+        assert hand is not None and st.match_id is not None
+        events = hand.apply(s, action)
+        ms = round((trio.current_time() - st.hand_started) * 1000)
+        st.times.append(ms)
+        step = ActionDone(
+            st.match_id,
+            st.number,
+            len(hand.log),
+            s,
+            action.kind,
+            action.tile,
+            ms,
+            self.table.seq + len(events),
+        )
+        await self.ctx.journal.write(*st.take_pending(), step)
+        self.publish(events)
+
+    async def act(self, conn: Connection, seq: int, action: Action) -> None:
+        """A player's ``action``: played if it is legal now; refused otherwise, and then
+        nothing changed."""
+        hand = self.st.hand
+        if hand is None or hand.ended:
+            raise RequestError(ErrorCode.NOT_EXPECTED, "no hand is in play")
+        s = self.engine_seat(conn)
+        if s is None:
+            raise RequestError(ErrorCode.NOT_SEATED, "spectators cannot act")
+        if s not in hand.to_act:
+            raise RequestError(ErrorCode.NOT_YOUR_TURN, "you have nothing to decide now")
+        if seq != self.prompted.get(s):
+            raise RequestError(ErrorCode.STALE, "that prompt is no longer open")
+        if action not in hand.legal_actions(s):
+            if action.kind is ActionKind.WIN:
+                raise RequestError(ErrorCode.FALSE_WIN, "that is not a win of 8 fan")
+            raise RequestError(ErrorCode.ILLEGAL_ACTION, f"{action} is not one of your choices")
+        self.seat_at(s).timeouts = 0
+        try:
+            await self._apply(s, action)
+        except IllegalAction as exc:  # the legal list said yes: should not happen
+            raise RequestError(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+
+    async def escape(self, slot: int) -> None:
+        """The player of ``slot`` left on purpose (§2.4): the hand in play ends, the
+        escaper pays; a bot plays the seat for the rest of the match."""
+        st, table = self.st, self.table
+        seat = table.seats[slot]
+        assert seat is not None
+        who = seat.holder
+        st.leave(who, LeaveReason.LEFT)
+        stand_in = Seat(bot_participant(slot, STAND_IN_LEVEL), ready=True)
+        st.join(slot, stand_in.holder)
+        table.set_seat(slot, stand_in)
+        log.info("table %s: %s escaped", table.id, who.name)
+        hand = st.hand
+        if hand is None or hand.ended or st.match_id is None:
+            return  # between hands: nothing is paid (§2.4)
+        st.escapers[slot] = who
+        s = st.match.seat_of(slot)
+        events = st.match.escape(slot)
+        ms = round((trio.current_time() - st.hand_started) * 1000)
+        st.times.append(ms)
+        step = ActionDone(
+            st.match_id, st.number, len(hand.log), s, "escape", None, ms, table.seq + len(events)
+        )
+        await self.ctx.journal.write(*st.take_pending(), step)
+        self.publish(events)
+
+    async def _next_hand(self) -> None:
+        st, table = self.st, self.table
+        assert st.match_id is not None
+        hand = st.hand = st.match.start_hand()
+        st.number += 1
+        st.hand_started = trio.current_time()
+        st.times = []
+        events = list(hand.events)
+        deal = ActionDone(
+            st.match_id, st.number, 0, hand.dealer, "deal", None, 0, table.seq + len(events)
+        )
+        await self.ctx.journal.write(*st.take_pending(), deal)
+        self.publish(events)
+        # The first seating is drawn and seats change between rounds: a snapshot tells
+        # every member who sits where, with the clock already set.
+        self._new_decision(hand, _key(hand), trio.current_time())
+        for conn in list(table.members):
+            conn.send(self.snapshot(conn))
+
+    async def _hand_over(self) -> None:
+        self.pause_until = trio.current_time() + self.ctx.hand_pause
+        self.decision = None
+        self.deadlines = {}
+        if await settle.hand_over(self.table, self.st):
+            await self._end(MatchEnd.FINISHED)
+
+    async def _end(self, reason: MatchEnd) -> None:
+        if self.ended:
+            return
+        self.ended = True
+        await settle.match_over(self.table, self.st, reason)
+        self.table.match_over()
+
+    async def abort(self) -> None:
+        """A bug stopped the match: it ends as abandoned (what was settled stays)."""
+        try:
+            await self._end(MatchEnd.ABANDONED)
+        except Exception:
+            log.exception("table %s: the match could not even be ended", self.table.id)
+            self.ended = True
+            self.table.match_over()
+
+    # -- what members receive ----------------------------------------------------------
+    def publish(self, events: list[Event]) -> None:
+        """Each event to every member in that member's form, with the next seq; each
+        distinct form encoded once."""
+        table = self.table
+        members = [(c, self.engine_seat(c)) for c in table.members]
+        for event in events:
+            table.seq += 1
+            full = hidden = b""
+            for conn, s in members:
+                form = event.for_viewer(SPECTATOR if s is None else s)
+                if form is event:
+                    full = full or event_frame(table.id, table.seq, event)
+                    conn.send_frame(full)
+                else:  # every hidden form of an event is the same
+                    hidden = hidden or event_frame(table.id, table.seq, form)
+                    conn.send_frame(hidden)
+        if events:
+            items.send_counts(self.table, self.st)
+
+    def snapshot(self, conn: Connection) -> m.Snapshot:
+        st, table = self.st, self.table
+        s = self.engine_seat(conn)
+        players = []
+        for seat_no in range(4):
+            slot = st.match.player_at(seat_no)
+            seat = table.seats[slot]
+            if seat is None:
+                players.append(m.PlayerView(name="-", bot=False, presence="offline", score=0))
+                continue
+            players.append(
+                m.PlayerView(
+                    name=seat.holder.name,
+                    bot=seat.is_bot,
+                    presence=seat.presence,
+                    score=st.match.standings[slot],
+                    level=seat.holder.level,
+                )
+            )
+        game = None
+        if st.in_hand:
+            assert st.hand is not None
+            game = game_view(st.hand, SPECTATOR if s is None else s, self._ms_left(s))
+        return m.Snapshot(
+            table=table.info(), seat=s, seq=table.seq, players=tuple(players), game=game
+        )
+
+    # -- who is there --------------------------------------------------------------------
+    def _presence(self, slot: int) -> None:
+        seat = self.table.seats[slot]
+        if seat is not None:
+            self.table.broadcast(
+                m.PresenceUpdate(
+                    table_id=self.table.id, seat=self.st.match.seat_of(slot), presence=seat.presence
+                )
+            )
+
+    def set_auto_play(self, slot: int, on: bool) -> None:
+        seat = self.table.seats[slot]
+        assert seat is not None
+        seat.auto_play = on
+        if not on:
+            seat.timeouts = 0
+            self.prompted.pop(self.st.match.seat_of(slot), None)
+        self._presence(slot)
+
+    def _untimed_decision(self, s: int) -> bool:
+        """Seat ``s`` decides now at a table with timers off (where being offline gets a
+        grace of its own)."""
+        hand = self.st.hand
+        return (
+            hand is not None
+            and hand.timer is not None
+            and s in self.deadlines
+            and seconds(self.table.settings, hand.timer) is None
+        )
+
+    def player_gone(self, slot: int) -> None:
+        self._presence(slot)
+        s = self.st.match.seat_of(slot)
+        if self._untimed_decision(s):
+            self.deadlines[s] = trio.current_time() + offline_grace(self.table.settings)
+
+    def player_back(self, slot: int) -> None:
+        seat = self.table.seats[slot]
+        assert seat is not None
+        seat.counted = None  # its tile counts, if a counter runs, are sent again
+        s = self.st.match.seat_of(slot)
+        self.prompted.pop(s, None)
+        if self._untimed_decision(s):
+            self.deadlines[s] = math.inf
+        self._presence(slot)
+        items.send_counts(self.table, self.st)
+
+    def seat_filled(self, slot: int) -> None:
+        """Someone sat in a seat left empty during the match: they play from the next
+        hand on."""
+        seat = self.table.seats[slot]
+        assert seat is not None
+        self.st.join(slot, seat.holder)

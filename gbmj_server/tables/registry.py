@@ -1,0 +1,170 @@
+"""All tables: their ids, their actors, where each account is seated, and the resumption
+of the matches a restart interrupted (docs/rules.md §2.4).
+
+A resumed match is rebuilt from disk (``gbmj_server.storage.matches``): the engine
+replays the match seed, the settled hands' logs and the actions written ahead of the
+hand in play, so every tile is where it was. Bots are back in their seats; the humans are
+offline until they sign in again, which puts them back at their seats.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import trio
+
+from gbmj.bots import make_bot
+from gbmj.game.actions import Action
+from gbmj.game.match import Match
+from gbmj_server.net.connection import Connection
+from gbmj_server.net.errors import RequestError
+from gbmj_server.storage.matches import RunningMatch
+from gbmj_server.tables.actor import TableActor
+from gbmj_server.tables.context import TableContext
+from gbmj_server.tables.play import Play
+from gbmj_server.tables.seat import Participant, Seat
+from gbmj_server.tables.state import MatchState
+from gbmj_server.tables.table import Table
+from protocol import messages as m
+from protocol.errors import ErrorCode
+from protocol.tiles import Tile
+from protocol.vocabulary import ActionKind, BotLevel, LeaveReason
+
+log = logging.getLogger(__name__)
+
+
+class Tables:
+    def __init__(self, ctx: TableContext) -> None:
+        self.ctx = ctx
+        ctx.on_closed = self._closed
+        self.actors: dict[int, TableActor] = {}
+        self._made_from: dict[int, str] = {}  # table id -> the address key that made it
+        self._last_id = 0
+
+    def __len__(self) -> int:
+        return len(self.actors)
+
+    def get(self, table_id: int) -> TableActor:
+        actor = self.actors.get(table_id)
+        if actor is None:
+            raise RequestError(ErrorCode.NO_SUCH_TABLE, f"no table {table_id}")
+        return actor
+
+    def where_seated(self, account_id: int) -> TableActor | None:
+        """The table where the account holds a seat, if any."""
+        table_id = self.ctx.seated.get(account_id)
+        return None if table_id is None else self.actors.get(table_id)
+
+    def create(
+        self, settings: m.TableSettings, password: str | None, owner: Connection, address: str
+    ) -> TableActor:
+        """A new table owned by ``owner`` (who enters it next), made from ``address``."""
+        assert owner.account is not None
+        self._last_id += 1
+        table = Table(
+            self.ctx,
+            self._last_id,
+            settings,
+            password,
+            (owner.account.id, owner.account.name),
+            Play.start,
+        )
+        self._made_from[table.id] = address
+        return self._run(table)
+
+    def owned_from(self, address: str) -> int:
+        """Tables made from ``address`` that are still open."""
+        return sum(1 for a in self._made_from.values() if a == address)
+
+    def _run(self, table: Table) -> TableActor:
+        actor = TableActor(table)
+        self.actors[table.id] = actor
+        self.ctx.nursery.start_soon(actor.run, name=f"table {table.id}")
+        return actor
+
+    def _closed(self, table_id: int) -> None:
+        self.actors.pop(table_id, None)
+        self._made_from.pop(table_id, None)
+
+    # -- after a restart ---------------------------------------------------------------
+    async def resume(self) -> int:
+        """Rebuild and run every match the disk holds unfinished; how many."""
+        store = self.ctx.store
+        self._last_id = max(self._last_id, await store.call(store.storage.max_table_id))
+        running = await store.call(store.storage.running_matches)
+        resumed = 0
+        for record in running:
+            try:
+                table = self._rebuild(record)
+            except Exception:
+                log.exception("match %s could not be resumed: ended as abandoned", record.id)
+                await store.call(store.storage.end_match, record.id, "abandoned")
+                continue
+            self._run(table)
+            resumed += 1
+        return resumed
+
+    def _rebuild(self, record: RunningMatch) -> Table:
+        settings = m.TableSettings.from_wire(record.settings)
+        owners = [p for p in record.players if p.name == record.owner and p.account_id]
+        owner = (owners[0].account_id or 0, record.owner) if owners else (0, record.owner)
+        table = Table(self.ctx, record.table_id, settings, None, owner, Play.start)
+        table.password_digest = record.password_digest
+        table.seq = record.last_seq
+        st = MatchState(Match(record.seed, settings.rounds), match_id=record.id)
+        for p in record.players:
+            st.participants.append(
+                Participant(
+                    p.name,
+                    p.account_id,
+                    guest=p.guest,
+                    bot_level=None if p.bot_level is None else BotLevel(p.bot_level),
+                    points=p.points,
+                    coins=p.coins,
+                    left=None if p.left_reason is None else LeaveReason(p.left_reason),
+                    slot=p.slot,
+                    record_id=p.n,
+                )
+            )
+        for who in st.participants:  # the latest of each seat who has not left holds it
+            if who.left is None:
+                seat = Seat(who, ready=True)
+                if who.is_bot:
+                    seat.brain = make_bot(
+                        who.bot_level or BotLevel.HARD, seed=self.ctx.rng.getrandbits(64)
+                    )
+                table.set_seat(who.slot, seat)
+        self._replay(st, record)
+        table.play = Play(table, st)
+        table.changed()
+        return table
+
+    @staticmethod
+    def _replay(st: MatchState, record: RunningMatch) -> None:
+        match = st.match
+        for booked in record.hand_logs:
+            hand = match.start_hand()
+            for seat, action in booked["hand"]["log"]:
+                if action["kind"] == "escape":
+                    match.escape(match.player_at(seat))
+                else:
+                    hand.apply(seat, Action.from_dict(action))
+            match.finish_hand()
+        st.number = len(record.hand_logs)
+        if not record.actions:
+            return
+        hand = st.hand = match.start_hand()
+        st.number += 1
+        for step in record.actions[1:]:  # 0 is the deal
+            if step.kind == "escape":
+                slot = match.player_at(step.seat)
+                match.escape(slot)
+                left = [p for p in st.participants if p.slot == slot and p.left is LeaveReason.LEFT]
+                if left:
+                    st.escapers[slot] = left[-1]
+            else:
+                tile = None if step.tile is None else Tile(step.tile)
+                hand.apply(step.seat, Action(ActionKind(step.kind), tile))
+            st.times.append(step.ms)
+        # The hand's clock goes on from its last step (the times stay in order).
+        st.hand_started = trio.current_time() - (st.times[-1] if st.times else 0) / 1000

@@ -1,0 +1,58 @@
+"""What a table's settings mean (docs/rules.md §2.2, §2.3): the protocol's own
+``TableSettings`` record is the settings; these read it, with the defaults of the fields
+a client may leave out. The password travels beside the settings and is kept apart."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from gbmj_server.net.errors import RequestError
+from protocol import messages as m
+from protocol.errors import ErrorCode
+from protocol.vocabulary import TimerClass, WhenBroke
+
+AUTO_PLAY_AFTER = 2  # own-turn timeouts in a row that put a seat on auto-play
+OFFLINE_GRACE = 30  # seconds a disconnected player's decision waits at an untimed table
+
+DEFAULT = m.TableSettings(
+    name="table",
+    stake=0,
+    timers=m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5),
+    rounds=4,
+    bots_allowed=True,
+)
+
+
+def checked(settings: m.TableSettings) -> m.TableSettings:
+    """A client's settings, with the name trimmed; a blank name is refused."""
+    name = settings.name.strip()
+    if not name or not name.isprintable():
+        raise RequestError(ErrorCode.OUT_OF_RANGE, "settings.name must be printable text")
+    return replace(settings, name=name)
+
+
+def seconds(settings: m.TableSettings, timer: TimerClass) -> float | None:
+    """The length of a decision timed by ``timer``; None when timers are off."""
+    timers = settings.timers
+    if not timers.on:
+        return None
+    return float(getattr(timers, timer.value))
+
+
+def when_broke(settings: m.TableSettings) -> WhenBroke:
+    return settings.when_broke or WhenBroke.BOT
+
+
+def auto_play_after(settings: m.TableSettings) -> int:
+    return settings.auto_play_after or AUTO_PLAY_AFTER
+
+
+def offline_grace(settings: m.TableSettings) -> float:
+    return float(settings.offline_grace or OFFLINE_GRACE)
+
+
+def public_history(settings: m.TableSettings) -> bool:
+    """A finished match readable by anyone: by default for free tables only (§2.10)."""
+    if settings.public_history is not None:
+        return settings.public_history
+    return settings.stake == 0

@@ -1,0 +1,46 @@
+"""The wire forms a table sends: events, prompts, snapshots' game views.
+
+What a viewer may see was decided by the engine (``Event.for_viewer``, ``HandState.view``);
+these only put it in the protocol's shapes. Events are the server's hot path: their maps
+are the engine's own ``to_dict`` (whose shape the tests hold to the schema) and are
+packed without a second check, once per distinct form.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gbmj.game.actions import Action
+from gbmj.game.events import SPECTATOR, Event
+from gbmj.game.hand_state import HandState
+from gbmj_server.net.connection import CHECK_OUTGOING
+from protocol import messages as m
+from protocol.framing import encode_map
+
+# HandView fields the wire GameView does not carry: the prompt carries the legal
+# actions, and hand_result the result and the revealed wall.
+_NOT_IN_GAME_VIEW = ("viewer", "legal_actions", "result", "wall_order", "salt")
+
+
+def event_frame(table_id: int, seq: int, event: Event) -> bytes:
+    """One ``event`` frame for an event already in its viewer's form."""
+    wire = {"type": "event", "table_id": table_id, "seq": seq, "event": event.to_dict()}
+    if CHECK_OUTGOING:
+        m.Message.from_wire(wire)
+    return encode_map(wire, "event")
+
+
+def choices(actions: tuple[Action, ...]) -> tuple[m.ActionChoice, ...]:
+    return tuple(m.ActionChoice(kind=a.kind, tile=a.tile) for a in actions)
+
+
+def game_view(state: HandState, viewer: int, ms_left: int | None) -> m.GameView:
+    """The hand in play as ``viewer`` (a seat, or ``SPECTATOR``) may see it now."""
+    view: dict[str, Any] = state.view(viewer).to_dict()
+    for key in _NOT_IN_GAME_VIEW:
+        view.pop(key, None)
+    view["ms_left"] = ms_left if view.get("timer") is not None else None
+    return m.GameView.from_wire(view)
+
+
+__all__ = ["SPECTATOR", "choices", "event_frame", "game_view"]
