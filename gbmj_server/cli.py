@@ -1,6 +1,6 @@
 """``gbmj-server``: run the lobby server, or administer its accounts.
 
-    gbmj-server [--host H] [--port P] [--ssh-port P] [--db PATH] [--log-level L]
+    gbmj-server [--host H] [--port P] [--ssh-port P] [--web-port P] [--db PATH] [--log-level L]
                 [--config FILE.toml]
     gbmj-server admin [--db PATH] [--config FILE.toml] users
     gbmj-server admin ... reset-password NAME | ban NAME | unban NAME
@@ -58,6 +58,7 @@ def _serve_parser() -> argparse.ArgumentParser:
     parser.add_argument("--host", help=f"address to listen on (default {DEFAULT_HOST})")
     parser.add_argument("--port", type=_port, help=f"TCP port (default {DEFAULT_PORT}; 0 = free)")
     parser.add_argument("--ssh-port", type=_port, help="also serve SSH play on this port")
+    parser.add_argument("--web-port", type=_port, help="also serve play in a browser here")
     parser.add_argument("--log-level", choices=LOG_LEVELS, help="default info")
     _common(parser)
     return parser
@@ -98,6 +99,8 @@ def _config(args: argparse.Namespace) -> ServerConfig:
             config = replace(config, **{key: value})
     if getattr(args, "ssh_port", None) is not None:
         config = replace(config, ssh=replace(config.ssh, port=args.ssh_port))
+    if getattr(args, "web_port", None) is not None:
+        config = replace(config, web=replace(config.web, port=args.web_port))
     return config
 
 

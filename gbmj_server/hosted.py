@@ -5,10 +5,10 @@ player somewhere else. Both front doors admit sessions through a ``SessionGate``
 in all and a cap per address), clamp the terminal size (a client's screen buffers grow
 with it: ``stty rows 16000 cols 16000`` made one client take gigabytes), start the
 client with ``client_command`` and ``client_environment`` (a bounded data size,
-``GBMJ_HOSTED=1`` so it writes no files, the game server's loopback address from
-``client_address``) and end it with ``end_client``.
+``GBMJ_HOSTED=1`` so it writes no files, a ``private_home`` of its own, the game
+server's loopback address from ``client_address``) and end it with ``end_client``.
 
-Run as ``python -m gbmj_server.hosted [--tty] [--memory MB] -- CLIENT-ARGS`` this module
+Run as ``python -m gbmj_server.hosted [--tty] [--quiet] [--memory MB] -- CLIENT-ARGS`` it
 is the launcher in the child: it sets the limits on itself, takes its terminal, and
 becomes ``python -m gbmj_tui CLIENT-ARGS`` (an exec: one process, one pid to end).
 """
@@ -17,10 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
+import shutil
 import signal
+import subprocess
 import sys
-from collections.abc import Callable, Mapping, Sequence
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from gbmj_server.limits import Counter, address_key
@@ -31,6 +35,8 @@ MAX_COLUMNS, MAX_ROWS = 500, 200  # the largest terminal a hosted client draws
 CLIENT_MEMORY_MB = 256
 END_GRACE = 2.0  # seconds a client gets after each signal before the next one
 ALL = "*"  # the Counter key that counts every session
+FULL = "the server is full (too many sessions); try later"
+TOO_MANY = "too many sessions from your address; close one first"
 
 
 def clamp_size(columns: int, rows: int) -> tuple[int, int]:
@@ -62,14 +68,22 @@ class SessionGate:
         self._all = Counter(limits.max_sessions)
         self._per_address = Counter(limits.per_address)
 
+    def refusal(self, address: str) -> str | None:
+        """Why a session from ``address`` would be refused now (None: it would not)."""
+        if self._all.held(ALL) >= self._all.cap:
+            return FULL
+        if self._per_address.held(address_key(address)) >= self._per_address.cap:
+            return TOO_MANY
+        return None
+
     def admit(self, address: str) -> str | None:
         """Take a place for a session from ``address``; None if taken, else the reason
         it was refused, to show to the player."""
         if not self._all.acquire(ALL):
-            return "the server is full (too many sessions); try later"
+            return FULL
         if not self._per_address.acquire(address_key(address)):
             self._all.release(ALL)
-            return "too many sessions from your address; close one first"
+            return TOO_MANY
         return None
 
     def leave(self, address: str) -> None:
@@ -82,12 +96,24 @@ class SessionGate:
         return self._all.held(ALL)
 
 
-def client_environment(game: str, extra: Mapping[str, str] = {}) -> dict[str, str]:
+@contextlib.contextmanager
+def private_home() -> Iterator[str]:
+    """An empty home folder (0700) for one hosted client, removed when its session ends:
+    the client reads nobody's settings (not the host's, not another player's), and
+    anything it might write goes with it."""
+    home = tempfile.mkdtemp(prefix="gbmj-hosted-")
+    try:
+        yield home
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def client_environment(game: str, home: str, extra: Mapping[str, str] = {}) -> dict[str, str]:
     """The whole environment of a hosted client: nothing of the server's own but the
-    program path and home, the game server's address, ``GBMJ_HOSTED=1``."""
+    program path; its own ``home``, the game server's address, ``GBMJ_HOSTED=1``."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": os.environ.get("HOME", "/"),
+        "HOME": home,
         "LANG": "C.UTF-8",
         "GBMJ_HOSTED": "1",  # the client turns off screenshots and config and file writes
         "GBMJ_SERVER": game,
@@ -96,12 +122,31 @@ def client_environment(game: str, extra: Mapping[str, str] = {}) -> dict[str, st
     return env
 
 
-def client_command(options: Sequence[str], *, memory_mb: int, terminal: bool = False) -> list[str]:
-    """The command that starts a hosted client with these client options."""
+def client_command(
+    options: Sequence[str], *, memory_mb: int, terminal: bool = False, quiet: bool = False
+) -> list[str]:
+    """The command that starts a hosted client with these client options; ``terminal``:
+    its standard input is its pty, to become its controlling terminal; ``quiet``: its
+    standard error goes nowhere (a crash report can show what the player typed)."""
     command = [sys.executable, "-m", "gbmj_server.hosted", "--memory", str(memory_mb)]
     if terminal:
         command.append("--tty")
+    if quiet:
+        command.append("--quiet")
     return [*command, "--", *options]
+
+
+@functools.cache
+def client_takes_server() -> bool:
+    """Whether this installation's client has ``--server HOST:PORT`` (the connect screen
+    on the host's game server, fixed when hosted); a client without it shows its default
+    address, which is this host's when the game port is the default one."""
+    command = [sys.executable, "-m", "gbmj_tui", "--help"]
+    try:
+        shown = subprocess.run(command, capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "--server" in shown
 
 
 async def end_client(pid: int, exited: Callable[[], bool], grace: float = END_GRACE) -> None:
@@ -124,7 +169,7 @@ def _launch(argv: Sequence[str]) -> None:
     """The launcher in the child (see the module's text); never returns."""
     import resource
 
-    memory_mb, terminal = CLIENT_MEMORY_MB, False
+    memory_mb, terminal, quiet = CLIENT_MEMORY_MB, False, False
     args = list(argv)
     while args and args[0] != "--":
         flag = args.pop(0)
@@ -132,6 +177,8 @@ def _launch(argv: Sequence[str]) -> None:
             memory_mb = int(args.pop(0))
         elif flag == "--tty":
             terminal = True
+        elif flag == "--quiet":
+            quiet = True
         else:
             raise SystemExit(f"unknown launcher flag {flag!r}")
     client_args = args[1:]
@@ -145,6 +192,8 @@ def _launch(argv: Sequence[str]) -> None:
         # The pty becomes the controlling terminal: the kernel sends SIGWINCH on a
         # resize and SIGHUP when the SSH side closes it.
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    if quiet:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
     os.execv(sys.executable, [sys.executable, "-m", "gbmj_tui", *client_args])
 
 

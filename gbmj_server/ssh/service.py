@@ -45,6 +45,7 @@ from gbmj_server.hosted import (
     client_command,
     client_environment,
     end_client,
+    private_home,
 )
 from gbmj_server.limits import Backoff, address_key
 from gbmj_server.names import Refused, check_password, name_skeleton, normalise_name
@@ -321,6 +322,7 @@ class ClientSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self.proc: subprocess.Popen[bytes] | None = None
         self.token: str | None = None
         self.admitted = False
+        self.home: contextlib.ExitStack | None = None  # the client's private home
         self.last_input = time.monotonic()
         self.reading = False
         self.ended = asyncio.Event()
@@ -414,7 +416,9 @@ class ClientSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             if self.closing:  # closed while the token was made: no client to start
                 self._finish(1, self.exit_message)
                 return
-            self._spawn(client_environment(service.game, extra))
+            self.home = contextlib.ExitStack()
+            home = self.home.enter_context(private_home())
+            self._spawn(client_environment(service.game, home, extra))
             idle = asyncio.get_running_loop().create_task(self._watch_idle())
             code = await asyncio.get_running_loop().run_in_executor(None, self._wait)
             idle.cancel()
@@ -522,6 +526,9 @@ class ClientSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         if self.admitted:
             self.admitted = False
             self.service.gate.leave(self.auth.address)
+        if self.home is not None:
+            self.home.close()  # after the client's end (``_run`` waited for it)
+            self.home = None
         self.service.sessions.discard(self)
         self.ended.set()
 
