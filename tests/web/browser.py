@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import shutil
 import tempfile
 import time
@@ -73,8 +74,17 @@ class Screen:
                 return _cell_of(cells, index), row
         return None
 
-    def row_text(self, row: int) -> str:
-        return "".join(self._screen.buffer[row][x].data for x in range(self.columns))
+    def word_at(self, column: int, row: int) -> str:
+        """The run of non-blank cells through (column, row): a tile's name, a word."""
+        cells = [self._screen.buffer[row][x].data for x in range(self.columns)]
+        if cells[column] in (" ", ""):
+            column -= 1  # the second half of a wide character: the cell before holds it
+        start = end = column
+        while start > 0 and cells[start - 1] != " ":
+            start -= 1
+        while end + 1 < self.columns and cells[end + 1] != " ":
+            end += 1
+        return "".join(cells[start : end + 1])
 
 
 def _cell_of(cells: list[str], index: int) -> int:
@@ -102,7 +112,9 @@ class Browser:
         for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={self.profile}"):
             options.add_argument(flag)
         options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
-        self.driver = webdriver.Chrome(service=Service(driver), options=options)
+        # Its own home too: Chromium leaves folders in $HOME/.config whatever the profile.
+        env = {**os.environ, "HOME": self.profile}
+        self.driver = webdriver.Chrome(service=Service(driver, env=env), options=options)
         self.screen = Screen()
         self.sockets: list[str] = []  # the WebSocket URLs the page opened
         self.closed = False  # the session's WebSocket closed
