@@ -14,6 +14,7 @@ from selenium.webdriver.common.keys import Keys
 
 from web.browser import Browser
 from web.conftest import WebHost, start_web_host, stop_web_host
+from web.proxy import prefix_proxy
 
 HINTS = "  1    2    3"  # the key hints under the hand: 1 sits under the first tile
 
@@ -113,3 +114,13 @@ def test_a_closed_tab_ends_its_client_and_a_full_server_says_so(tmp_path: Path) 
         first.quit()
         second.quit()
         stop_web_host(host)
+
+
+def test_the_page_works_under_a_path_prefix_behind_a_proxy(
+    web_host: WebHost, browser: Browser
+) -> None:
+    with prefix_proxy(web_host.url) as page:
+        browser.open(page.rstrip("/") + "?lang=en")  # no slash: the page adds it
+        browser.wait_for("Server")  # the terminal, its script and socket, all under /gbmj/
+        assert browser.driver.current_url == page + "?lang=en"
+        assert browser.sockets[0].startswith(page.replace("http:", "ws:") + "ws/en?")
