@@ -119,6 +119,7 @@ class WebTerminal:
         self.raw = bytearray()
         self.changed = asyncio.Event()
         self.closed = asyncio.Event()
+        self.focused = False
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
     async def _read(self) -> None:
@@ -151,6 +152,9 @@ class WebTerminal:
     async def send(self, *keys: str) -> None:
         """Each key in its own message, as the page sends a key press; a text of several
         characters is typed one by one."""
+        if not self.focused:  # as the page says when it gets the keyboard (the app is up)
+            await self.socket.send_json(["focus", None])
+            self.focused = True
         for key in keys:
             for press in [key] if key.startswith("\x1b") else list(key):
                 await self.socket.send_json(["stdin", press])
@@ -166,7 +170,6 @@ async def web_terminal(host: WebHost, path: str = "ws", **headers: str):  # type
     ):
         sizes = dict(part.split("=") for part in query.split("&"))
         terminal = WebTerminal(socket, (int(sizes["width"]), int(sizes["height"])))
-        await socket.send_json(["focus", None])  # as the page does when it gets the keyboard
         try:
             yield terminal
         finally:
