@@ -118,8 +118,9 @@ class HostedApp(AppService):
         await self.remote_close()  # the client ended (quit, crashed or was ended)
 
     async def on_meta(self, data: bytes) -> None:
-        if b'"exit"' in data:  # only the exit; no URLs to open, no files to deliver
-            await super().on_meta(data)
+        with contextlib.suppress(ValueError, AttributeError):
+            if json.loads(data).get("type") == "exit":  # no URLs to open, no files to deliver
+                await super().on_meta(data)
 
     @property
     def pid(self) -> int | None:

@@ -36,8 +36,8 @@ def screenshot_folder(tmp_path: Path) -> Path:
     return folder
 
 
-def sign_in_as_guest(browser: Browser, host: WebHost) -> None:
-    browser.open(host.url + "?lang=en")
+def sign_in_as_guest(browser: Browser, host: WebHost, query: str = "?lang=en") -> None:
+    browser.open(host.url + query)
     browser.wait_for("Server")
     browser.wait_for("127.0.0.1:7415")  # the client's default address
     browser.click_text("127.0.0.1:7415")
@@ -51,22 +51,26 @@ def sign_in_as_guest(browser: Browser, host: WebHost) -> None:
 
 
 def my_pool(browser: Browser, me: str) -> str:
-    """The rows of the table's centre under my own name there: my discards."""
+    """The rows of the table's centre under my own name there: my discards. (The ASCII
+    style draws its boxes in ASCII too.)"""
     lines = browser.screen.lines()
-    rows = [r for r, line in enumerate(lines) if me in line and line.count("│") >= 2]
+    rows = [
+        r for r, line in enumerate(lines) if me in line and line.count("│") + line.count("|") >= 2
+    ]
     assert rows, browser.screen.text()
     below = []
     for line in lines[rows[-1] + 1 :]:
-        if "╰" in line:
+        if "╰" in line or "+--" in line:
             break
         below.append(line)
     return "\n".join(below)
 
 
+@pytest.mark.parametrize("style", ["cjk", "ascii"])
 def test_a_guest_discards_by_clicking_and_sees_it_in_the_pool(
-    web_host: WebHost, browser: Browser, tmp_path: Path
+    web_host: WebHost, browser: Browser, tmp_path: Path, style: str
 ) -> None:
-    sign_in_as_guest(browser, web_host)
+    sign_in_as_guest(browser, web_host, "?lang=en" + ("&tiles=ascii" if style == "ascii" else ""))
     me = next(w for w in browser.screen.text().split() if w.startswith("guest-"))
     browser.type("n")  # the lobby's new table
     browser.wait_for("Create")
@@ -82,13 +86,15 @@ def test_a_guest_discards_by_clicking_and_sees_it_in_the_pool(
     browser.wait_for(HINTS)
     column, hints_row = browser.screen.find(HINTS.strip()) or (0, 0)
     tile = browser.screen.word_at(column, hints_row - 1)  # the first tile of the hand
-    assert 1 <= len(tile) <= 2, browser.screen.text()  # a CJK tile: 五万, 一饼, 东...
+    # A tile's face: 五万, 一饼, 东 (CJK) or 5m, 1p, E (ASCII).
+    assert 1 <= len(tile) <= 2, browser.screen.text()
+    assert tile.isascii() == (style == "ascii"), tile
     before = my_pool(browser, me).count(tile)
     browser.click_cell(column, hints_row - 1)  # a click selects the tile...
     time.sleep(0.5)
     browser.click_cell(column, hints_row - 1)  # ...a second click discards it
     browser.wait_for(lambda: my_pool(browser, me).count(tile) > before)
-    shot = screenshot_folder(tmp_path) / "web-table.png"
+    shot = screenshot_folder(tmp_path) / f"web-table-{style}.png"
     browser.screenshot(shot)
     assert shot.read_bytes().startswith(b"\x89PNG")
     print(f"screenshot of the table: {shot}")
