@@ -157,3 +157,22 @@ def test_a_password_typed_in_the_page_is_in_no_url_and_no_log(web_host: WebHost)
     assert password not in log
     with sqlite3.connect(web_host.db) as db:  # registered on this host's game server
         assert db.execute("SELECT count(*) FROM account WHERE name = 'webber'").fetchone()[0]
+
+
+def test_stopping_the_server_ends_its_web_sessions(tmp_path: Path) -> None:
+    host = start_web_host(tmp_path)
+    try:
+
+        async def scenario() -> list[int]:
+            async with web_terminal(host) as term:
+                await term.wait_for("服务器")
+                pids = host.client_pids()
+                host.proc.terminate()  # SIGTERM, as systemd stops it
+                await asyncio.wait_for(term.closed.wait(), 60)
+                return pids
+
+        pids = asyncio.run(scenario())
+        assert host.proc.wait(60) == 0
+        assert pids and not any(Path(f"/proc/{pid}").exists() for pid in pids)
+    finally:
+        stop_web_host(host)
