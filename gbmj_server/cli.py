@@ -1,6 +1,6 @@
 """``gbmj-server``: run the lobby server, or administer its accounts.
 
-    gbmj-server [--host H] [--port P] [--ssh-port P] [--db PATH] [--log-level L]
+    gbmj-server [--host H] [--port P] [--ssh-port P] [--web-port P] [--db PATH] [--log-level L]
                 [--config FILE.toml]
     gbmj-server admin [--db PATH] [--config FILE.toml] users
     gbmj-server admin ... reset-password NAME | ban NAME | unban NAME
@@ -12,6 +12,7 @@ Settings: ``gbmj_server.config`` (defaults, then the TOML file, then the command
 from __future__ import annotations
 
 import argparse
+import contextlib
 import getpass
 import logging
 import sys
@@ -27,7 +28,13 @@ from gbmj_server.config import (
     ServerConfig,
     load_config_file,
 )
-from gbmj_server.storage import LedgerError, Storage, StorageError, hash_password
+from gbmj_server.storage import (
+    LedgerError,
+    Storage,
+    StorageError,
+    hash_password,
+    hold_for_server,
+)
 
 
 def _port(text: str) -> int:
@@ -51,6 +58,7 @@ def _serve_parser() -> argparse.ArgumentParser:
     parser.add_argument("--host", help=f"address to listen on (default {DEFAULT_HOST})")
     parser.add_argument("--port", type=_port, help=f"TCP port (default {DEFAULT_PORT}; 0 = free)")
     parser.add_argument("--ssh-port", type=_port, help="also serve SSH play on this port")
+    parser.add_argument("--web-port", type=_port, help="also serve play in a browser here")
     parser.add_argument("--log-level", choices=LOG_LEVELS, help="default info")
     _common(parser)
     return parser
@@ -91,6 +99,8 @@ def _config(args: argparse.Namespace) -> ServerConfig:
             config = replace(config, **{key: value})
     if getattr(args, "ssh_port", None) is not None:
         config = replace(config, ssh=replace(config.ssh, port=args.ssh_port))
+    if getattr(args, "web_port", None) is not None:
+        config = replace(config, web=replace(config.web, port=args.web_port))
     return config
 
 
@@ -177,7 +187,13 @@ def serve(argv: Sequence[str]) -> int:
 
     from gbmj_server.server import run_server
 
-    trio.run(run_server, config)
+    with contextlib.ExitStack() as held:
+        try:  # the database checked and held first: a clear line and status 2, no traceback
+            held.enter_context(hold_for_server(config.db_path))
+        except StorageError as exc:
+            print(f"gbmj-server: {exc}", file=sys.stderr)
+            return 2
+        trio.run(run_server, config)
     return 0
 
 

@@ -1,8 +1,9 @@
 """The host's settings: ``ServerConfig`` and the TOML config file.
 
 Settings come from the defaults, then the TOML file (keys ``host``, ``port``, ``db``,
-``log_level``, ``bot_delay``, ``hand_pause``, and the SSH server's ``ssh_*`` keys of
-``gbmj_server.ssh.config``, optionally under a ``[server]`` table; shop prices in a
+``log_level``, ``bot_delay``, ``hand_pause``, the SSH server's ``ssh_*`` keys of
+``gbmj_server.ssh.config`` and the web page's ``web_*`` keys of
+``gbmj_server.web.config``, optionally under a ``[server]`` table; shop prices in a
 ``shop`` table, e.g. ``[shop]`` ``tile_counter = 600``, 0 = not sold), then the command
 line (``gbmj_server.cli``).
 """
@@ -17,11 +18,14 @@ from gbmj.economy.items import ITEM_RULES
 from gbmj_server.ssh.config import TOML_KEYS as SSH_KEYS
 from gbmj_server.ssh.config import SshSettings, ssh_settings_from
 from gbmj_server.storage import default_db_path
+from gbmj_server.web.config import TOML_KEYS as WEB_KEYS
+from gbmj_server.web.config import WebSettings, web_settings_from
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7415
 LOG_LEVELS = ("debug", "info", "warning", "error")
 SSH_OFF = SshSettings()
+WEB_OFF = WebSettings()
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +63,7 @@ class ServerConfig:
     abandon_grace: float = 60.0  # seconds a match waits for any of its humans to come back
     limits: Limits = Limits()
     ssh: SshSettings = SSH_OFF  # play over SSH (off: no port)
+    web: WebSettings = WEB_OFF  # play in a browser (off: no port)
     shop: tuple[tuple[str, int], ...] = ()  # item prices over the defaults (0: not sold)
 
     @property
@@ -79,11 +84,12 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
     data = data.get("server", data)
     known = {"host", "port", "db", "log_level", "bot_delay", "hand_pause", "shop"}
     unknown = set(data) - known
-    unknown -= SSH_KEYS
+    unknown -= SSH_KEYS | WEB_KEYS
     if unknown:
         raise ConfigError(f"unknown settings in {path}: {', '.join(sorted(unknown))}")
     try:
         config = replace(base, ssh=ssh_settings_from(data, base.ssh))
+        config = replace(config, web=web_settings_from(data, base.web))
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     if "host" in data:

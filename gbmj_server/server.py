@@ -175,6 +175,10 @@ async def run_server(config: ServerConfig) -> None:
                     from gbmj_server.ssh.service import serve_ssh
 
                     await nursery.start(serve_ssh, config.ssh, config.host, port, config.db_path)
+                if config.web.port is not None:  # play in a browser (gbmj_server.web)
+                    from gbmj_server.web.service import serve_web
+
+                    await nursery.start(serve_web, config.web, config.host, port)
                 async for signum in signals:
                     log.info("signal %s: stopping", signum)
                     break

@@ -22,18 +22,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
-import functools
 import logging
 import os
 import secrets
-import signal
 import struct
 import subprocess
-import sys
 import termios
 import threading
 import time
-from collections import deque
+import unicodedata
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -41,7 +38,17 @@ from typing import Any, TypeVar
 
 import asyncssh
 
-from gbmj_server.names import Refused, check_password, normalise_name
+from gbmj_server.hosted import (
+    SessionGate,
+    clamp_size,
+    client_address,
+    client_command,
+    client_environment,
+    end_client,
+    private_home,
+)
+from gbmj_server.limits import Backoff, address_key
+from gbmj_server.names import Refused, check_password, name_skeleton, normalise_name
 from gbmj_server.ssh import keys
 from gbmj_server.ssh.config import SshSettings
 from gbmj_server.storage import Account, NameTaken, Storage, hash_password, verify_password
@@ -50,15 +57,13 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 HOST_KEY_NAME = "ssh_host_ed25519_key"
-FAILED_WINDOW = 60.0  # seconds over which failed passwords are counted per address
-STOP_GRACE = 3.0  # seconds a client gets to exit after SIGTERM before SIGKILL
+STOP_GRACE = 3.0  # seconds the sessions get to end when the server stops
 READ_SIZE = 65536
-# The child makes the pty its controlling terminal (so the kernel sends it SIGWINCH on a
-# resize and SIGHUP when the SSH side closes), then becomes the client.
-LAUNCH = (
-    "import fcntl, os, sys, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
-    "os.execv(sys.executable, [sys.executable, '-m', 'gbmj_tui', *sys.argv[1:]])"
-)
+# Wrong passwords for one name from one address: three free, then a doubling wait from
+# 2 s to 5 min. The owner elsewhere is not slowed; ``failed_logins`` bounds one address
+# over all names more loosely.
+NAME_FREE, NAME_BASE, NAME_CAP, NAME_FORGET = 3, 2.0, 300.0, 3600.0
+ADDRESS_BASE, ADDRESS_CAP, ADDRESS_FORGET = 1.0, 300.0, 600.0
 CLIENT_OPTIONS = {"ascii": "--ascii", "en": ("--lang", "en"), "zh": ("--lang", "zh")}
 
 
@@ -74,53 +79,50 @@ def load_host_key(path: Path) -> asyncssh.SSHKey:
     return key
 
 
-def loopback(host: str) -> str:
-    """The address the SSH sessions' clients reach the game server on."""
-    return {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
+class LoginThrottle:
+    """Failed logins per (name, address) and per address, on ``time.monotonic`` (this
+    runs on the SSH thread, not on trio's clock)."""
 
+    def __init__(self, failed_logins: int) -> None:
+        self.by_name = Backoff(NAME_FREE, NAME_BASE, NAME_CAP, NAME_FORGET)
+        self.by_address = Backoff(failed_logins, ADDRESS_BASE, ADDRESS_CAP, ADDRESS_FORGET)
 
-class FailedLogins:
-    """Failed passwords per address in a sliding window (``time.monotonic``: this runs on
-    the SSH thread, not on trio's clock)."""
+    @staticmethod
+    def _pair(name: str, address: str) -> str:
+        # The skeleton: look-alike spellings of one name share one record.
+        return f"{name_skeleton(name[:64])} {address_key(address)}"
 
-    def __init__(self, limit: int, window: float = FAILED_WINDOW) -> None:
-        self.limit = limit
-        self.window = window
-        self._seen: dict[str, deque[float]] = {}
+    def wait(self, name: str, address: str) -> float:
+        now = time.monotonic()
+        return max(
+            self.by_name.wait(self._pair(name, address), now),
+            self.by_address.wait(address_key(address), now),
+        )
 
-    def _recent(self, address: str) -> int:
-        events = self._seen.get(address)
-        if events is None:
-            return 0
-        while events and events[0] <= time.monotonic() - self.window:
-            events.popleft()
-        if not events:  # forget quiet addresses: the table stays small
-            del self._seen[address]
-        return len(events)
+    def failed(self, name: str, address: str) -> None:
+        now = time.monotonic()
+        self.by_name.failed(self._pair(name, address), now)
+        self.by_address.failed(address_key(address), now)
 
-    def blocked(self, address: str) -> bool:
-        return self._recent(address) >= self.limit
-
-    def record(self, address: str) -> None:
-        self._recent(address)
-        self._seen.setdefault(address, deque()).append(time.monotonic())
+    def succeeded(self, name: str, address: str) -> None:
+        self.by_name.succeeded(self._pair(name, address))
 
 
 class SshService:
     """The asyncssh server in its own thread; ``start()`` returns once it listens,
     ``stop()`` closes every session and the listener and joins the thread."""
 
-    def __init__(
-        self, settings: SshSettings, host: str, game_host: str, game_port: int, db_path: Path
-    ) -> None:
+    def __init__(self, settings: SshSettings, host: str, game: str, db_path: Path) -> None:
         self.settings = settings
         self.host = host
-        self.game = f"[{game_host}]:{game_port}" if ":" in game_host else f"{game_host}:{game_port}"
+        self.game = game  # host:port of the game server for the clients
         self.db_path = db_path
         self.host_key_path = db_path.parent / HOST_KEY_NAME
         self.port = 0
         self.fingerprint = ""
-        self.failed = FailedLogins(settings.failed_logins)
+        self.throttle = LoginThrottle(settings.failed_logins)
+        self.gate = SessionGate(settings.limits)
+        self.dummy_hash = ""  # verified against for names without a password: equal timing
         self.sessions: set[ClientSession] = set()
         self.connections: set[asyncssh.SSHServerConnection] = set()
         self._thread: threading.Thread | None = None
@@ -158,6 +160,7 @@ class SshService:
         try:
             self.storage = await self.db(Storage, self.db_path)
             host_key = await self.db(load_host_key, self.host_key_path)
+            self.dummy_hash = await self.hashing(hash_password, secrets.token_hex(16))
             self.fingerprint = host_key.get_fingerprint("sha256")
             acceptor = await asyncssh.create_server(
                 lambda: AuthServer(self),
@@ -229,12 +232,14 @@ class AuthServer(asyncssh.SSHServer):
     async def begin_auth(self, username: str) -> bool:
         storage = self.service.storage
         assert storage is not None
-        self.account = await self.service.db(storage.account_by_name, username)
+        # The name as stored: NFKC (``gbmj_server.names``), so ``ａlice`` is ``alice``.
+        login = unicodedata.normalize("NFKC", username)
+        self.account = await self.service.db(storage.account_by_name, login)
         if self.account is not None and self.account.is_guest:
             self.account = None  # a guest's name signs nobody in
             return True
         guests = self.service.settings.unknown_users == "guest"
-        if self.account is None and guests and not self.service.failed.blocked(self.address):
+        if self.account is None and guests and not self.service.throttle.wait("", self.address):
             self.guest = True
             return False  # no authentication: a guest
         return True
@@ -247,34 +252,40 @@ class AuthServer(asyncssh.SSHServer):
 
     async def validate_password(self, username: str, password: str) -> bool:
         service = self.service
-        if service.failed.blocked(self.address):
-            log.warning("ssh: %s is blocked after failed logins", self.address)
+        wait = service.throttle.wait(username, self.address)
+        if wait > 0:
+            log.warning(
+                "ssh: %r from %s waits %.0f s after failed logins", username, self.address, wait
+            )
             return False
         account = self.account
         if account is None:
             ok = await self._register(username, password)
         else:
             assert account.password_hash is not None
-            ok = not account.banned and await service.hashing(
-                verify_password, account.password_hash, password
-            )
-        if not ok:
-            service.failed.record(self.address)
+            # The hash first, the ban after: a banned name answers as slowly as any.
+            ok = await service.hashing(verify_password, account.password_hash, password)
+            ok = ok and not account.banned
+        if ok:
+            service.throttle.succeeded(username, self.address)
+        else:
+            service.throttle.failed(username, self.address)
             log.info("ssh: failed password for %r from %s", username, self.address)
         return ok
 
     async def _register(self, username: str, password: str) -> bool:
-        """An unknown name with a password: a new account, if the host allows it."""
+        """An unknown name with a password: a new account, if the host allows it.
+        Every way out costs one password hash, as a wrong password for a real account
+        does: the answer's timing tells no names."""
         service = self.service
-        if service.settings.unknown_users != "register":
-            # As slow as a wrong password for a real account: timing tells no names.
-            await service.hashing(verify_password, _dummy_hash(), password)
-            return False
         try:
+            if service.settings.unknown_users != "register":
+                raise Refused("unknown names are refused here")
             name = normalise_name(username)
             check_password(password)
         except Refused as refused:
             log.info("ssh: no account for %r: %s", username, refused.reason)
+            await service.hashing(verify_password, service.dummy_hash, password)
             return False
         password_hash = await service.hashing(hash_password, password)
         assert service.storage is not None
@@ -287,7 +298,7 @@ class AuthServer(asyncssh.SSHServer):
 
     async def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
         account = self.account
-        if account is None or account.banned or self.service.failed.blocked(self.address):
+        if account is None or account.banned or self.service.throttle.wait(username, self.address):
             return False
         assert self.service.storage is not None
         return await self.service.db(keys.has_key, self.service.storage, account.id, key)
@@ -305,14 +316,18 @@ class ClientSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self.chan: asyncssh.SSHServerChannel | None = None  # type: ignore[type-arg]
         self.term: str | None = None
         self.size = (80, 24)
+        self.command = ""
         self.options: list[str] = []
         self.master: int | None = None
         self.proc: subprocess.Popen[bytes] | None = None
         self.token: str | None = None
+        self.admitted = False
+        self.home: contextlib.ExitStack | None = None  # the client's private home
         self.last_input = time.monotonic()
         self.reading = False
         self.ended = asyncio.Event()
         self.closing = False
+        self.ending: asyncio.Task[None] | None = None
         self.exit_message = ""
 
     # -- asyncssh callbacks -------------------------------------------------------------
@@ -322,7 +337,7 @@ class ClientSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
     def pty_requested(self, term_type: str, term_size: tuple[int, ...], modes: Any) -> bool:
         self.term = term_type or "xterm-256color"
         if term_size[0] and term_size[1]:
-            self.size = (term_size[0], term_size[1])
+            self.size = clamp_size(term_size[0], term_size[1])
         return True
 
     def shell_requested(self) -> bool:
@@ -335,6 +350,7 @@ class ClientSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             if option is None:
                 return False
             self.options += [option] if isinstance(option, str) else list(option)
+        self.command = " ".join(command.split())
         return True
 
     def session_started(self) -> None:
@@ -346,9 +362,12 @@ class ClientSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             with contextlib.suppress(OSError):  # the client is gone: its end comes next
                 os.write(self.master, data)
 
+    def eof_received(self) -> bool:
+        return True  # keep the channel open for the goodbye (``_finish`` closes it)
+
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
         if width and height:
-            self.size = (width, height)
+            self.size = clamp_size(width, height)
             if self.master is not None:
                 _set_size(self.master, self.size)
 
@@ -363,34 +382,43 @@ class ClientSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self.close("")
 
     # -- the client -----------------------------------------------------------------------
+    def _needs_terminal(self) -> str:
+        """What to type instead: this command with ``-t`` (OpenSSH asks for no pty when a
+        command is given, and a server cannot ask the client for one)."""
+        conn = self.auth.conn
+        sock = conn.get_extra_info("sockname") if conn is not None else None
+        host, port = (str(sock[0]), int(sock[1])) if sock else ("HOST", 22)
+        host = f"[{host}]" if ":" in host else host
+        user = conn.get_extra_info("username") if conn is not None else None
+        words = ["ssh -t", *([] if port == 22 else [f"-p {port}"]), f"{user or 'NAME'}@{host}"]
+        return f"gbmj needs a terminal: use {' '.join([*words, self.command]).strip()}\r\n"
+
     async def _run(self) -> None:
         service = self.service
         try:
             if self.term is None:
-                self._finish(1, "gbmj needs a terminal: connect with ssh -t\r\n")
+                self._finish(1, self._needs_terminal())
                 return
-            if len(service.sessions) >= service.settings.max_sessions:
-                self._finish(1, "the server is full (too many SSH sessions); try later\r\n")
+            refused = service.gate.admit(self.auth.address)
+            if refused is not None:
+                self._finish(1, refused + "\r\n")
                 return
+            self.admitted = True
             service.sessions.add(self)
-            env = {
-                "TERM": self.term,
-                "LANG": "C.UTF-8",
-                "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                "HOME": os.environ.get("HOME", "/"),
-                "GBMJ_SERVER": service.game,
-            }
+            extra = {"TERM": self.term}
             if self.auth.guest:
-                env["GBMJ_GUEST"] = "1"
+                extra["GBMJ_GUEST"] = "1"
             else:
                 account = self.auth.account
                 assert account is not None and service.storage is not None
                 self.token = await service.db(service.storage.create_session, account.id)
-                env["GBMJ_SESSION"] = self.token
+                extra["GBMJ_SESSION"] = self.token
             if self.closing:  # closed while the token was made: no client to start
                 self._finish(1, self.exit_message)
                 return
-            self._spawn(env)
+            self.home = contextlib.ExitStack()
+            home = self.home.enter_context(private_home())
+            self._spawn(client_environment(service.game, home, extra))
             idle = asyncio.get_running_loop().create_task(self._watch_idle())
             code = await asyncio.get_running_loop().run_in_executor(None, self._wait)
             idle.cancel()
@@ -404,9 +432,10 @@ class ClientSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
     def _spawn(self, env: dict[str, str]) -> None:
         master, slave = os.openpty()
         _set_size(slave, self.size)
+        memory = self.service.settings.client_memory
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-c", LAUNCH, *self.options],
+                client_command(self.options, memory_mb=memory, terminal=True),
                 stdin=slave,
                 stdout=slave,
                 stderr=slave,
@@ -457,7 +486,8 @@ class ClientSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
                 return
 
     def close(self, message: str) -> None:
-        """End the client (SIGTERM, then SIGKILL); ``_run`` then closes the channel."""
+        """End the client (SIGHUP, SIGTERM, SIGKILL: ``hosted.end_client``); ``_run``
+        then closes the channel."""
         if message and not self.exit_message:
             self.exit_message = message
         self.closing = True
@@ -466,15 +496,10 @@ class ClientSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             if self not in self.service.sessions:
                 self.ended.set()
             return
-        if proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGTERM)
-            asyncio.get_running_loop().call_later(STOP_GRACE, self._kill)
-
-    def _kill(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.proc.pid, signal.SIGKILL)
+        if self.ending is None:
+            self.ending = asyncio.get_running_loop().create_task(
+                end_client(proc.pid, lambda: proc.poll() is not None)
+            )
 
     def _finish(self, code: int, message: str) -> None:
         chan = self.chan
@@ -498,16 +523,17 @@ class ClientSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             token, self.token = self.token, None
             with contextlib.suppress(Exception):
                 await self.service.db(self.service.storage.delete_session, token)
+        if self.admitted:
+            self.admitted = False
+            self.service.gate.leave(self.auth.address)
+        if self.home is not None:
+            self.home.close()  # after the client's end (``_run`` waited for it)
+            self.home = None
         self.service.sessions.discard(self)
         self.ended.set()
 
     def _who(self) -> str:
         return self.auth.account.name if self.auth.account else "a guest"
-
-
-@functools.cache
-def _dummy_hash() -> str:
-    return hash_password(secrets.token_hex(16))
 
 
 def _set_size(fd: int, size: tuple[int, int]) -> None:
@@ -529,7 +555,7 @@ async def serve_ssh(
     game server's address), the clients reach the game server on its loopback form."""
     import trio
 
-    service = SshService(settings, host, loopback(host), game_port, db_path)
+    service = SshService(settings, host, client_address(host, game_port), db_path)
     await trio.to_thread.run_sync(service.start)
     print(
         f"ssh: listening on {host}:{service.port}, host key {service.fingerprint}",

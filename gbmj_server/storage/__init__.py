@@ -16,6 +16,7 @@ from gbmj_server.storage.db import (
     Storage,
     StorageError,
     default_db_path,
+    hold_for_server,
 )
 from gbmj_server.storage.ledger import (
     HOUSE_WALLET,
@@ -58,6 +59,7 @@ __all__ = [
     "Transfer",
     "default_db_path",
     "hash_password",
+    "hold_for_server",
     "needs_rehash",
     "verify_password",
 ]

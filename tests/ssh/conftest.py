@@ -4,6 +4,7 @@ file, and ``Terminal``, an asyncssh client with a pty that collects what it show
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import subprocess
 import sys
@@ -67,6 +68,22 @@ def start_host(
             return Host(proc, db, log, game_port, int(match[1]), match[2])
     proc.kill()
     raise AssertionError(f"the server did not start:\n{log.read_text()}")
+
+
+async def until(condition, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.05)
+
+
+def client_pids(host: Host) -> list[int]:
+    """The server's child processes: one client for each running SSH session."""
+    found: list[int] = []
+    for task in Path(f"/proc/{host.proc.pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            found += [int(pid) for pid in (task / "children").read_text().split()]
+    return found
 
 
 def stop_host(host: Host) -> None:
@@ -140,11 +157,18 @@ class Terminal(asyncssh.SSHClientSession):  # type: ignore[type-arg]
 
 
 async def open_terminal(
-    host: Host, username: str, size: tuple[int, int] = (100, 30), **auth: object
+    host: Host,
+    username: str,
+    size: tuple[int, int] = (100, 30),
+    source: str = "127.0.0.1",
+    **auth: object,
 ) -> tuple[asyncssh.SSHClientConnection, Terminal]:
+    """An SSH session with a pty, from ``source`` (any 127.x.y.z address is this machine:
+    another source is another player's address)."""
     conn = await asyncssh.connect(
         "127.0.0.1",
         host.ssh_port,
+        local_addr=(source, 0),
         username=username,
         known_hosts=None,
         client_keys=auth.pop("client_keys", ()),  # () : not the keys in ~/.ssh

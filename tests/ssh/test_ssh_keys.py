@@ -8,10 +8,11 @@ from pathlib import Path
 import asyncssh
 import pytest
 import trio
+from server.conftest import TEST_CONFIG, start
 from server.wireclient import WireClient
 
 from gbmj_server.config import ConfigError, load_config_file
-from gbmj_server.net.server import Server
+from gbmj_server.server import Server
 from gbmj_server.ssh import keys
 from gbmj_server.ssh.service import load_host_key
 from gbmj_server.storage import Storage, hash_password
@@ -81,10 +82,9 @@ async def test_a_player_manages_keys_through_the_game_server(
     nursery: trio.Nursery, tmp_path: Path
 ) -> None:
     storage = Storage(tmp_path / "g.sqlite3")
-    server = Server(storage)
-    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
-    await nursery.start(server.serve, listeners)
-    port = listeners[0].socket.getsockname()[1]
+    server = Server(storage, TEST_CONFIG)
+    running = await start(nursery, server)
+    port = server.port
 
     async def client() -> WireClient:
         c = WireClient(await trio.open_tcp_stream("127.0.0.1", port))
@@ -109,5 +109,5 @@ async def test_a_player_manages_keys_through_the_game_server(
     await guest.ok("guest")
     refused = await guest.request("list_ssh_keys")
     assert refused["code"] == "guest_not_allowed"
-    nursery.cancel_scope.cancel()
+    await running.stop()
     storage.close()

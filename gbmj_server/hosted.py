@@ -1,0 +1,201 @@
+"""Hosted client sessions: what the SSH and the web front doors share.
+
+Each hosted session runs one ``gbmj`` client process on the server's machine, for a
+player somewhere else. Both front doors admit sessions through a ``SessionGate`` (a cap
+in all and a cap per address), clamp the terminal size (a client's screen buffers grow
+with it: ``stty rows 16000 cols 16000`` made one client take gigabytes), start the
+client with ``client_command`` and ``client_environment`` (a bounded data size,
+``GBMJ_HOSTED=1`` so it writes no files, a ``private_home`` of its own, the game
+server's loopback address from ``client_address``) and end it with ``end_client``.
+
+Run as ``python -m gbmj_server.hosted [--tty] [--quiet] [--memory MB] -- CLIENT-ARGS`` it
+is the launcher in the child: it sets the limits on itself, takes its terminal, and
+becomes ``python -m gbmj_tui CLIENT-ARGS`` (an exec: one process, one pid to end).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from gbmj_server.limits import Counter, address_key
+
+MAX_COLUMNS, MAX_ROWS = 500, 200  # the largest terminal a hosted client draws
+# A client's data size (RLIMIT_DATA). A client at the lobby holds about 50 MB, at
+# 100×30 and at 500×200 alike; an unclamped 16000×16000 one stops at the limit.
+CLIENT_MEMORY_MB = 256
+END_GRACE = 2.0  # seconds a client gets after each signal before the next one
+ALL = "*"  # the Counter key that counts every session
+FULL = "the server is full (too many sessions); try later"
+TOO_MANY = "too many sessions from your address; close one first"
+
+
+def clamp_size(columns: int, rows: int) -> tuple[int, int]:
+    """A terminal size a hosted client may draw: at least 1×1, at most 500×200."""
+    return max(1, min(int(columns), MAX_COLUMNS)), max(1, min(int(rows), MAX_ROWS))
+
+
+def client_address(listen_host: str, game_port: int) -> str:
+    """``host:port`` of the game server for a client on this machine: the loopback form
+    of the address the server listens on (every address: loopback). The one place that
+    says how hosted clients reach the game."""
+    host = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}.get(listen_host, listen_host)
+    return f"[{host}]:{game_port}" if ":" in host else f"{host}:{game_port}"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionLimits:
+    max_sessions: int = 20  # sessions running a client at once, from everywhere
+    per_address: int = 4  # ... from one address (an IPv6 /64 counts as one)
+    idle_timeout: float = 1800.0  # seconds without input from the player before closing
+    client_memory_mb: int = CLIENT_MEMORY_MB  # each client's data size (RLIMIT_DATA)
+
+
+class SessionGate:
+    """Admits sessions under a cap in all and per address (one event loop's thread)."""
+
+    def __init__(self, limits: SessionLimits) -> None:
+        self.limits = limits
+        self._all = Counter(limits.max_sessions)
+        self._per_address = Counter(limits.per_address)
+
+    def refusal(self, address: str) -> str | None:
+        """Why a session from ``address`` would be refused now (None: it would not)."""
+        if self._all.held(ALL) >= self._all.cap:
+            return FULL
+        if self._per_address.held(address_key(address)) >= self._per_address.cap:
+            return TOO_MANY
+        return None
+
+    def admit(self, address: str) -> str | None:
+        """Take a place for a session from ``address``; None if taken, else the reason
+        it was refused, to show to the player."""
+        if not self._all.acquire(ALL):
+            return FULL
+        if not self._per_address.acquire(address_key(address)):
+            self._all.release(ALL)
+            return TOO_MANY
+        return None
+
+    def leave(self, address: str) -> None:
+        """Give back the place of a session that ``admit`` took."""
+        self._per_address.release(address_key(address))
+        self._all.release(ALL)
+
+    @property
+    def sessions(self) -> int:
+        return self._all.held(ALL)
+
+
+@contextlib.contextmanager
+def private_home() -> Iterator[str]:
+    """An empty home folder (0700) for one hosted client, removed when its session ends:
+    the client reads nobody's settings (not the host's, not another player's), and
+    anything it might write goes with it."""
+    home = tempfile.mkdtemp(prefix="gbmj-hosted-")
+    try:
+        yield home
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def client_environment(game: str, home: str, extra: Mapping[str, str] = {}) -> dict[str, str]:
+    """The whole environment of a hosted client: nothing of the server's own but the
+    program path; its own ``home``, the game server's address, ``GBMJ_HOSTED=1``."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": home,
+        "LANG": "C.UTF-8",
+        "GBMJ_HOSTED": "1",  # the client turns off screenshots and config and file writes
+        "GBMJ_SERVER": game,
+    }
+    env.update(extra)
+    return env
+
+
+def client_command(
+    options: Sequence[str], *, memory_mb: int, terminal: bool = False, quiet: bool = False
+) -> list[str]:
+    """The command that starts a hosted client with these client options; ``terminal``:
+    its standard input is its pty, to become its controlling terminal; ``quiet``: its
+    standard error goes nowhere (a crash report can show what the player typed)."""
+    command = [sys.executable, "-m", "gbmj_server.hosted", "--memory", str(memory_mb)]
+    if terminal:
+        command.append("--tty")
+    if quiet:
+        command.append("--quiet")
+    return [*command, "--", *options]
+
+
+@functools.cache
+def client_takes_server() -> bool:
+    """Whether this installation's client has ``--server HOST:PORT`` (the connect screen
+    on the host's game server, fixed when hosted); a client without it shows its default
+    address, which is this host's when the game port is the default one."""
+    command = [sys.executable, "-m", "gbmj_tui", "--help"]
+    try:
+        shown = subprocess.run(command, capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "--server" in shown
+
+
+async def end_client(pid: int, exited: Callable[[], bool], grace: float = END_GRACE) -> None:
+    """End a client's process group: SIGHUP (its terminal is gone), then SIGTERM, then
+    SIGKILL, each after ``grace`` seconds without it exiting."""
+    for sig in (signal.SIGHUP, signal.SIGTERM, signal.SIGKILL):
+        if exited():
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, sig)
+        if sig == signal.SIGKILL:
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace
+        while not exited() and loop.time() < deadline:
+            await asyncio.sleep(0.05)
+
+
+def _launch(argv: Sequence[str]) -> None:
+    """The launcher in the child (see the module's text); never returns."""
+    import resource
+
+    memory_mb, terminal, quiet = CLIENT_MEMORY_MB, False, False
+    args = list(argv)
+    while args and args[0] != "--":
+        flag = args.pop(0)
+        if flag == "--memory":
+            memory_mb = int(args.pop(0))
+        elif flag == "--tty":
+            terminal = True
+        elif flag == "--quiet":
+            quiet = True
+        else:
+            raise SystemExit(f"unknown launcher flag {flag!r}")
+    client_args = args[1:]
+    limit = memory_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core files in the server's folder
+    if terminal:
+        import fcntl
+        import termios
+
+        # The pty becomes the controlling terminal: the kernel sends SIGWINCH on a
+        # resize and SIGHUP when the SSH side closes it.
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    if quiet:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+    os.execv(sys.executable, [sys.executable, "-m", "gbmj_tui", *client_args])
+
+
+if __name__ == "__main__":
+    _launch(sys.argv[1:])

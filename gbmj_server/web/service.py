@@ -1,0 +1,375 @@
+"""The web front door: ``gbmj-server --web-port PORT`` serves the gbmj client as a page.
+
+The page is textual-serve's terminal (xterm.js in the browser, Textual's web driver in
+the client): each browser session's WebSocket runs one client process, as an SSH
+session does, with the same limits (``gbmj_server.hosted``: the session gate, the
+clamped size, the bounded and hosted client, the end by SIGHUP, SIGTERM, SIGKILL, an
+idle close). The client opens on its connect screen; the player signs in there, with
+the account's password or as a guest as the game server allows, so no token and no
+password is ever in a URL, and the client's standard error (where a crash report could
+show what was typed) is not kept.
+
+Why not textual-serve's own ``Server``: its page loads a font from the internet and
+builds absolute addresses (no path prefix behind a proxy), its clients inherit the
+server's whole environment and stay alive if they ignore "quit", and it checks no
+origin. This module serves its own page (``page.html``, every address relative) and
+session handler around textual-serve's ``AppService`` and static files.
+
+Like the SSH server, the web server is aiohttp on asyncio in its own thread, started and
+stopped from trio (``serve_web``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import json
+import logging
+import threading
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import textual_serve
+from aiohttp import WSMsgType, web
+from textual_serve.app_service import AppService
+from textual_serve.download_manager import DownloadManager
+
+from gbmj_server.hosted import (
+    END_GRACE,
+    SessionGate,
+    clamp_size,
+    client_address,
+    client_command,
+    client_environment,
+    client_takes_server,
+    end_client,
+    private_home,
+)
+from gbmj_server.web.config import WebSettings
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(textual_serve.__file__).parent / "static"
+PAGE = (Path(__file__).parent / "page.html").read_text("utf-8")
+MAX_MESSAGE = 64 * 1024  # bytes of one message from the browser (keys, a paste)
+# ws/OPTIONS of the page's WebSocket (from ?lang=en&tiles=ascii): the client's options.
+OPTIONS_OF = {
+    "": [],
+    "zh": ["--lang", "zh"],
+    "en": ["--lang", "en"],
+    "ascii": ["--ascii"],
+    "zh-ascii": ["--lang", "zh", "--ascii"],
+    "en-ascii": ["--lang", "en", "--ascii"],
+}
+FULL_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>gbmj: full</title></head>
+<body style="background:#0c181f;color:#eee;font:18px monospace;text-align:center;padding:20vh 1em">
+<p>gbmj 国标麻将</p><p>{reason}.</p><p>请稍后再试。</p></body></html>
+"""
+
+
+def _number(text: str | None, default: int) -> int:
+    try:
+        return int(text) if text is not None else default
+    except ValueError:
+        return default
+
+
+class HostedApp(AppService):
+    """textual-serve's app service with a hosted client: our command and environment,
+    no URLs opened and no files delivered, and an end that does not wait forever."""
+
+    def __init__(self, command: list[str], env: dict[str, str], **kwargs: Any) -> None:
+        super().__init__("", **kwargs)
+        self.argv = command
+        self.env = env
+
+    def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
+        env = dict(self.env)  # not the server's environment
+        env.update(
+            TEXTUAL_DRIVER="textual.drivers.web_driver:WebDriver",
+            TEXTUAL_FPS="60",
+            TEXTUAL_COLOR_SYSTEM="truecolor",
+            TERM_PROGRAM="textual",
+            TERM_PROGRAM_VERSION=version("textual-serve"),
+            COLUMNS=str(width),
+            ROWS=str(height),
+        )
+        return env
+
+    async def _open_app_process(self, width: int = 80, height: int = 24) -> Any:
+        self._process = process = await asyncio.create_subprocess_exec(
+            *self.argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,  # empty: the launcher sends it nowhere
+            env=self._build_environment(width, height),
+            start_new_session=True,  # a process group of its own, to end as one
+        )
+        assert process.stdin is not None
+        self._stdin = process.stdin
+        return process
+
+    async def run(self) -> None:
+        await super().run()
+        await self.remote_close()  # the client ended (quit, crashed or was ended)
+
+    async def on_meta(self, data: bytes) -> None:
+        with contextlib.suppress(ValueError, AttributeError):
+            if json.loads(data).get("type") == "exit":  # no URLs to open, no files to deliver
+                await super().on_meta(data)
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._process is None else self._process.pid
+
+    async def stop(self) -> None:
+        """Ask the client to quit; end it if it has not within ``END_GRACE``."""
+        process = self._process
+        if process is None:
+            return
+        if process.returncode is None:
+            await self.send_meta({"type": "quit"})
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(process.wait(), END_GRACE)
+            await end_client(process.pid, lambda: process.returncode is not None)
+            await process.wait()
+        if self._task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+
+class WebService:
+    """The web server in its own thread; ``start()`` returns once it listens, ``stop()``
+    ends every session and the listener and joins the thread."""
+
+    def __init__(self, settings: WebSettings, host: str, game: str) -> None:
+        self.settings = settings
+        self.host = host
+        self.game = game  # host:port of the game server for the clients
+        self.port = 0
+        self.gate = SessionGate(settings.limits)
+        self.sessions: set[HostedApp] = set()
+        self.downloads = DownloadManager()  # textual-serve wants one; nothing uses it
+        self.server_flag = False
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping: asyncio.Event | None = None
+
+    # -- the thread ---------------------------------------------------------------------
+    def start(self) -> None:
+        self.server_flag = client_takes_server()
+        self._thread = threading.Thread(target=asyncio.run, args=(self._main(),), name="gbmj-web")
+        self._thread.start()
+        self._ready.wait()
+        if self._error is not None:
+            self._thread.join()
+            raise self._error
+
+    def stop(self) -> None:
+        if self._loop is not None and self._stopping is not None:
+            with contextlib.suppress(RuntimeError):  # the loop already ended
+                self._loop.call_soon_threadsafe(self._stopping.set)
+        if self._thread is not None:
+            self._thread.join()
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stopping = asyncio.Event()
+        app = web.Application()
+        app.add_routes(
+            [
+                web.get("/", self.page),
+                web.get("/ws", self.session),
+                web.get("/ws/{options}", self.session),
+                web.static("/static", STATIC),
+            ]
+        )
+        runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=END_GRACE * 4)
+        try:
+            await runner.setup()
+            site = web.TCPSite(runner, self.host, self.settings.port or 0)
+            await site.start()
+            self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        except BaseException as exc:
+            self._error = exc
+            self._ready.set()
+            await runner.cleanup()
+            return
+        self._ready.set()
+        try:
+            await self._stopping.wait()
+        finally:
+            await asyncio.gather(*(s.stop() for s in list(self.sessions)))
+            await runner.cleanup()
+
+    # -- who is asking ------------------------------------------------------------------
+    def peer(self, request: web.Request) -> str:
+        """The player's address: the connection's, or the one a reverse proxy on this
+        machine forwarded (a header from anyone else is not believed)."""
+        remote = request.remote or "?"
+        forwarded = request.headers.get("X-Forwarded-For")
+        if forwarded and _is_loopback(remote):
+            return forwarded.split(",")[-1].strip() or remote
+        return remote
+
+    def origin_allowed(self, request: web.Request) -> bool:
+        """A browser says which page opens a WebSocket (``Origin``): only this page (its
+        host, as the browser reached it) or an origin the host listed may. No ``Origin``:
+        not a browser, so no other site's page can be behind it."""
+        origin = request.headers.get("Origin")
+        if origin is None:
+            return True
+        origin = origin.rstrip("/").lower()
+        if origin in self.settings.origins:
+            return True
+        host = request.host
+        if _is_loopback(request.remote or "?"):
+            host = request.headers.get("X-Forwarded-Host", host)
+        return urlsplit(origin).netloc == host.lower()
+
+    # -- the routes ---------------------------------------------------------------------
+    async def page(self, request: web.Request) -> web.Response:
+        refused = self.gate.refusal(self.peer(request))
+        if refused is not None:
+            text = FULL_PAGE.format(reason=refused[0].upper() + refused[1:])
+            return web.Response(text=text, status=503, content_type="text/html")
+        return web.Response(
+            text=PAGE,
+            content_type="text/html",
+            headers={"Cache-Control": "no-store", "X-Frame-Options": "DENY"},
+        )
+
+    async def session(self, request: web.Request) -> web.StreamResponse:
+        options = OPTIONS_OF.get(request.match_info.get("options", ""))
+        if options is None:
+            raise web.HTTPNotFound(text="no such page")
+        if not self.origin_allowed(request):
+            log.warning("web: refused a session from a page on %s", request.headers["Origin"])
+            raise web.HTTPForbidden(text="this page may not open a gbmj session")
+        address = self.peer(request)
+        socket = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_MESSAGE)
+        await socket.prepare(request)
+        refused = self.gate.admit(address)
+        if refused is not None:
+            await socket.send_bytes(f"\r\n  gbmj: {refused}\r\n  请稍后再试。\r\n".encode())
+            await socket.close(code=1013, message=b"try again later")
+            return socket
+        try:
+            await self._run(request, socket, options)
+        finally:
+            self.gate.leave(address)
+        return socket
+
+    async def _run(
+        self, request: web.Request, socket: web.WebSocketResponse, options: list[str]
+    ) -> None:
+        width, height = clamp_size(
+            _number(request.query.get("width"), 80), _number(request.query.get("height"), 24)
+        )
+        if self.server_flag:
+            options = [*options, "--server", self.game]
+        with private_home() as home:
+            await self._play(request, socket, options, home, width, height)
+
+    async def _play(
+        self,
+        request: web.Request,
+        socket: web.WebSocketResponse,
+        options: list[str],
+        home: str,
+        width: int,
+        height: int,
+    ) -> None:
+        memory = self.settings.client_memory
+        app = HostedApp(
+            client_command(options, memory_mb=memory, quiet=True),
+            client_environment(self.game, home, {"TERM": "xterm-256color"}),
+            write_bytes=socket.send_bytes,
+            write_str=socket.send_str,
+            close=socket.close,
+            download_manager=self.downloads,
+        )
+        last_input = asyncio.get_running_loop().time()
+
+        async def watch_idle() -> None:
+            timeout = self.settings.idle_timeout
+            loop = asyncio.get_running_loop()
+            while True:
+                await asyncio.sleep(min(timeout / 4, 30.0))
+                if loop.time() - last_input > timeout:
+                    log.info("web: closing an idle session")
+                    await socket.send_bytes(f"\r\n  idle for {timeout:.0f} s: goodbye\r\n".encode())
+                    await socket.close()
+                    return
+
+        self.sessions.add(app)
+        idle = asyncio.get_running_loop().create_task(watch_idle())
+        try:
+            await app.start(width, height)
+            async for message in socket:
+                if message.type != WSMsgType.TEXT:
+                    continue
+                kind, data = _envelope(message.data)
+                if kind == "stdin" and isinstance(data, str):
+                    last_input = asyncio.get_running_loop().time()
+                    await app.send_bytes(data.encode("utf-8"))
+                elif kind == "resize" and isinstance(data, dict):
+                    columns, rows = clamp_size(
+                        _number(str(data.get("width")), 80), _number(str(data.get("height")), 24)
+                    )
+                    await app.set_terminal_size(columns, rows)
+                elif kind == "ping":
+                    await socket.send_json(["pong", data])
+                elif kind == "blur":
+                    await app.blur()
+                elif kind == "focus":
+                    await app.focus()
+        finally:
+            idle.cancel()
+            await app.stop()
+            self.sessions.discard(app)
+
+
+def _envelope(text: str) -> tuple[str | None, Any]:
+    """``[kind, data]`` from the page's script; anything else is (None, None)."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None, None
+    if isinstance(value, list) and len(value) == 2 and isinstance(value[0], str):
+        return value[0], value[1]
+    return None, None
+
+
+def _is_loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
+
+
+async def serve_web(settings: WebSettings, host: str, game_port: int, *, task_status: Any) -> None:
+    """Run the web page from trio until cancelled (then end its sessions and its thread).
+
+    ``task_status.started(service)`` once it listens, on ``settings.host`` or else the
+    game server's ``host``; its clients reach the game server on its loopback form."""
+    import trio
+
+    listen = settings.host if settings.host is not None else host
+    service = WebService(settings, listen, client_address(host, game_port))
+    await trio.to_thread.run_sync(service.start)
+    shown = f"[{listen}]" if ":" in listen else listen
+    print(f"web: listening on http://{shown}:{service.port}/", flush=True)
+    try:
+        task_status.started(service)
+        await trio.sleep_forever()
+    finally:
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(service.stop)

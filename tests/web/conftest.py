@@ -1,0 +1,176 @@
+"""Fixtures: a real ``gbmj-server --web-port 0`` process on loopback with a real SQLite
+file, and ``WebTerminal``, a browserless WebSocket session of the page's own protocol."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from web.browser import Screen
+
+START_TIMEOUT = 30.0
+WAIT = 60.0  # seconds to wait for something to show
+CSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
+MARKER = "GBMJ_TEST_SERVER_ONLY"  # in the server's environment, never a client's
+
+
+@dataclass
+class WebHost:
+    proc: subprocess.Popen[str]
+    db: Path
+    log: Path
+    game_port: int
+    web_port: int
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.web_port}/"
+
+    def log_text(self) -> str:
+        return self.log.read_text("utf-8", errors="replace")
+
+    def client_pids(self) -> list[int]:
+        """The server's child processes: one client for each running web session."""
+        found: list[int] = []
+        for task in Path(f"/proc/{self.proc.pid}/task").iterdir():
+            with contextlib.suppress(OSError):
+                found += [int(pid) for pid in (task / "children").read_text().split()]
+        return found
+
+
+def start_web_host(tmp: Path, **settings: object) -> WebHost:
+    """A server with a web page and these ``web_*`` settings; bots act at once."""
+    db = tmp / "gbmj.sqlite3"
+    config = tmp / "server.toml"
+    lines = ["bot_delay = 0.0\n", "hand_pause = 5.0\n"]
+    lines += [f"web_{k} = {json.dumps(v)}\n" for k, v in settings.items()]
+    config.write_text("".join(lines), "utf-8")
+    log = tmp / "server.log"
+    command = [sys.executable, "-m", "gbmj_server", "--port", "0", "--web-port", "0"]
+    command += ["--db", str(db), "--config", str(config)]
+    env = {**os.environ, MARKER: "1"}
+    with log.open("w") as err:
+        proc = subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            env=env,
+        )
+    assert proc.stdout is not None
+    deadline = time.monotonic() + START_TIMEOUT
+    game_port = 0
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        if line.startswith("listening on "):
+            game_port = int(line.rsplit(":", 1)[1])
+        match = re.match(r"web: listening on http://.*:(\d+)/", line)
+        if match:
+            return WebHost(proc, db, log, game_port, int(match[1]))
+    proc.kill()
+    raise AssertionError(f"the server did not start:\n{log.read_text()}")
+
+
+def stop_web_host(host: WebHost) -> None:
+    host.proc.terminate()
+    try:
+        host.proc.wait(30)
+    except subprocess.TimeoutExpired:
+        host.proc.kill()
+        raise
+
+
+@pytest.fixture(scope="module")
+def web_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebHost]:
+    host = start_web_host(tmp_path_factory.mktemp("web"))
+    yield host
+    stop_web_host(host)
+
+
+async def until(condition, timeout: float = WAIT) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.05)
+
+
+class WebTerminal:
+    """One session over the page's WebSocket, without a browser: what the page would
+    draw (raw bytes) and keys sent as the page sends them."""
+
+    def __init__(self, socket: aiohttp.ClientWebSocketResponse, size: tuple[int, int]) -> None:
+        self.socket = socket
+        self.size = size
+        self.raw = bytearray()
+        self.changed = asyncio.Event()
+        self.closed = asyncio.Event()
+        self.focused = False
+        self._reader = asyncio.get_running_loop().create_task(self._read())
+
+    async def _read(self) -> None:
+        async for message in self.socket:
+            if message.type == aiohttp.WSMsgType.BINARY:
+                self.raw.extend(message.data)
+                self.changed.set()
+        self.closed.set()
+        self.changed.set()
+
+    def text(self, since: int = 0) -> str:
+        return CSI.sub(b"", bytes(self.raw[since:])).decode("utf-8", errors="replace")
+
+    def screen(self) -> str:
+        """The screen as a terminal would show it now."""
+        screen = Screen(self.size[0], self.size[1])
+        screen.feed(bytes(self.raw))
+        return screen.text()
+
+    async def wait_for(self, what: str, since: int = 0, timeout: float = WAIT) -> None:
+        try:
+            async with asyncio.timeout(timeout):
+                while what not in self.text(since):
+                    assert not self.closed.is_set(), f"closed before {what!r}"
+                    self.changed.clear()
+                    await self.changed.wait()
+        except (TimeoutError, AssertionError):
+            raise AssertionError(f"no {what!r} on the screen:\n{self.screen()}") from None
+
+    async def send(self, *keys: str) -> None:
+        """Each key in its own message, as the page sends a key press; a text of several
+        characters is typed one by one."""
+        if not self.focused:  # as the page says when it gets the keyboard (the app is up)
+            await self.socket.send_json(["focus", None])
+            self.focused = True
+        for key in keys:
+            for press in [key] if key.startswith("\x1b") else list(key):
+                await self.socket.send_json(["stdin", press])
+                await asyncio.sleep(0.01)
+
+
+@contextlib.asynccontextmanager
+async def web_terminal(host: WebHost, path: str = "ws", **headers: str):  # type: ignore[no-untyped-def]
+    query = headers.pop("query", "width=100&height=30")
+    async with (
+        aiohttp.ClientSession() as http,
+        http.ws_connect(f"{host.url}{path}?{query}", headers=headers) as socket,
+    ):
+        sizes = dict(part.split("=") for part in query.split("&"))
+        terminal = WebTerminal(socket, (int(sizes["width"]), int(sizes["height"])))
+        try:
+            yield terminal
+        finally:
+            await socket.close()
