@@ -1,4 +1,5 @@
-"""Why the player cannot win now: the reason ``h`` gives when the prompt offers no win.
+"""Why a key does nothing: the reason the action line gives, and in particular why the
+player cannot win now (``h`` when the prompt offers no win).
 
 The server decides what is legal; this only explains a refusal, with the pure rules
 (gbmj.rules) the client may read: a hand that is not complete, or one worth fewer than
@@ -58,3 +59,18 @@ def why_no_win(view: TableView, lang: str) -> str:
         text = tr("No win: this hand is {fan} fan, and 8 are needed (flowers not counted)", lang)
         return text.format(fan=score.total_without_flowers)
     return tr("No win is offered", lang)
+
+
+def why_key_does_nothing(view: TableView, key: str, lang: str) -> str:
+    """Why a game key does nothing now."""
+    prompt = view.prompt
+    if not view.playing:
+        return tr("No hand is being played", lang)
+    if prompt is None:
+        if view.timer is not None and view.timer.seats:
+            who = ", ".join(view.who(s, lang) for s in view.timer.seats)
+            return tr("Not your turn: waiting for {who}", lang).format(who=who)
+        return tr("Not your turn", lang)
+    if key == "h":
+        return why_no_win(view, lang)
+    return tr("That key is not one of the choices offered", lang)

@@ -19,12 +19,12 @@ from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import RichLog, Static
 
-from gbmj_tui.explain import why_no_win
+from gbmj_tui.explain import why_key_does_nothing
 from gbmj_tui.i18n import N_, tr
 from gbmj_tui.messages import (
     ActionChosen,
@@ -33,7 +33,7 @@ from gbmj_tui.messages import (
     Refused,
     Requested,
 )
-from gbmj_tui.model import BOTTOM, LEFT, RIGHT, TOP, Choice, TableView
+from gbmj_tui.model import Choice, TableView
 from gbmj_tui.screens.chat import ChatLine
 from gbmj_tui.screens.dialogs import SettingsDialog, TableRequest
 from gbmj_tui.screens.seats import SeatsDialog
@@ -41,28 +41,19 @@ from gbmj_tui.tiles import TileStyle
 from gbmj_tui.widgets import (
     ActionLine,
     CountdownBar,
-    DiscardPool,
     HandRow,
-    HelpPanel,
     PromptBar,
     SeatPanel,
-    TileCounter,
 )
+from gbmj_tui.widgets.board import Board
 from gbmj_tui.widgets.keybar import KeyBar
 from gbmj_tui.widgets.linkbar import LinkBar
-from gbmj_tui.widgets.seat import pool_label
 from gbmj_tui.widgets.status import status_text
 from gbmj_tui.words import TIMERS as TIMER_WORDS
 from protocol import messages as m
 
-POSITIONS = {"left": LEFT, "top": TOP, "right": RIGHT, "bottom": BOTTOM}
 COMPACT_WIDTH = 90  # below this many columns (or COMPACT_HEIGHT rows) drop the borders
 COMPACT_HEIGHT = 28
-# The centre holds two pools side by side: six 4-column tiles and the last-discard mark
-# each (25 columns), 30 with a space between tiles, up to nine tiles a row on a wide
-# terminal; around them a box and padding (4 columns) unless the screen is compact.
-POOL_NARROW, POOL_WIDE, POOL_WIDEST, POOL_CHROME, SIDE_WANTED = 25, 30, 45, 4, 30
-CHAT_LINES = 100
 ESCAPE_CONFIRM_S = 3.0  # leaving a running match needs the key twice within this time
 GAME_KEYS = frozenset({"h", "p", "g", "1", "2", "3", "space", "enter"})
 
@@ -107,27 +98,7 @@ class TableScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield LinkBar(self.lang)
         yield Static(id="status")
-        with Horizontal(id="board"):
-            with Vertical(id="side-left", classes="side"):
-                with Vertical(id="area-left", classes="area"):
-                    yield SeatPanel(id="seat-left")
-                yield TileCounter(id="counter")
-            with Vertical(id="centre"):
-                with Vertical(id="area-top", classes="area"):
-                    yield SeatPanel(id="seat-top")
-                with Vertical(id="pools"):
-                    yield DiscardPool(id="pool-top")
-                    with Horizontal(id="pools-middle"):
-                        yield DiscardPool(id="pool-left")
-                        yield DiscardPool(id="pool-right")
-                    yield DiscardPool(id="pool-bottom")
-            with Vertical(id="side-right", classes="side"):
-                with Vertical(id="area-right", classes="area"):
-                    yield SeatPanel(id="seat-right")
-                yield RichLog(
-                    id="table-chat", max_lines=CHAT_LINES, wrap=True, markup=False, min_width=8
-                )
-                yield HelpPanel(self.lang, id="help-panel")
+        yield Board(self.tile_style, self.lang)
         with Vertical(id="me"):
             yield ActionLine(id="actions")
             yield SeatPanel(id="seat-bottom")
@@ -138,8 +109,6 @@ class TableScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._ready = True
-        self.query_one("#table-chat", RichLog).border_title = tr("Chat", self.lang)
-        self.query_one(HelpPanel).display = False
         self.show(self.view)
         self.query_one(HandRow).focus()
         self._fit(self.size.width, self.size.height)
@@ -150,12 +119,8 @@ class TableScreen(Screen[None]):
     def _fit(self, width: int, height: int) -> None:
         compact = width < COMPACT_WIDTH or height < COMPACT_HEIGHT
         self.set_class(compact, "-compact")
-        # The pools get what they need, up to nine tiles a row; the side seats the rest.
-        chrome = 0 if compact else POOL_CHROME
-        least, most = 2 * POOL_NARROW + 1 + chrome, 2 * POOL_WIDEST + 1 + chrome
-        centre = max(least, min(width - 2 * SIDE_WANTED, most))
         with contextlib.suppress(NoMatches):
-            self.query_one("#centre").styles.width = centre
+            self.query_one(Board).fit(width, compact)
             self.query_one(ActionLine).lines = 1 if height < 30 else (2 if height < 44 else 4)
 
     # -- fed by the app -------------------------------------------------------------------
@@ -219,26 +184,7 @@ class TableScreen(Screen[None]):
     def _draw(self, view: TableView) -> None:
         style, lang = self.tile_style, self.lang
         spectator = view.me is None
-        for name, position in POSITIONS.items():
-            seat = view.seat_at(position)
-            turn = view.turn == seat.seat and view.playing
-            panel = self.query_one(f"#seat-{name}", SeatPanel)
-            panel.tile_style, panel.lang = style, lang
-            panel.seat = seat
-            panel.dealer = seat.seat == view.dealer and view.match_running
-            panel.waiting = not view.match_running
-            panel.show_count = (position != BOTTOM or spectator) and view.match_running
-            pool = self.query_one(f"#pool-{name}", DiscardPool)
-            pool.tile_style = style
-            pool.discards = seat.discards
-            pool.last = view.last_discard == seat.seat
-            pool.centre = position in (TOP, BOTTOM)
-            pool.label = pool_label(seat, lang, turn=turn)
-            if position != BOTTOM:
-                self.query_one(f"#area-{name}").set_class(turn, "-turn")
-        counter = self.query_one(TileCounter)
-        counter.lang, counter.tile_style = lang, style
-        counter.counts = view.unseen
+        self.query_one(Board).show(view)
         toggles = (self.auto_win, self.auto_pass)
         self.query_one("#status", Static).update(status_text(view, lang, toggles))
 
@@ -376,10 +322,7 @@ class TableScreen(Screen[None]):
             self._request(chat)
 
     def action_toggle_help(self) -> None:
-        """The help beside the board (the chat's place): the table stays in sight."""
-        help_panel = self.query_one(HelpPanel)
-        help_panel.display = not help_panel.display
-        self.query_one("#table-chat").display = not help_panel.display
+        self.query_one(Board).toggle_help()
 
     def on_key(self, event: events.Key) -> None:
         # Keys the hand row did not take (it is not the player's turn, or it lost focus)
@@ -389,22 +332,7 @@ class TableScreen(Screen[None]):
             event.stop()
             event.prevent_default()
         elif event.key in GAME_KEYS and self.view.me is not None:
-            self.post_message(KeyRefused(self._why_not(event.key)))
-
-    def _why_not(self, key: str) -> str:
-        """Why a game key does nothing now."""
-        view, lang = self.view, self.lang
-        prompt = view.prompt
-        if not view.playing:
-            return tr("No hand is being played", lang)
-        if prompt is None:
-            if view.timer is not None and view.timer.seats:
-                who = ", ".join(view.who(s, lang) for s in view.timer.seats)
-                return tr("Not your turn: waiting for {who}", lang).format(who=who)
-            return tr("Not your turn", lang)
-        if key == "h":
-            return why_no_win(view, lang)
-        return tr("That key is not one of the choices offered", lang)
+            self.post_message(KeyRefused(why_key_does_nothing(self.view, event.key, self.lang)))
 
     @on(PromptBar.Chosen)
     def _chosen(self, message: PromptBar.Chosen) -> None:

@@ -18,7 +18,7 @@ from gbmj_tui.tiles import (
     tiles_label,
 )
 
-POOL_ROW = 6  # discards per row, as the seed's table shows them
+POOL_ROW = 6  # discards a row, as on a real table
 LAST_MARK = "*"  # drawn after the table's last discard (besides reverse video)
 
 
