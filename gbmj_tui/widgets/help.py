@@ -59,21 +59,32 @@ LOBBY_KEYS = (
 
 
 def keys_table(keys: tuple[tuple[str, str], ...], lang: str) -> Table:
+    """Keys and what they do side by side (the help screen)."""
     table = Table(show_header=False, box=None, pad_edge=False)
-    table.add_column(style="bold", no_wrap=True)
-    table.add_column()
+    table.add_column(style="bold", overflow="fold")
+    table.add_column(overflow="fold")
     for key, what in keys:
         table.add_row(Text(tr(key, lang)), Text(tr(what, lang)))
     return table
 
 
-def help_body(lang: str) -> Group:
+def keys_text(keys: tuple[tuple[str, str], ...], lang: str) -> Text:
+    """Each key then what it does, wrapping in a narrow panel (beside the board)."""
+    out = Text()
+    for key, what in keys:
+        out.append(tr(key, lang), style="bold")
+        out.append("  " + tr(what, lang) + "\n")
+    return out
+
+
+def help_body(lang: str, *, narrow: bool = False) -> Group:
+    keys = keys_text if narrow else keys_table
     return Group(
         Text(tr("At the table", lang), style="bold underline"),
-        keys_table(TABLE_KEYS, lang),
+        keys(TABLE_KEYS, lang),
         Text(""),
         Text(tr("In the lobby", lang), style="bold underline"),
-        keys_table(LOBBY_KEYS, lang),
+        keys(LOBBY_KEYS, lang),
     )
 
 
@@ -89,4 +100,4 @@ class HelpPanel(VerticalScroll):
         self.lang = lang
 
     def compose(self) -> ComposeResult:
-        yield Static(help_body(self.lang))
+        yield Static(help_body(self.lang, narrow=True))

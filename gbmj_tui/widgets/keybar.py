@@ -48,14 +48,16 @@ def key_bar_text(bindings: list[Binding], lang: str, width: int) -> Text:
         chunk = Text()
         chunk.append(f" {key_label(binding.key)} ", style="bold reverse")
         chunk.append(f" {tr(binding.description, lang)}")
-        if line.cell_len and line.cell_len + 1 + chunk.cell_len > width:
+        if line.cell_len and line.cell_len + 2 + chunk.cell_len > width:
             lines.append(line)
             line = Text()
         if line.cell_len:
             line.append("  ")
         line.append_text(chunk)
     lines.append(line)
-    return Text("\n").join(lines)
+    out = Text("\n").join(lines)
+    out.no_wrap, out.overflow = True, "crop"
+    return out
 
 
 class KeyBar(Widget):
