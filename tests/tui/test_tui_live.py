@@ -386,3 +386,41 @@ def test_items_shop_leaderboard_and_a_protected_table(server: int, tmp_path: Pat
     assert "dora" in leaders
     assert "extension armed" in table_text.split("\n")[0]
     assert "tile counter" in table_text
+
+
+def test_a_server_restart_shows_the_reconnect_and_the_client_comes_back(tmp_path: Path) -> None:
+    """The server goes away (killed) and comes back on the same port and database: the
+    client says it is reconnecting (not a crash, not a frozen screen), retries with
+    backoff and is signed in again on its own."""
+    from gbmj_tui.messages import Link
+    from gbmj_tui.widgets.linkbar import LinkBar
+
+    config = tmp_path / "server.toml"
+    config.write_text("bot_delay = 0.0\n")
+    proc, port = start_local_server(tmp_path / "gbmj.db", config)
+
+    async def go():
+        nonlocal proc
+        app = GbmjApp(config_path=tmp_path / "c.json", lang="en")
+        async with app.run_test(size=(100, 32)) as pilot:
+            assert await app.sign_in("register", f"127.0.0.1:{port}", "erin", "pw-of-erin") is None
+            await _until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            proc.kill()
+            proc.wait(10)
+            await _until(pilot, lambda: app.session.link is Link.RECONNECTING, 15)
+            await pilot.pause(0.1)
+            down = screen_text(app)
+            banner = app.screen.query_one(LinkBar).display
+            proc, _ = start_local_server(tmp_path / "gbmj.db", config, port=port)
+            await _until(pilot, lambda: app.session.link is Link.ONLINE, 30)
+            await pilot.pause(0.2)
+            return down, banner, screen_text(app), app.session.profile
+
+    try:
+        down, banner, up, profile = asyncio.run(go())
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert banner and "Connection lost: reconnecting (attempt" in down
+    assert "Connection lost" not in up and "erin" in up  # the lobby again, signed in
+    assert profile is not None and profile.name == "erin"
