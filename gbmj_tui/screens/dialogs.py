@@ -3,7 +3,7 @@ the match), a table's password, a yes-or-no question."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rich.text import Text
 from textual import on
@@ -22,7 +22,7 @@ STAKES = m.STAKES[:13]
 ROUNDS = (1, 2, 3, 4)
 DEFAULT_TIMERS = m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5)
 DEFAULT_SETTINGS = m.TableSettings(
-    name="my table", stake=0, timers=DEFAULT_TIMERS, rounds=1, bots_allowed=True
+    name=N_("my table"), stake=0, timers=DEFAULT_TIMERS, rounds=1, bots_allowed=True
 )
 
 
@@ -49,7 +49,7 @@ class SettingsDialog(ModalScreen[TableRequest | None]):
         self.lang = lang
         self.ascii = ascii
         self.editing = settings is not None
-        self.settings = settings or DEFAULT_SETTINGS
+        self.settings = settings or replace(DEFAULT_SETTINGS, name=tr(DEFAULT_SETTINGS.name, lang))
 
     def compose(self) -> ComposeResult:
         lang, s = self.lang, self.settings
