@@ -424,3 +424,44 @@ def test_a_server_restart_shows_the_reconnect_and_the_client_comes_back(tmp_path
     assert banner and "Connection lost: reconnecting (attempt" in down
     assert "Connection lost" not in up and "erin" in up  # the lobby again, signed in
     assert profile is not None and profile.name == "erin"
+
+
+def test_a_hosted_client_writes_no_file_and_keeps_to_its_server(
+    server: int, tmp_path: Path
+) -> None:
+    """``GBMJ_HOSTED=1`` (a front door's client): the connect screen offers its server
+    only, signing in writes no config file, and a typed address is ignored."""
+    address = f"127.0.0.1:{server}"
+    config = tmp_path / "c.json"
+
+    async def go():
+        app = GbmjApp(config_path=config, lang="en", hosted=True, server=address)
+        async with app.run_test(size=(100, 32)) as pilot:
+            await _until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+            field = app.screen.query_one("#server", Input)
+            fixed = (field.value, field.disabled)
+            error = await app.sign_in("guest", "127.0.0.1:1", "", "")  # not the host's
+            await _until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            return fixed, error
+
+    (value, disabled), error = asyncio.run(go())
+    assert value == address and disabled
+    assert error is None  # the host's server, not the typed one
+    assert not config.exists()
+
+
+def test_server_on_the_command_line_fills_the_connect_screen(tmp_path: Path) -> None:
+    from gbmj_tui.cli import parse_args
+
+    assert parse_args(["--server", "example.org:7000"]).server == "example.org:7000"
+    with pytest.raises(SystemExit):
+        parse_args(["--server", "example.org:notaport"])
+
+    async def go():
+        app = GbmjApp(config_path=tmp_path / "c.json", lang="en", server="example.org:7000")
+        async with app.run_test(size=(100, 32)) as pilot:
+            await _until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+            field = app.screen.query_one("#server", Input)
+            return field.value, field.disabled
+
+    assert asyncio.run(go()) == ("example.org:7000", False)
