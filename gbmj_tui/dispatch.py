@@ -120,7 +120,7 @@ class Dispatch:
         if view is not None:
             self.view = apply_hand_result(view, msg)
             self.post(ui.ViewChanged(self.view))
-            self.post(ui.HandEnded(self.view, None))
+            self.post(ui.HandEnded(self.view, msg.next_hand_ms))
 
     def on_match_result(self, msg: m.MatchResult) -> None:
         if self._at_table(msg.table_id) is not None:

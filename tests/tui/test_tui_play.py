@@ -258,3 +258,11 @@ def test_ascii_draws_nothing_but_ascii_on_every_table_screen() -> None:
     for text in shots:
         where = [line for line in text.splitlines() if not line.isascii()]
         assert not where, where
+
+
+def test_the_result_counts_down_to_a_timed_next_hand() -> None:
+    timed = replace(HAND_RESULT, next_hand_ms=9_000)
+    _, shots = _play(replace(sample_view(), seq=40), [timed])
+    assert "Next hand in 9 s" in _flat(shots[0]) or "Next hand in 8 s" in _flat(shots[0])
+    _, shots = _play(replace(sample_view(), seq=40), [HAND_RESULT])
+    assert "Next hand in" not in shots[0]  # not timed: no countdown
