@@ -266,3 +266,22 @@ def test_the_result_counts_down_to_a_timed_next_hand() -> None:
     assert "Next hand in 9 s" in _flat(shots[0]) or "Next hand in 8 s" in _flat(shots[0])
     _, shots = _play(replace(sample_view(), seq=40), [HAND_RESULT])
     assert "Next hand in" not in shots[0]  # not timed: no countdown
+
+
+def test_after_an_extension_fires_the_countdown_runs_on_from_its_new_time() -> None:
+    from gbmj_tui.widgets import CountdownBar
+
+    view = replace(turn_prompt(sample_view()), seq=40, extension_armed=True)
+    fired = m.TimerExtended(table_id=TABLE, seat=0, ms_left=90_000)
+
+    async def wait(app, pilot):
+        await pilot.pause(1.0)
+
+    def left(app):
+        return app.screen.query_one(CountdownBar).ms_left
+
+    first, _ = _play(view, [fired], check=left)
+    later, shots = _play(view, [fired, wait], check=left)
+    assert 85_000 < first <= 90_000 and later < first  # it counts down at once, no freeze
+    assert "West Alice: timer extended by 90 s" in _flat(shots[0])
+    assert "extension armed" not in shots[0].splitlines()[0]  # one arming, one use
