@@ -219,6 +219,7 @@ def test_the_selected_tile_is_lifted_with_its_key() -> None:
     hand = text.split("\n")
     assert hand[0].strip() == "4p"  # the third tile, a row above the others
     assert "4p" not in hand[1] and "2m" in hand[1]
+    assert hand[2].split()[:4] == ["1", "2", "3", "4"]  # the keys under the tiles
 
 
 def test_the_help_sits_beside_the_board() -> None:
