@@ -1,10 +1,12 @@
 """Client figures: time from start to the lobby and to the first prompt (solo against a
-local server), the client's memory, and the time to redraw the table after an event.
+local server), the client's memory, the time to redraw the table after an event, and
+the lobby's update at 1,000 tables.
 
-    uv run python bench/client.py [--events 300]
+    uv run python bench/client.py [--events 300] [--tables 1000]
 
 Prints one figure a line (``start to lobby ms: N``, ``client rss MiB: N``, ``redraw ms
-p50: N``...); asserts nothing. Runs the real app headless (Textual's pilot) at 100x32.
+p50: N``, ``lobby update ms p50 at 1000 tables: N``...); asserts nothing. Runs the real
+app headless (Textual's pilot) at 100x32.
 """
 
 from __future__ import annotations
@@ -19,8 +21,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from gbmj_tui.app import GbmjApp
+from gbmj_tui.config import Address
 from gbmj_tui.local_server import start_local_server
-from gbmj_tui.model import apply_event
+from gbmj_tui.messages import LobbyChanged
+from gbmj_tui.reducers import apply_event
+from gbmj_tui.screens.lobby import LobbyScreen
+from gbmj_tui.solo import Solo
+from protocol import messages as m
+from protocol.examples import MESSAGE_EXAMPLES
 from protocol.tiles import Tile
 
 
@@ -32,20 +40,22 @@ def rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-async def run(port: int, events: int) -> None:
+async def run(port: int, events: int, tables: int) -> None:
     before = rss_mib()
     t0 = time.perf_counter()
-    app = GbmjApp(solo=("127.0.0.1", port), config_path=Path(tempfile.mkdtemp()) / "c.json")
+    where = Path(tempfile.mkdtemp())
+    solo = Solo(Address("127.0.0.1", port), where / "solo-account.json")
+    app = GbmjApp(solo=solo, config_path=where / "c.json")
     async with app.run_test(size=(100, 32)) as pilot:
         while app.lobby_at is None:
             await pilot.pause(0.005)
         lobby = time.perf_counter() - t0
-        while app.view is None or app.view.prompt is None:
+        while app.session.view is None or app.session.view.prompt is None:
             await pilot.pause(0.005)
         prompt = time.perf_counter() - t0
         screen = app.table_screen
         assert screen is not None
-        view = replace(app.view, prompt=None)
+        view = replace(app.session.view, prompt=None)
         others = [s for s in range(4) if s != view.me]
         times, shows = [], []
         for i in range(events):
@@ -66,6 +76,7 @@ async def run(port: int, events: int) -> None:
             await pilot.pause()
             idle.append(time.perf_counter() - start)
         rss = rss_mib()
+    lobby_times, lobby_painted = await lobby_updates(tables)
     times.sort()
     shows.sort()
     print(f"start to lobby ms: {lobby * 1000:.0f}")
@@ -77,18 +88,52 @@ async def run(port: int, events: int) -> None:
     print(f"widget update ms p50: {statistics.median(shows) * 1000:.1f}")
     print(f"idle wait ms p50: {statistics.median(idle) * 1000:.1f}")
     print(f"events: {events}")
+    print(f"lobby update ms p50 at {tables} tables: {statistics.median(lobby_times):.2f}")
+    print(f"lobby update ms max at {tables} tables: {max(lobby_times):.2f}")
+    print(f"lobby update and repaint ms p50: {statistics.median(lobby_painted):.1f}")
+
+
+def _table(base: m.TableInfo, table_id: int, spectators: int) -> m.TableInfo:
+    settings = replace(base.settings, name=f"table {table_id}")
+    return replace(base, table_id=table_id, settings=settings, spectators=spectators)
+
+
+async def lobby_updates(count: int, updates: int = 200) -> tuple[list[float], list[float]]:
+    """The lobby screen showing ``count`` tables: the time to apply one lobby_update
+    that changes a table (a spectator more), and that with the repaint after it."""
+    base = next(x for x in MESSAGE_EXAMPLES if isinstance(x, m.TableList)).tables[0]
+    app = GbmjApp(config_path=Path(tempfile.mkdtemp()) / "c.json", lang="en")
+    times: list[float] = []
+    painted: list[float] = []
+    async with app.run_test(size=(100, 32)) as pilot:
+        lobby = LobbyScreen("en")
+        await app.push_screen(lobby)
+        await pilot.pause()
+        infos = tuple(_table(base, i, 0) for i in range(1, count + 1))
+        lobby.apply(LobbyChanged(infos, reset=True, total=count, online=count))
+        await pilot.pause()
+        for i in range(updates):
+            changed = _table(base, 1 + (i * 37) % count, 1 + i)
+            start = time.perf_counter()
+            lobby.apply(LobbyChanged((changed,), total=count, online=count))
+            applied = time.perf_counter()
+            await pilot.pause()
+            times.append((applied - start) * 1000)
+            painted.append((time.perf_counter() - start) * 1000)
+    return times, painted
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--events", type=int, default=300)
+    parser.add_argument("--tables", type=int, default=1000)
     args = parser.parse_args()
     where = Path(tempfile.mkdtemp(prefix="gbmj-bench-"))
     config = where / "server.toml"
     config.write_text("bot_delay = 0.5\nhand_pause = 5.0\n")  # the defaults, stated
     proc, port = start_local_server(where / "gbmj.db", config)
     try:
-        asyncio.run(run(port, args.events))
+        asyncio.run(run(port, args.events, args.tables))
     finally:
         proc.terminate()
         proc.wait(10)

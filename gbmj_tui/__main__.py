@@ -1,5 +1,5 @@
 """``python -m gbmj_tui [solo] [--ascii] [--lang zh|en]``."""
 
-from gbmj_tui.app import main
+from gbmj_tui.cli import main
 
 main()

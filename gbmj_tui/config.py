@@ -1,5 +1,7 @@
-"""The client's remembered settings: servers used before and the last name (never a
-password), in a small JSON file in the user's config directory."""
+"""The client's settings: how it was started (``Options``), and what it remembers
+between runs (servers used before and the last name, never a password) in a small
+JSON file in the user's config directory. A hosted client (``GBMJ_HOSTED=1``: the SSH
+and web front doors) writes no file at all."""
 
 from __future__ import annotations
 
@@ -10,8 +12,22 @@ from pathlib import Path
 
 from platformdirs import user_config_dir, user_data_dir
 
+from gbmj_tui.connection import ConnectError
+from gbmj_tui.i18n import N_
+
 DEFAULT_SERVER = "127.0.0.1:7415"
 MAX_SERVERS = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """How the client was started (the command line and the environment)."""
+
+    lang: str = "zh"
+    ascii: bool = False  # nothing but ASCII on screen
+    hosted: bool = False  # run by a front door for someone else: write no file, show no path
+    server: str | None = None  # the server the connect screen offers (fixed when hosted)
+    config_path: Path | None = None
 
 
 def config_path() -> Path:
@@ -43,22 +59,22 @@ class Address:
 
 
 def parse_address(text: str) -> Address:
-    """``host[:port]`` (IPv6 as ``[::1]:7415``); ``ValueError`` with a readable reason."""
+    """``host[:port]`` (IPv6 as ``[::1]:7415``); ``ConnectError`` with a readable reason."""
     text = text.strip()
     if not text:
-        raise ValueError("enter a server address, e.g. 127.0.0.1:7415")
+        raise ConnectError(N_("enter a server address, e.g. 127.0.0.1:7415"))
     host, port = text, "7415"
     if text.startswith("["):
         end = text.find("]")
         if end < 0:
-            raise ValueError(f"bad address {text!r}")
+            raise ConnectError(N_("bad server address {address}"), address=text)
         host, rest = text[1:end], text[end + 1 :]
         if rest.startswith(":"):
             port = rest[1:]
     elif text.count(":") == 1:
         host, port = text.split(":")
     if not port.isdigit() or not 0 < int(port) < 65536:
-        raise ValueError(f"bad port {port!r}")
+        raise ConnectError(N_("bad port {port}"), port=port)
     return Address(host, int(port))
 
 

@@ -1,97 +1,97 @@
-"""Interface text in Chinese and English (``--lang zh|en``).
+"""Interface text in Chinese and English: one gettext catalog.
 
-One table of (zh, en) pairs; ``tr(key, lang)`` picks one. Tile faces are not here: they
-follow the tile style (gbmj_tui.tiles), not the interface language.
+Every string the client shows is written in English where it is used (the gettext
+``msgid``: ``tr("Your turn", lang)``, or ``N_("...")`` for a string kept in a table
+and translated where it is shown) and translated to Chinese in
+``gbmj_tui/locale/zh/LC_MESSAGES/gbmj.po``. English needs no catalog: the msgid is the
+English text. Fan names come from the protocol's fan table (``protocol/fans.json``) and
+Chinese tile names from ``protocol.tiles``; ``scripts/catalog.py`` writes them into the
+catalog (context ``fan`` and ``tile``) and compiles the ``.mo`` file that the standard
+``gettext`` module reads at run time, so the client needs no build step and no package
+beyond the standard library to speak Chinese. A test keeps the ``.po``, the ``.mo`` and
+the code in step.
+
+The language is a value handed down (``lang``), not a process-wide setting: two apps
+in one process (the tests) may speak different languages.
 """
 
 from __future__ import annotations
 
+import gettext
+import os
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+
+from protocol.fans import FAN_BY_ID
+from protocol.tiles import FLOWER_EN, Tile
+
+DOMAIN = "gbmj"
+LOCALE_DIR = Path(__file__).parent / "locale"
 LANGS = ("zh", "en")
 
-TEXT: dict[str, tuple[str, str]] = {
-    # actions
-    "discard": ("打出", "Discard"),
-    "win": ("和", "Win"),
-    "self_drawn": ("自摸", "Self-drawn win"),
-    "pung": ("碰", "Pung"),
-    "exposed_kong": ("杠", "Kong"),
-    "concealed_kong": ("暗杠", "Concealed kong"),
-    "added_kong": ("加杠", "Add kong"),
-    "kong": ("杠", "Kong"),
-    "chow": ("吃", "Chow"),
-    "pass": ("过", "Pass"),
-    # table
-    "dealer": ("庄", "Dealer"),
-    "wall": ("牌墙", "Wall"),
-    "dice": ("骰子", "Dice"),
-    "flowers": ("花", "Flowers"),
-    "bot": ("机器人", "bot"),
-    "offline": ("离线", "offline"),
-    "auto_play": ("托管", "auto"),
-    "auto_win": ("自动和", "auto-win"),
-    "auto_pass": ("自动过", "auto-pass"),
-    "spectating": ("观战中", "Spectating"),
-    "waiting_to_start": ("等待开局: 坐满四人, 全员准备 (r)", "Waiting: four seated, all ready (r)"),
-    "to_act": ("等待", "To act"),
-    "your_turn": ("轮到你出牌", "Your turn"),
-    "claim_on": ("打出", "discarded"),
-    "seconds": ("秒", "s"),
-    "empty_seat": ("空位", "empty"),
-    # timers
-    "first_discard": ("首打", "first discard"),
-    "turn": ("出牌", "turn"),
-    "claim_window": ("鸣牌", "claim"),
-    # fan table
-    "fan": ("番种", "Fan"),
-    "fan_en": ("英文", "English"),
-    "points": ("番数", "Points"),
-    "count": ("次", "x"),
-    "subtotal": ("小计", "Sum"),
-    "total": ("合计", "Total"),
-    "eight_ok": ("起和8番: 达到", "8-fan minimum: met"),
-    "eight_short": ("起和8番: 不足", "8-fan minimum: NOT met"),
-    "draw_game": ("荒庄", "Draw (wall exhausted)"),
-    "wins": ("和牌", "wins"),
-    "self_drawn_by": ("自摸", "self-drawn"),
-    "on_discard_of": ("点炮", "on the discard of"),
-    "win_tile": ("和张", "Winning tile"),
-    "score": ("分数", "Score"),
-    "coins": ("金币", "Coins"),
-    # items, shop, leaderboard (SPEC §2.6-2.7)
-    "timer_extension": ("延时卡", "timer extension"),
-    "tile_counter": ("记牌器", "tile counter"),
-    "table_sign": ("招牌", "table sign"),
-    "extension_armed": ("延时已备", "extension armed"),
-    "extension": ("延时", "ext."),
-    "chat": ("聊天", "Chat"),
-    "level": ("等级", "level"),
-    "rating": ("积分", "rating"),
-    "inventory": ("背包", "Inventory"),
-    "shop": ("商店", "Shop"),
-    "price": ("价格", "Price"),
-    "held": ("持有", "Held"),
-    "item": ("道具", "Item"),
-    "leaderboard": ("排行榜", "Leaderboard"),
-    "rank": ("名次", "Rank"),
-    "name": ("名字", "Name"),
-    "password": ("桌子密码", "Table password"),
-    "bought": ("已购买", "bought"),
-    "awarded": ("获得道具", "item won"),
-    "extended": ("延时 +90秒", "timer extended by 90 s"),
-}
 
-RELATIVE_ZH = ("", "上", "对", "下")  # claimed from: left (上家), opposite, right (下家)
-RELATIVE_EN = ("", "<", "^", ">")
+@cache
+def _catalog(lang: str) -> gettext.NullTranslations:
+    return gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang], fallback=True)
 
 
-def tr(key: str, lang: str = "zh") -> str:
-    """The interface text for ``key`` in ``lang`` (the key itself if unknown)."""
-    pair = TEXT.get(key)
-    if pair is None:
-        return key
-    return pair[0] if lang == "zh" else pair[1]
+def tr(msgid: str, lang: str) -> str:
+    """``msgid`` (English) in ``lang``."""
+    return _catalog(lang).gettext(msgid)
 
 
-def relative_mark(claimed_from: int, lang: str = "zh") -> str:
-    """Who a meld was claimed from, relative to its owner: 上/对/下 or </^/>."""
-    return (RELATIVE_ZH if lang == "zh" else RELATIVE_EN)[claimed_from]
+def trp(context: str, msgid: str, lang: str) -> str:
+    """``msgid`` in ``lang`` where the same English word needs its own translation."""
+    return _catalog(lang).pgettext(context, msgid)
+
+
+def N_(msgid: str) -> str:
+    """Marks a string for the catalog; it is translated where it is shown."""
+    return msgid
+
+
+def lang_from_env(env: Mapping[str, str] = os.environ) -> str:
+    """``zh`` when the locale asks for Chinese (``LC_ALL``, ``LC_MESSAGES``, ``LANG``,
+    gettext's order), else ``en``."""
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(name, "")
+        if value and value not in ("C", "POSIX"):
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"
+
+
+# -- tiles, winds, fans: names from the protocol's tables ------------------------------------
+_SUIT_EN = ("Characters", "Dots", "Bamboo")
+_HONOR_EN = ("East", "South", "West", "North", "Red", "Green", "White")
+
+
+def _tile_en(code: int) -> str:
+    if code < 27:
+        return f"{code % 9 + 1} {_SUIT_EN[code // 9]}"
+    if code < 34:
+        return _HONOR_EN[code - 27]
+    return FLOWER_EN[code - 34]
+
+
+TILE_NAMES_EN: tuple[str, ...] = tuple(_tile_en(t) for t in Tile)
+
+
+def tile_name(tile: int, lang: str) -> str:
+    """``5 Dots`` / ``五饼``, ``Red`` / ``红中``, ``Spring`` / ``春``."""
+    return trp("tile", TILE_NAMES_EN[tile], lang)
+
+
+def wind_name(wind: int, lang: str) -> str:
+    """A seat's or a round's wind in one word: ``东`` / ``East``."""
+    return trp("wind", _HONOR_EN[(wind - Tile.E) % 4], lang)
+
+
+def wind_letter(wind: int, lang: str) -> str:
+    """A wind where room is short (seat labels): ``东`` / ``E``."""
+    return trp("wind letter", "ESWN"[(wind - Tile.E) % 4], lang)
+
+
+def fan_name(fan_id: int, lang: str) -> str:
+    """A fan's name in ``lang`` (the fan table holds both)."""
+    return trp("fan", FAN_BY_ID[fan_id].name_en, lang)

@@ -16,12 +16,17 @@ from typing import IO
 
 
 def start_local_server(
-    db: Path, config: Path | None = None, timeout: float = 20.0, stderr: IO[str] | int = DEVNULL
+    db: Path,
+    config: Path | None = None,
+    timeout: float = 20.0,
+    stderr: IO[str] | int = DEVNULL,
+    port: int = 0,
 ) -> tuple[subprocess.Popen[str], int]:
-    """Run ``gbmj-server`` on a free loopback port (a separate process: the client never
-    imports the server), with an optional TOML config; returns the process and its port."""
+    """Run ``gbmj-server`` on a loopback port (a free one unless ``port`` is given; a
+    separate process: the client never imports the server), with an optional TOML
+    config; returns the process and its port."""
     db.parent.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, "-m", "gbmj_server", "--host", "127.0.0.1", "--port", "0"]
+    command = [sys.executable, "-m", "gbmj_server", "--host", "127.0.0.1", "--port", str(port)]
     command += ["--db", str(db), "--log-level", "warning"]
     if config is not None:
         command += ["--config", str(config)]

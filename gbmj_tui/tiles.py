@@ -9,13 +9,17 @@ tile       CJK       ASCII
 5m         ``五万``  `` 5m ``
 3p         ``三饼``  `` 3p ``
 E          `` 东 ``  `` E  ``
-C          `` 中 ``  `` C  ``
+C          `` 中 ``  ``Red ``
+F          `` 发 ``  ``Grn ``
+P          `` 白 ``  ``Wht ``
 f1         `` 春 ``  `` f1 ``
 face-down  ``〓〓``  ``####``
 =========  ========  =======
 
-CJK numerals, suit characters and the geta mark 〓 are East-Asian *wide* (two cells in
-every terminal); nothing here uses the one-cell Unicode mahjong glyphs or ambiguous-width
+The CJK style is for the Chinese interface; English (and ``--ascii``) draws the ASCII
+faces, where the dragons are words (a bare ``F`` would read as a flower). CJK numerals,
+suit characters and the geta mark 〓 are East-Asian *wide* (two cells in every
+terminal); nothing here uses the one-cell Unicode mahjong glyphs or ambiguous-width
 characters. Colour follows the suit, but every tile carries its text, so colour is never
 the only cue. Everything here is a pure function of its arguments.
 """
@@ -43,7 +47,10 @@ class TileStyle(StrEnum):
 
 # Single-character honour faces (东南西北 中发白), as on the tiles themselves.
 _HONOR_CHAR = "东南西北中发白"
+_HONOR_ASCII = ("E", "S", "W", "N", "Red", "Grn", "Wht")
 _FACE_DOWN = {TileStyle.CJK: "〓〓", TileStyle.ASCII: "####"}
+# Whom a meld was claimed from, relative to its owner: left (上家), opposite, right.
+_FROM = {TileStyle.CJK: ("", "上", "对", "下"), TileStyle.ASCII: ("", "<", "^", ">")}
 
 
 def _center(text: str) -> str:
@@ -56,7 +63,7 @@ def _center(text: str) -> str:
 def _face(code: int, style: TileStyle) -> str:
     tile = Tile(code)
     if style is TileStyle.ASCII:
-        return _center(tile.notation)
+        return _center(_HONOR_ASCII[code - Tile.E] if tile.is_honor else tile.notation)
     if tile.is_suited:
         return ZH_NUMERALS[tile.rank - 1] + SUIT_ZH[tile.suit]
     if tile.is_honor:
@@ -160,10 +167,15 @@ def concealed_count(count: int, style: TileStyle = TileStyle.CJK) -> Text:
     return out
 
 
+def claimed_from_mark(claimed_from: int, style: TileStyle = TileStyle.CJK) -> str:
+    """Whom a meld was claimed from, relative to its owner: 上/对/下 or </^/>."""
+    return _FROM[style][claimed_from]
+
+
 def tiles_label(tiles: Sequence[int], style: TileStyle = TileStyle.CJK) -> str:
     """Tiles as compact plain text (for labels: a chow variant, a claim): ``三四五万``."""
     if style is TileStyle.ASCII:
-        return " ".join(Tile(t).notation for t in tiles)
+        return " ".join(face(t, style).strip() for t in tiles)
     ts = [Tile(t) for t in tiles]
     if ts and all(t.is_suited for t in ts) and len({t.suit for t in ts}) == 1:
         return "".join(ZH_NUMERALS[t.rank - 1] for t in ts) + SUIT_ZH[ts[0].suit]

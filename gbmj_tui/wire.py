@@ -1,8 +1,8 @@
 """Filling the view model from protocol messages: one function per message.
 
-``from_snapshot`` builds a ``TableView``; ``apply_event_message``, ``apply_prompt`` and
-``apply_hand_result`` return the next one. The model's reducers take the events' own
-field names, so this module only unpacks records.
+``from_snapshot`` builds a ``TableView``; ``apply_event_message``, ``apply_prompt``,
+``apply_hand_result`` and ``apply_table_info`` return the next one. The reducers take
+the events' own field names, so this module only unpacks records.
 """
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ import dataclasses
 from dataclasses import replace
 from typing import Any
 
-from gbmj_tui import model
+from gbmj_tui import model, reducers
 from gbmj_tui.model import Choice, FanLine, MeldView, ResultView, SeatView, TableView
 from protocol import messages as m
 from protocol.tiles import Tile
+from protocol.vocabulary import Presence, TableStatus
 
 
 def meld_from_wire(meld: m.MeldView | None) -> MeldView:
@@ -49,23 +50,74 @@ def timer_ms(settings: m.TableSettings) -> tuple[int, int, int] | None:
     return (t.first_discard * 1000, t.turn * 1000, t.claim_window * 1000) if t.on else None
 
 
+def lobby_seat(seat: int, lobby: m.LobbySeat) -> SeatView:
+    """A seat before the match: who sits there (by lobby seat), ready or not."""
+    return SeatView(
+        seat=seat,
+        name=lobby.name or "",
+        wind=Tile.E + seat,
+        bot=lobby.bot,
+        level=lobby.level,
+        ready=lobby.ready,
+        bot_level=lobby.bot_level,
+    )
+
+
+def waiting_view(info: m.TableInfo, me: int | None) -> TableView:
+    """A table whose match has not started (or has ended): its seats, no tiles."""
+    return TableView(
+        seats=tuple(lobby_seat(s, info.seats[s]) for s in range(4)),
+        me=me,
+        **table_fields(info),
+    )
+
+
+def table_fields(info: m.TableInfo) -> dict[str, Any]:
+    """What a ``TableInfo`` says of the table itself, as ``TableView`` fields."""
+    return {
+        "table_id": info.table_id,
+        "table_name": info.settings.name,
+        "owner": info.owner,
+        "status": info.status,
+        "stake": info.settings.stake,
+        "settings": info.settings,
+        "timer_ms": timer_ms(info.settings),
+    }
+
+
+def apply_table_info(view: TableView, info: m.TableInfo) -> TableView:
+    """The view after a ``table_update``: the table's name, owner and status; before the
+    match the seats too (during one, seats are the hand's, set by snapshots and events).
+    A match that has just ended leaves its last board for a clean one."""
+    if info.status == TableStatus.WAITING:
+        me = view.me
+        if view.status == TableStatus.PLAYING and me is not None:
+            # the match's seats were drawn anew: find the player's lobby seat by name
+            name = view.seats[me].name
+            me = next((s for s, seat in enumerate(info.seats) if seat.name == name), None)
+        elif me is not None and not info.seats[me].name:
+            me = None  # stood up
+        return replace(waiting_view(info, me), seq=view.seq, viewer=view.viewer)
+    return replace(view, **table_fields(info))
+
+
 def from_snapshot(msg: m.Snapshot) -> TableView:
     """Everything the snapshot shows: seats, players, the hand in play, the viewer's tiles."""
     info, game = msg.table, msg.game
     seats = []
     for s in range(4):
-        lobby = info.seats[s]
         player = msg.players[s] if msg.players else None
-        seat = SeatView(
-            seat=s,
-            name=player.name if player else (lobby.name or ""),
-            wind=Tile.E + s,
-            score=player.score if player else 0,
-            bot=player.bot if player else lobby.bot,
-            connected=player.presence != "offline" if player else True,
-            auto_play=player.presence == "auto_play" if player else False,
-            level=player.level if player else lobby.level,
-        )
+        if player is None:
+            seat = lobby_seat(s, info.seats[s])
+        else:  # a match's seat: its player, not the lobby seat of the same number
+            seat = SeatView(
+                seat=s,
+                name=player.name,
+                score=player.score,
+                bot=player.bot,
+                presence=Presence(player.presence),
+                level=player.level,
+            )
         if game is not None:
             g = game.seats[s]
             seat = replace(
@@ -77,14 +129,7 @@ def from_snapshot(msg: m.Snapshot) -> TableView:
                 discards=tuple(g.discards),
             )
         seats.append(seat)
-    view = TableView(
-        seats=tuple(seats),
-        me=msg.seat,
-        table_id=info.table_id,
-        table_name=info.settings.name,
-        timer_ms=timer_ms(info.settings),
-        seq=msg.seq,
-    )
+    view = TableView(seats=tuple(seats), me=msg.seat, seq=msg.seq, **table_fields(info))
     if game is None:
         return view
     hand: tuple[int, ...] = ()
@@ -123,12 +168,12 @@ def from_snapshot(msg: m.Snapshot) -> TableView:
 def apply_event_message(view: TableView, msg: m.Event) -> TableView:
     """The view after one table event."""
     body = msg.event
-    return model.apply_event(view, body.TAG, seq=msg.seq, **_fields(body))
+    return reducers.apply_event(view, body.TAG, seq=msg.seq, **_fields(body))
 
 
 def apply_prompt(view: TableView, msg: m.Prompt) -> TableView:
     """The view with the server's prompt of legal actions."""
-    return model.on_prompt(
+    return reducers.on_prompt(
         view,
         actions=tuple(Choice(a.kind, a.tile) for a in msg.actions),
         timer=msg.timer,

@@ -881,6 +881,9 @@ class HandResult(Message):
     coins: tuple[int, ...] | None = field(
         Optional(ListOf(COIN_DELTA, 4, 4)), "coins each seat won (lost) this hand; stake tables"
     )
+    next_hand_ms: int | None = field(
+        Optional(MS_LEFT), "when the next hand starts by itself; absent after the last hand"
+    )
 
 
 @message("match_result", "server")

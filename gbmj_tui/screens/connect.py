@@ -1,7 +1,7 @@
 """Connect and log in: server address, name, password; log in, register or play as guest.
 
-The screen only collects what the player typed and shows errors; the app connects
-(``App.sign_in``) and answers with an error text or moves on to the lobby.
+The screen only collects what the player typed and shows errors; it posts ``SignIn``
+and the app connects, answering with an error text (``show_error``) or the lobby.
 """
 
 from __future__ import annotations
@@ -11,23 +11,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Input, Label, Static
+from textual.widgets import Button, Input, Label, Static
 
 from gbmj_tui.config import ClientConfig
-
-TEXT = {
-    "zh": ("gbmj 国标麻将", "服务器", "名字", "密码", "登录", "注册", "游客", "连接中…"),
-    "en": (
-        "gbmj - Chinese Official Mahjong",
-        "Server",
-        "Name",
-        "Password",
-        "Log in",
-        "Register",
-        "Guest",
-        "connecting...",
-    ),
-}
+from gbmj_tui.i18n import tr
+from gbmj_tui.messages import SignIn
+from gbmj_tui.widgets.keybar import KeyBar
 
 
 class ConnectScreen(Screen[None]):
@@ -35,33 +24,53 @@ class ConnectScreen(Screen[None]):
 
     CSS_PATH = "../styles/app.tcss"
 
-    def __init__(self, config: ClientConfig, lang: str = "zh") -> None:
+    def __init__(
+        self,
+        config: ClientConfig,
+        lang: str = "zh",
+        *,
+        server: str | None = None,
+        fixed: str | None = None,
+    ) -> None:
         super().__init__()
+        self._ready = False  # the widgets exist (from on_mount on)
         self.config = config
         self.lang = lang
+        self.server = fixed or server or config.servers[0]
+        self.fixed = fixed is not None  # a hosted client reaches its own server only
+        self.error = ""
 
     def compose(self) -> ComposeResult:
-        title, server, name, password, login, register, guest, _ = TEXT[self.lang]
+        lang = self.lang
         with Vertical(id="connect-box"):
-            yield Static(title, id="connect-title")
-            yield Label(server)
-            yield Input(self.config.servers[0], id="server", placeholder="host:port", compact=True)
-            if len(self.config.servers) > 1:
-                yield Static("  " + "  ".join(self.config.servers[1:4]), classes="hint")
-            yield Label(name)
+            yield Static(tr("gbmj - Chinese Official Mahjong", lang), id="connect-title")
+            yield Label(tr("Server", lang))
+            yield Input(
+                self.server,
+                id="server",
+                placeholder="host:port",
+                compact=True,
+                disabled=self.fixed,
+            )
+            others = [s for s in self.config.servers if s != self.server][:3]
+            if others and not self.fixed:
+                yield Static(Text("  " + "  ".join(others)), classes="hint")
+            yield Label(tr("Name", lang))
             yield Input(self.config.name, id="name", max_length=24, compact=True)
-            yield Label(password)
+            yield Label(tr("Password", lang))
             yield Input(id="password", password=True, max_length=128, compact=True)
             with Horizontal(id="connect-buttons"):
-                yield Button(login, id="login", variant="primary", compact=True)
-                yield Button(register, id="register", compact=True)
-                yield Button(guest, id="guest", compact=True)
+                yield Button(tr("Log in", lang), id="login", variant="primary", compact=True)
+                yield Button(tr("Register", lang), id="register", compact=True)
+                yield Button(tr("Guest", lang), id="guest", compact=True)
             yield Static("", id="connect-error")
-        yield Footer()
+        yield KeyBar(self.lang)
 
     def on_mount(self) -> None:
+        self._ready = True
         target = "#password" if self.config.name else "#name"
         self.query_one(target, Input).focus()
+        self.show_error(self.error)
 
     @on(Input.Submitted)
     def _submitted(self) -> None:
@@ -72,12 +81,13 @@ class ConnectScreen(Screen[None]):
         self._go(event.button.id or "login")
 
     def show_error(self, text: str) -> None:
-        self.query_one("#connect-error", Static).update(Text(text))  # not markup
+        self.error = text
+        if self._ready:
+            self.query_one("#connect-error", Static).update(Text(text))  # not markup
 
     def _go(self, how: str) -> None:
         server = self.query_one("#server", Input).value
         name = self.query_one("#name", Input).value.strip()
         password = self.query_one("#password", Input).value
-        self.show_error(TEXT[self.lang][7])
-        # The app signs in (this screen goes away on success, so not its own worker).
-        self.app.start_sign_in(how, server, name, password, self)  # type: ignore[attr-defined]
+        self.show_error(tr("connecting...", self.lang))
+        self.post_message(SignIn(how, server, name, password))

@@ -1,46 +1,55 @@
-"""The hand's end: every hand revealed, the winning tile marked, the fan table, each
-seat's points and score; and the match's standings."""
+"""The hand's end: every hand revealed, the winning tile set apart and named, the fan
+table, each seat's points and score; and the match's standings.
+
+The result waits for the player (Enter, Space or Esc); when the table's next hand is
+timed it counts down to it, and says when the next hand has started underneath. The
+app shows the match's standings only after the last hand's result is closed.
+"""
 
 from __future__ import annotations
 
-from rich.console import Group
+import time
+
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
-from gbmj_tui.i18n import tr
-from gbmj_tui.model import TableView, wind_name
+from gbmj_tui.i18n import N_, tr
+from gbmj_tui.model import TableView
 from gbmj_tui.tiles import TileStyle, tile_text
 from gbmj_tui.widgets.fans import fan_table
+from gbmj_tui.widgets.keybar import KeyBar
 from gbmj_tui.widgets.render import meld_text
+from gbmj_tui.words import MATCH_ENDS, STANDING_LEFT
 from protocol import messages as m
+from protocol.vocabulary import LeaveReason, MatchEnd
 
 
 def result_heading(view: TableView, lang: str) -> Text:
     r = view.result
     if r is None or r.outcome == "exhaustive_draw":
-        return Text(tr("draw_game", lang), style="bold")
+        return Text(tr("Draw (wall exhausted)", lang), style="bold")
     if r.outcome == "escape" and r.escaper is not None:
-        name = view.seats[r.escaper].name
-        return Text(f"{name} " + ("逃跑" if lang == "zh" else "escaped"), style="bold")
+        text = tr("{who} left the match (an escape)", lang)
+        return Text(text.format(who=view.who(r.escaper, lang)), style="bold")
     assert r.winner is not None
-    winner = view.seats[r.winner]
-    out = Text(f"{wind_name(winner.wind, lang)} {winner.name} {tr('wins', lang)}", style="bold")
+    out = Text(tr("{who} wins", lang).format(who=view.who(r.winner, lang)), style="bold")
     if r.from_seat is None:
-        out.append(f"  ({tr('self_drawn_by', lang)})")
+        out.append("  (" + tr("self-drawn", lang) + ")")
     else:
-        giver = view.seats[r.from_seat]
-        out.append(f"  ({tr('on_discard_of', lang)}: {giver.name})")
+        giver = view.seats[r.from_seat].name
+        out.append("  (" + tr("on the discard of {who}", lang).format(who=giver) + ")")
     return out
 
 
 def revealed_hands(view: TableView, style: TileStyle, lang: str) -> Group:
     """Each seat on two lines: wind, name, the hand's points and the match score; then
-    the concealed tiles (the winning tile last and marked), the melds and the flowers."""
+    the concealed tiles, the winning tile set apart and named, the melds."""
     r = view.result
     assert r is not None
     lines: list[Text] = []
@@ -48,90 +57,108 @@ def revealed_hands(view: TableView, style: TileStyle, lang: str) -> Group:
         s = seat.seat
         points = r.points[s] if s < len(r.points) else 0
         score = r.scores[s] if r.scores else seat.score
-        head = Text(f"{wind_name(seat.wind, lang)} {seat.name}", style="bold")
+        head = Text(view.who(s, lang), style="bold")
         head.append(f"   {points:+d}", style="bold green" if points > 0 else "bold")
-        head.append(f"   ({tr('score', lang)} {score})")
-        if r.winner == s:
-            head.append(f"   {tr('wins', lang)}", style="bold yellow")
+        head.append("   (" + tr("score {score}", lang).format(score=score) + ")")
         flowers = r.flowers[s] if s < len(r.flowers) else ()
         if flowers:
             head.append("   ")
             for f in flowers:
                 head.append_text(tile_text(f, style))
         tiles = list(r.hands[s]) if s < len(r.hands) else []
-        marked = None
-        if r.winner == s and r.win_tile is not None and r.win_tile in tiles:
-            tiles.remove(r.win_tile)  # the winning tile goes last, marked
-            tiles.append(r.win_tile)
-            marked = len(tiles) - 1
+        won = r.winner == s and r.win_tile is not None and r.win_tile in tiles
+        if won:
+            tiles.remove(r.win_tile)  # the winning tile goes apart, after its name
         line = Text("  ")
-        for i, tile in enumerate(tiles):
-            if marked is not None and i == marked:
-                line.append(" ")
-            line.append_text(tile_text(tile, style, marked=i == marked))
-        if marked is not None:
-            line.append("<", style="bold")
+        for tile in tiles:
+            line.append_text(tile_text(tile, style))
         for meld in r.melds[s] if s < len(r.melds) else ():
             line.append(" ")
-            line.append_text(meld_text(meld, style, lang))
+            line.append_text(meld_text(meld, style))
+        if won and r.win_tile is not None:
+            line.append("   " + tr("won on", lang) + " ", style="bold yellow")
+            line.append_text(tile_text(r.win_tile, style, marked=True))
         lines.extend((head, line))
     return Group(*lines)
 
 
 class ResultScreen(ModalScreen[None]):
-    """A hand's result over the table; any of Enter, Space or Escape goes back."""
+    """A hand's result over the table; Enter, Space or Escape goes back."""
 
     CSS_PATH = "../styles/app.tcss"
-    BINDINGS = [  # noqa: RUF012
-        Binding("enter,space,escape", "close", "OK"),
-    ]
+    BINDINGS = [Binding("enter,space,escape", "close", N_("Back to the table"))]  # noqa: RUF012
 
-    def __init__(self, view: TableView, style: TileStyle = TileStyle.CJK, lang: str = "zh"):
+    def __init__(
+        self,
+        view: TableView,
+        style: TileStyle = TileStyle.CJK,
+        lang: str = "zh",
+        next_hand_ms: int | None = None,
+    ):
         super().__init__()
         self.view = view
         self.tile_style = style
         self.lang = lang
+        self.next_at = None if next_hand_ms is None else time.monotonic() + next_hand_ms / 1000
+        self.started = False  # the next hand has started underneath
 
     def compose(self) -> ComposeResult:
-        parts: list = [result_heading(self.view, self.lang)]
+        parts: list[RenderableType] = [result_heading(self.view, self.lang)]
         parts.append(revealed_hands(self.view, self.tile_style, self.lang))
         r = self.view.result
         if r is not None and r.outcome == "win":
             parts.append(fan_table(r.fans, style=self.tile_style, lang=self.lang))
         with VerticalScroll(id="result-box"):
+            yield Static(id="next-hand")
             yield Static(Group(*parts), id="result")
-        yield Footer()
+        yield KeyBar(self.lang)
 
     def on_mount(self) -> None:
-        self.set_class(getattr(self, "tile_style", None) is TileStyle.ASCII, "-ascii")
+        self._tick()
+        self.set_interval(0.5, self._tick)
+
+    def next_hand_started(self) -> None:
+        self.started = True
+        self._tick()
+
+    def _tick(self) -> None:
+        if self.started:
+            line = Text(tr("The next hand has started: Enter to play", self.lang), style="bold")
+        elif self.next_at is not None:
+            left = max(self.next_at - time.monotonic(), 0)
+            line = Text(tr("Next hand in {seconds:.0f} s", self.lang).format(seconds=left))
+        else:
+            line = Text("")
+        self.query_one("#next-hand", Static).update(line)
 
     def action_close(self) -> None:
         self.dismiss(None)
 
 
 class StandingsScreen(ModalScreen[None]):
-    """The match's end: the standings."""
+    """The match's end: how it ended and everyone's standing."""
 
     CSS_PATH = "../styles/app.tcss"
-    BINDINGS = [Binding("enter,space,escape", "close", "OK")]  # noqa: RUF012
+    BINDINGS = [Binding("enter,space,escape", "close", N_("Close"))]  # noqa: RUF012
 
-    def __init__(self, standings: tuple[m.Standing, ...], lang: str = "zh") -> None:
+    def __init__(self, result: m.MatchResult, lang: str = "zh") -> None:
         super().__init__()
-        self.standings = standings
+        self.result = result
         self.lang = lang
 
     def compose(self) -> ComposeResult:
-        zh = self.lang == "zh"
-        table = Table(title="终局排名" if zh else "Final standings", box=None)
-        for col in (
-            ("名次", "玩家", "分数", "金币") if zh else ("Rank", "Player", "Points", "Coins")
-        ):
-            table.add_column(col)
-        for s in self.standings:
-            table.add_row(str(s.rank), s.name, f"{s.points:+d}", f"{s.coins:+d}")
+        lang = self.lang
+        title = tr(MATCH_ENDS[MatchEnd(self.result.reason)], lang)
+        table = Table(title=title, box=None)
+        for col in (N_("Rank"), N_("Player"), N_("Points"), N_("Coins"), N_("Left")):
+            table.add_column(tr(col, lang))
+        for s in self.result.standings:
+            left = tr(STANDING_LEFT[LeaveReason(s.left)], lang) if s.left else ""
+            name = Text(s.name + (" " + tr("(bot)", lang) if s.bot else ""))  # plain: a name
+            table.add_row(str(s.rank), name, f"{s.points:+d}", f"{s.coins:+d}", left)
         with VerticalScroll(id="result-box"):
             yield Static(table)
-        yield Footer()
+        yield KeyBar(lang)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -1,8 +1,9 @@
-"""The player's items and the shop (SPEC §2.6), and the leaderboard (SPEC §2.7).
+"""The player's items and the shop (docs/rules.md §2.6), and the leaderboard (§2.7).
 
-Both are modal screens fed by the app (``set_inventory``, ``set_shop``, ``set_entries``)
-from the server's ``inventory``, ``shop`` and ``leaderboard`` messages; buying asks the
-app (``App.buy``), which answers with the new inventory or shows the server's error.
+Both are modal screens that ask the server themselves (``Requested`` with the screen
+as ``reply_to``) and show its answers. The shop says what each item does and costs,
+including what using one costs besides (the timer extension's 270 coins, shared by the
+other seats), and asks before it buys.
 """
 
 from __future__ import annotations
@@ -13,24 +14,25 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
-from gbmj_tui.i18n import tr
+from gbmj_tui.i18n import N_, tr
+from gbmj_tui.messages import Refused, Replied, Requested
+from gbmj_tui.screens.dialogs import Confirm
+from gbmj_tui.widgets.keybar import KeyBar
+from gbmj_tui.words import ITEM_USES, item_name
 from protocol import messages as m
+from protocol.vocabulary import Item
 
 
-def item_name(item: str, lang: str = "zh") -> str:
-    """An item's name in the interface language (``timer_extension``: 延时卡)."""
-    return tr(item, lang)
-
-
-def inventory_text(inventory: m.Inventory | None, lang: str = "zh") -> Text:
+def inventory_text(inventory: m.Inventory | None, lang: str) -> Text:
     """``背包 (2/30): 延时卡 x3  记牌器 x1`` — or that a guest holds no items."""
     if inventory is None:
-        return Text("…")
+        return Text("...")
     if not inventory.capacity:
-        return Text("游客没有背包, 注册后可购买道具" if lang == "zh" else "guests hold no items")
-    out = Text(f"{tr('inventory', lang)} ({len(inventory.slots)}/{inventory.capacity}):")
+        return Text(tr("Guests hold no items: register to buy them", lang))
+    words = tr("Inventory ({used}/{capacity}):", lang)
+    out = Text(words.format(used=len(inventory.slots), capacity=inventory.capacity))
     if not inventory.slots:
         out.append(" -")
     for stack in inventory.slots:
@@ -45,48 +47,77 @@ def held(inventory: m.Inventory | None, item: str) -> int:
     return sum(s.count for s in inventory.slots if s.item == item)
 
 
+def item_use(offer: m.ShopOffer, lang: str) -> str:
+    """What an item does, with what using one costs besides its price."""
+    try:
+        words = ITEM_USES[Item(offer.item)]
+    except (ValueError, KeyError):
+        return ""
+    return tr(words, lang).format(cost=offer.use_cost or 0)
+
+
 class ShopScreen(ModalScreen[None]):
-    """The inventory and the shop's offers; Enter buys one of the selected item."""
+    """The inventory and the shop's offers; Enter buys one of the selected item (after
+    a yes)."""
 
     CSS_PATH = "../styles/app.tcss"
     BINDINGS = [  # noqa: RUF012
-        Binding("escape,i", "dismiss(None)", "Close"),
-        Binding("enter", "buy", "Buy one", show=True, priority=True),
+        Binding("enter", "buy", N_("Buy one"), priority=True),
+        Binding("escape,i", "close", N_("Close")),
     ]
 
-    def __init__(self, lang: str = "zh", coins: int | None = None) -> None:
+    def __init__(
+        self, lang: str, profile: m.Profile | None = None, inventory: m.Inventory | None = None
+    ) -> None:
         super().__init__()
+        self._ready = False  # the widgets exist (from on_mount on)
         self.lang = lang
-        self.coins = coins
-        self.inventory: m.Inventory | None = None
+        self.coins = profile.coins if profile is not None else None
+        self.inventory = inventory
         self.offers: tuple[m.ShopOffer, ...] = ()
-        self._ready = False  # widgets exist once mounted
 
     def compose(self) -> ComposeResult:
         with Vertical(id="shop-box"):
             yield Static(id="shop-coins")
             yield Static(id="shop-inventory")
-            table: DataTable[str] = DataTable(id="shop-offers", cursor_type="row")
-            yield table
+            yield DataTable(id="shop-offers", cursor_type="row")
+            yield Static(id="shop-use")
             yield Static(id="shop-note")
-        yield Footer(show_command_palette=False)
+        yield KeyBar(self.lang)
 
     def on_mount(self) -> None:
-        lang = self.lang
-        self.query_one("#shop-box").border_title = f"{tr('shop', lang)} / {tr('inventory', lang)}"
-        table = self.query_one("#shop-offers", DataTable)
-        for key in ("item", "price", "held"):
-            table.add_column(tr(key, lang), key=key)
         self._ready = True
+        lang = self.lang
+        self.query_one("#shop-box").border_title = tr("Shop / Inventory", lang)
+        table = self.query_one("#shop-offers", DataTable)
+        for key, label in (("item", N_("Item")), ("price", N_("Price")), ("held", N_("Held"))):
+            table.add_column(tr(label, lang), key=key)
         self._redraw()
         table.focus()
+        self.post_message(Requested(m.GetShop(), reply_to=self))
+        self.post_message(Requested(m.GetInventory(), reply_to=self))
+
+    @on(Replied)
+    def _replied(self, replied: Replied) -> None:
+        replied.stop()
+        reply = replied.reply
+        if isinstance(reply, m.Shop):
+            self.offers = reply.offers
+        elif isinstance(reply, m.Inventory):
+            self.inventory = reply
+            if isinstance(replied.request, m.Buy):
+                bought = tr("Bought: {item} x{count}", self.lang)
+                name = item_name(replied.request.item, self.lang)
+                self.note(bought.format(item=name, count=replied.request.count))
+        self._redraw()
+
+    @on(Refused)
+    def _refused(self, refused: Refused) -> None:
+        refused.stop()
+        self.note(refused.text)
 
     def set_inventory(self, inventory: m.Inventory) -> None:
         self.inventory = inventory
-        self._redraw()
-
-    def set_shop(self, shop: m.Shop) -> None:
-        self.offers = shop.offers
         self._redraw()
 
     def set_coins(self, coins: int) -> None:
@@ -102,71 +133,101 @@ class ShopScreen(ModalScreen[None]):
             return
         lang = self.lang
         coins = "-" if self.coins is None else str(self.coins)
-        self.query_one("#shop-coins", Static).update(Text(f"{tr('coins', lang)}: {coins}"))
+        self.query_one("#shop-coins", Static).update(
+            Text(tr("Coins: {coins}", lang).format(coins=coins))
+        )
         self.query_one("#shop-inventory", Static).update(inventory_text(self.inventory, lang))
         table = self.query_one("#shop-offers", DataTable)
         row = table.cursor_row
         table.clear()
         for offer in self.offers:
             count = str(held(self.inventory, offer.item))
-            table.add_row(item_name(offer.item, lang), str(offer.price), count, key=offer.item)
+            name = Text(item_name(offer.item, lang))
+            table.add_row(name, Text(str(offer.price)), Text(count), key=offer.item)
         if table.row_count:
             table.move_cursor(row=min(row, table.row_count - 1))
+        self._describe()
+
+    @on(DataTable.RowHighlighted)
+    def _describe(self) -> None:
+        offer = self.selected
+        text = item_use(offer, self.lang) if offer is not None else ""
+        self.query_one("#shop-use", Static).update(Text(text, style="italic"))
 
     @property
     def selected(self) -> m.ShopOffer | None:
         table = self.query_one("#shop-offers", DataTable)
-        if not table.row_count:
+        if not table.row_count or not 0 <= table.cursor_row < len(self.offers):
             return None
         return self.offers[table.cursor_row]
 
     def action_buy(self) -> None:
         offer = self.selected
-        if offer is not None and hasattr(self.app, "buy"):
-            self.note("…")
-            self.app.buy(offer.item)
+        if offer is None:
+            return
+        question = tr("Buy one {item} for {price} coins?", self.lang)
+        question = question.format(item=item_name(offer.item, self.lang), price=offer.price)
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.note("...")
+                self.post_message(Requested(m.Buy(item=offer.item, count=1), reply_to=self))
+
+        self.app.push_screen(Confirm(question, self.lang), answered)
 
     @on(DataTable.RowSelected)
     def _row(self, event: DataTable.RowSelected) -> None:
         event.stop()  # Enter is the buy binding; a click selects only
+
+    def action_close(self) -> None:
+        self.dismiss(None)
 
 
 class LeaderboardScreen(ModalScreen[None]):
     """The best players by rating: rank, name, level, rating."""
 
     CSS_PATH = "../styles/app.tcss"
-    BINDINGS = [Binding("escape,l", "dismiss(None)", "Close")]  # noqa: RUF012
+    BINDINGS = [Binding("escape,l", "close", N_("Close"))]  # noqa: RUF012
 
-    def __init__(self, lang: str = "zh", me: str | None = None) -> None:
+    def __init__(self, lang: str, me: str | None = None) -> None:
         super().__init__()
+        self._ready = False  # the widgets exist (from on_mount on)
         self.lang = lang
         self.me = me
         self.entries: tuple[m.LeaderEntry, ...] = ()
-        self._ready = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="leader-box"):
             yield DataTable(id="leaders", cursor_type="row", zebra_stripes=True)
-        yield Footer(show_command_palette=False)
+        yield KeyBar(self.lang)
 
     def on_mount(self) -> None:
-        self.query_one("#leader-box").border_title = tr("leaderboard", self.lang)
-        table = self.query_one("#leaders", DataTable)
-        for key in ("rank", "name", "level", "rating"):
-            table.add_column(tr(key, self.lang).capitalize(), key=key)
         self._ready = True
-        self._redraw()
+        self.query_one("#leader-box").border_title = tr("Leaderboard", self.lang)
+        table = self.query_one("#leaders", DataTable)
+        for key, label in (
+            ("rank", N_("Rank")),
+            ("name", N_("Name")),
+            ("level", N_("Level")),
+            ("rating", N_("Rating")),
+        ):
+            table.add_column(tr(label, self.lang), key=key)
         table.focus()
+        self.post_message(Requested(m.GetLeaderboard(limit=50), reply_to=self))
 
-    def set_entries(self, entries: tuple[m.LeaderEntry, ...]) -> None:
-        self.entries = entries
-        self._redraw()
+    @on(Replied)
+    def _replied(self, replied: Replied) -> None:
+        replied.stop()
+        if isinstance(replied.reply, m.Leaderboard):
+            self.entries = replied.reply.entries
+            self._redraw()
 
     def _redraw(self) -> None:
-        if not self._ready:
-            return
         table = self.query_one("#leaders", DataTable)
         table.clear()
         for e in self.entries:
             name = Text(e.name, style="bold reverse" if e.name == self.me else "")
-            table.add_row(str(e.rank), name, f"Lv{e.level}", str(e.rating))
+            table.add_row(Text(str(e.rank)), name, Text(f"Lv{e.level}"), Text(str(e.rating)))
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,75 +1,61 @@
 """The table screen: the other three seats left, top and right around the four discard
-pools in the centre (each under its seat's wind), the player's melds and hand at the
-bottom, the countdown and the prompt bar; the table chat under the right seat and the
-tile counter (when one runs) under the left.
+pools in the centre (each under its seat's wind), the action line, the player's melds
+and hand at the bottom, the countdown and the prompt bar; the table chat (or the help)
+on the right and the tile counter (when one runs) on the left.
 
-The screen draws a ``TableView`` (``show(view)``) and turns the player's keys and clicks
-into ``ActionChosen`` messages; it never talks to the network itself. A spectator's view
-(``view.me is None``) has no hand row and no prompt.
+The screen draws a ``TableView`` (``show``) and turns the player's keys into messages
+(``ActionChosen`` for the prompt, ``Requested`` for everything else); it never talks to
+the network. A key that does nothing says why on the action line. A spectator's view
+(``view.me is None``) has no hand row, no prompt and no seat controls.
 """
 
 from __future__ import annotations
 
 import contextlib
+import time
 from dataclasses import replace
 
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.css.query import NoMatches
-from textual.message import Message
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Input, RichLog, Static
+from textual.screen import Screen
+from textual.widgets import RichLog, Static
 
-from gbmj_tui.i18n import tr
-from gbmj_tui.model import BOTTOM, LEFT, RIGHT, TOP, Choice, TableView, round_label, wind_name
+from gbmj_tui.explain import why_key_does_nothing
+from gbmj_tui.i18n import N_, tr
+from gbmj_tui.messages import (
+    ActionChosen,
+    KeyRefused,
+    LinkState,
+    Refused,
+    Requested,
+)
+from gbmj_tui.model import Choice, TableView
+from gbmj_tui.screens.chat import ChatLine
+from gbmj_tui.screens.dialogs import SettingsDialog, TableRequest
+from gbmj_tui.screens.seats import SeatsDialog
 from gbmj_tui.tiles import TileStyle
 from gbmj_tui.widgets import (
+    ActionLine,
     CountdownBar,
-    DiscardPool,
     HandRow,
     PromptBar,
     SeatPanel,
-    TileCounter,
 )
-from gbmj_tui.widgets.seat import pool_label
+from gbmj_tui.widgets.board import Board
+from gbmj_tui.widgets.keybar import KeyBar
+from gbmj_tui.widgets.linkbar import LinkBar
+from gbmj_tui.widgets.status import status_text
+from gbmj_tui.words import TIMERS as TIMER_WORDS
+from protocol import messages as m
 
-POSITIONS = {"left": LEFT, "top": TOP, "right": RIGHT, "bottom": BOTTOM}
 COMPACT_WIDTH = 90  # below this many columns (or COMPACT_HEIGHT rows) drop the borders
 COMPACT_HEIGHT = 28
-# The centre holds two pools side by side: six 4-column tiles and the last-discard mark
-# each (25 columns), or 30 with a space between tiles when the terminal is wide enough;
-# around them a box and padding (4 columns) unless the screen is compact.
-POOL_NARROW, POOL_WIDE, POOL_CHROME, SIDE_WANTED = 25, 30, 4, 24
-CHAT_LINES = 100
-
-
-class ActionChosen(Message):
-    """The player chose an action for the server (discard, win, kong, claim, pass)."""
-
-    def __init__(self, choice: Choice) -> None:
-        super().__init__()
-        self.choice = choice
-
-
-class ChatLine(ModalScreen[str | None]):
-    """One line of table chat (Enter sends, Escape cancels)."""
-
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]  # noqa: RUF012
-
-    def compose(self) -> ComposeResult:
-        yield Input(id="chat-line", max_length=500, placeholder="chat / 聊天")
-
-    def on_mount(self) -> None:
-        self.query_one(Input).focus()
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value.strip() or None)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+ESCAPE_CONFIRM_S = 3.0  # leaving a running match needs the key twice within this time
+GAME_KEYS = frozenset({"h", "p", "g", "1", "2", "3", "space", "enter"})
 
 
 class TableScreen(Screen[None]):
@@ -77,16 +63,18 @@ class TableScreen(Screen[None]):
 
     CSS_PATH = ["../styles/table.tcss", "../styles/app.tcss"]  # noqa: RUF012
     BINDINGS = [  # noqa: RUF012  (Textual's declaration style)
-        Binding("question_mark,f1", "app.help", "Help"),
-        Binding("escape", "app.leave_table", "Lobby"),
-        Binding("a", "seat('auto_play')", "Auto"),
-        Binding("w", "seat('toggle_auto_win')", "Auto-win"),
-        Binding("x", "seat('toggle_auto_pass')", "Auto-pass"),
-        Binding("c", "chat", "Chat"),
-        Binding("e", "seat('arm_extension')", "Ext."),
-        Binding("t", "seat('use_tile_counter')", "Counter"),
-        Binding("r", "seat('ready')", "Ready"),
-        Binding("b", "seat('add_bots')", "Bots"),
+        Binding("question_mark", "toggle_help", N_("Help")),
+        Binding("escape", "leave", N_("Lobby")),
+        Binding("r", "ready", N_("Ready")),
+        Binding("b", "seats", N_("Seats/bots")),
+        Binding("o", "settings", N_("Settings")),
+        Binding("a", "auto_play", N_("Auto-play")),
+        Binding("w", "auto_win", N_("Auto-win")),
+        Binding("x", "auto_pass", N_("Auto-pass")),
+        Binding("e", "extension", N_("Extension")),
+        Binding("t", "tile_counter", N_("Counter")),
+        Binding("c", "chat", N_("Chat")),
+        Binding("ctrl+q", "app.quit", N_("Quit")),
     ]
 
     def __init__(
@@ -100,41 +88,27 @@ class TableScreen(Screen[None]):
         self.view = view or TableView()
         self.tile_style = tile_style
         self.lang = lang
-        self._ready = False  # widgets exist only once mounted
-        self._controls: tuple[bool, ...] = ()  # what the footer's bindings were shown for
+        self.auto_win = False  # declare every win offered at once
+        self.auto_pass = False  # pass every claim that is not a win
+        self.seats_dialog: SeatsDialog | None = None
+        self._leave_armed = 0.0  # when the player was warned that leaving is an escape
+        self._controls: tuple[object, ...] = ()  # what the key bar was shown for
+        self._ready = False  # the widgets exist (from on_mount; is_mounted comes later)
 
     def compose(self) -> ComposeResult:
+        yield LinkBar(self.lang)
         yield Static(id="status")
-        with Horizontal(id="board"):
-            with Vertical(id="side-left", classes="side"):
-                with Vertical(id="area-left", classes="area"):
-                    yield SeatPanel(id="seat-left")
-                yield TileCounter(id="counter")
-            with Vertical(id="centre"):
-                with Vertical(id="area-top", classes="area"):
-                    yield SeatPanel(id="seat-top")
-                with Vertical(id="pools"):
-                    yield DiscardPool(id="pool-top")
-                    with Horizontal(id="pools-middle"):
-                        yield DiscardPool(id="pool-left")
-                        yield DiscardPool(id="pool-right")
-                    yield DiscardPool(id="pool-bottom")
-            with Vertical(id="side-right", classes="side"):
-                with Vertical(id="area-right", classes="area"):
-                    yield SeatPanel(id="seat-right")
-                yield RichLog(
-                    id="table-chat", max_lines=CHAT_LINES, wrap=True, markup=False, min_width=8
-                )
+        yield Board(self.tile_style, self.lang)
         with Vertical(id="me"):
+            yield ActionLine(id="actions")
             yield SeatPanel(id="seat-bottom")
             yield HandRow(id="hand")
             yield CountdownBar(id="countdown")
             yield PromptBar(id="prompt")
-        yield Footer(show_command_palette=False)
+        yield KeyBar(self.lang)
 
     def on_mount(self) -> None:
         self._ready = True
-        self.query_one("#table-chat", RichLog).border_title = tr("chat", self.lang)
         self.show(self.view)
         self.query_one(HandRow).focus()
         self._fit(self.size.width, self.size.height)
@@ -145,60 +119,74 @@ class TableScreen(Screen[None]):
     def _fit(self, width: int, height: int) -> None:
         compact = width < COMPACT_WIDTH or height < COMPACT_HEIGHT
         self.set_class(compact, "-compact")
-        self.set_class(self.tile_style is TileStyle.ASCII, "-ascii")
-        # The pools get what they need; the side seats the rest, evenly.
-        chrome = 0 if compact else POOL_CHROME
-        least, most = 2 * POOL_NARROW + 1 + chrome, 2 * POOL_WIDE + 1 + chrome
-        centre = max(least, min(width - 2 * SIDE_WANTED, most))
         with contextlib.suppress(NoMatches):
-            self.query_one("#centre").styles.width = centre
+            self.query_one(Board).fit(width, compact)
+            self.query_one(ActionLine).lines = 1 if height < 30 else (2 if height < 44 else 4)
+
+    # -- fed by the app -------------------------------------------------------------------
+    def set_link(self, state: LinkState) -> None:
+        with contextlib.suppress(NoMatches):
+            self.query_one(LinkBar).state = state
 
     def add_chat(self, sender: str | None, text: str) -> None:
         """A line of table chat in the chat panel (a server notice has no sender)."""
-        line = Text()
-        line.append(f"{sender or '*'}: ", style="bold")
-        line.append(text)
+        line = Text(f"{sender or '*'}: ", style="bold")
+        line.append(text)  # another person's words, as they are
         with contextlib.suppress(NoMatches):
             self.query_one("#table-chat", RichLog).write(line)
 
-    # -- drawing the view -------------------------------------------------------------------
-    def show(self, view: TableView) -> None:
+    def note(self, line: Text) -> None:
+        """A line for the action line (what just happened)."""
+        with contextlib.suppress(NoMatches):
+            self.query_one(ActionLine).add(line)
+
+    def note_reason(self, reason: str) -> None:
+        """Why a key did nothing, or a request was refused."""
+        self.note(Text(reason, style="bold yellow"))
+
+    def show(self, view: TableView, *, prompted: bool = False) -> None:
         """Draw ``view`` (the whole table; cheap enough to do after every event)."""
         self.view = view
+        if self.seats_dialog is not None and self.seats_dialog.is_attached:
+            self.seats_dialog.show(view)
         if not self._ready:
             return
         with contextlib.suppress(NoMatches):  # closing while the server still talks
             self._draw(view)
-        # The footer's seat controls follow the view (``check_action``); redrawing the
-        # footer is costly, so only when what it depends on changed.
-        controls = (view.me is None, view.playing, view.unseen is None)
+        # The key bar follows the view (``check_action``); only redraw it when what it
+        # depends on changed.
+        me = view.seats[view.me] if view.me is not None else None
+        controls = (
+            view.me,
+            view.match_running,
+            view.playing,
+            view.unseen is None,
+            view.owner,
+            me.ready if me else None,
+        )
         if controls != self._controls:
             self._controls = controls
             self.refresh_bindings()
+        if prompted and view.prompt is not None:
+            self._prompted(view)
+
+    def _prompted(self, view: TableView) -> None:
+        """A new prompt: the bell on the player's turn, and the auto toggles' answers."""
+        prompt = view.prompt
+        assert prompt is not None
+        if self.auto_win and prompt.allows("win"):
+            self._send(Choice("win"))
+        elif self.auto_pass and prompt.is_claim and not prompt.allows("win"):
+            self._send(Choice("pass"))
+        elif not prompt.is_claim or prompt.allows("win"):
+            self.app.bell()
 
     def _draw(self, view: TableView) -> None:
         style, lang = self.tile_style, self.lang
         spectator = view.me is None
-        for name, position in POSITIONS.items():
-            seat = view.seat_at(position)
-            turn = view.turn == seat.seat and view.playing
-            panel = self.query_one(f"#seat-{name}", SeatPanel)
-            panel.tile_style, panel.lang = style, lang
-            panel.seat = seat
-            panel.dealer = seat.seat == view.dealer
-            panel.show_count = position != BOTTOM or spectator
-            pool = self.query_one(f"#pool-{name}", DiscardPool)
-            pool.tile_style = style
-            pool.discards = seat.discards
-            pool.last = view.last_discard == seat.seat
-            pool.centre = position in (TOP, BOTTOM)
-            pool.label = pool_label(seat, lang, turn=turn)
-            if position != BOTTOM:
-                self.query_one(f"#area-{name}").set_class(turn, "-turn")
-        counter = self.query_one(TileCounter)
-        counter.lang = lang
-        counter.counts = view.unseen
-        self.query_one("#status", Static).update(self._status(view))
+        self.query_one(Board).show(view)
+        toggles = (self.auto_win, self.auto_pass)
+        self.query_one("#status", Static).update(status_text(view, lang, toggles))
 
         hand = self.query_one(HandRow)
         hand.display = not spectator
@@ -212,80 +200,139 @@ class TableScreen(Screen[None]):
         bar.prompt = prompt
         bar.selected = hand.selected_tile
         if prompt is not None and prompt.from_seat is not None:
-            giver = view.seats[prompt.from_seat]
-            bar.discarder = f"{wind_name(giver.wind, lang)} {giver.name}"
+            bar.discarder = view.who(prompt.from_seat, lang)
 
         countdown = self.query_one(CountdownBar)
         countdown.lang = lang
         countdown.timer = view.timer
         if view.timer is not None:
-            who = ", ".join(
-                f"{wind_name(view.seats[s].wind, lang)} {view.seats[s].name}"
-                for s in view.timer.seats
-            )
-            countdown.label = f"{tr(view.timer.timer, lang)}: {who}"
+            who = ", ".join(view.who(s, lang) for s in view.timer.seats)
+            countdown.label = f"{tr(TIMER_WORDS[view.timer.timer], lang)}: {who}"
 
-    def _status(self, view: TableView) -> Text:
-        lang = self.lang
-        dealer = view.seats[view.dealer]
-        dice = " ".join(f"{a}+{b}" for a, b in view.dice) or "-"
-        if not view.playing and not view.dice:  # no hand dealt yet: the match waits
-            parts = [tr("waiting_to_start", lang)]
-        else:
-            parts = [
-                round_label(view, lang),
-                f"{tr('dealer', lang)}: {wind_name(dealer.wind, lang)} {dealer.name}",
-                f"{tr('wall', lang)} {view.wall_count}",
-                f"{tr('dice', lang)} {dice}",
-            ]
-        if view.table_name:
-            parts.insert(0, view.table_name)
-        if view.me is None:
-            parts.insert(0, tr("spectating", lang))
-        toggles = [
-            tr(key, lang)
-            for key, on in (
-                ("auto_win", getattr(self.app, "auto_win", False)),
-                ("auto_pass", getattr(self.app, "auto_pass", False)),
-                ("auto_play", view.me is not None and view.seats[view.me].auto_play),
-                ("extension_armed", view.extension_armed),
-            )
-            if on
-        ]
-        if toggles:  # before the dice: a narrow terminal cuts the end of the line
-            parts.insert(len(parts) - 1, "[" + " ".join(toggles) + "]")
-        return Text(" | ".join(parts))  # plain text: names may contain [brackets]
-
+    # -- which keys the key bar offers ------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Seat controls only for a player; ready and bots only before the deal."""
-        if action != "seat":
-            return True
-        if self.view.me is None:
-            return False
-        if parameters and parameters[0] in ("ready", "add_bots"):
-            return not self.view.playing
-        if parameters and parameters[0] == "use_tile_counter":
-            return self.view.playing and self.view.unseen is None
+        view = self.view
+        player = view.me is not None
+        if action in ("auto_play", "auto_win", "auto_pass", "extension"):
+            return player and view.match_running
+        if action == "tile_counter":
+            return player and view.playing and view.unseen is None
+        if action == "ready":
+            return player and not view.match_running
+        if action == "seats":
+            return not view.match_running
+        if action == "settings":
+            return view.is_owner and not view.match_running
         return True
 
-    async def action_seat(self, name: str) -> None:
-        """A seat control, done by the app (``action_<name>``) when it has one."""
-        await self.app.run_action(name)
+    # -- keys ---------------------------------------------------------------------------------
+    def _request(self, request: m.Message) -> None:
+        self.post_message(Requested(request, reply_to=self))
+
+    @on(Refused)
+    def _refused(self, refused: Refused) -> None:
+        refused.stop()
+        self.note_reason(refused.text)
+
+    @on(KeyRefused)
+    def _key_refused(self, refused: KeyRefused) -> None:
+        refused.stop()
+        self.note_reason(refused.reason)
+
+    def may_leave(self) -> bool:
+        """Whether the player may go now: leaving a running match is an escape, so the
+        first press only warns (a second within ESCAPE_CONFIRM_S goes)."""
+        if self.view.me is None or not self.view.match_running:
+            return True
+        now = time.monotonic()
+        if now - self._leave_armed <= ESCAPE_CONFIRM_S:
+            return True
+        self._leave_armed = now
+        warning = tr(
+            "Leaving a running match is an escape (80 points). Press again to go.", self.lang
+        )
+        self.note_reason(warning)
+        self.notify(warning, severity="warning", markup=False)
+        return False
+
+    def action_leave(self) -> None:
+        if self.may_leave():
+            self._request(m.LeaveTable(table_id=self.view.table_id))
+
+    def action_ready(self) -> None:
+        view = self.view
+        if view.me is not None:
+            ready = not view.seats[view.me].ready
+            self._request(m.Ready(table_id=view.table_id, ready=ready))
+
+    def action_seats(self) -> None:
+        self.seats_dialog = SeatsDialog(self.view, self.lang, owner=self.view.is_owner)
+        self.app.push_screen(self.seats_dialog)
+
+    def action_settings(self) -> None:
+        settings = self.view.settings
+        ascii = self.app.has_class("-ascii")
+        self.app.push_screen(SettingsDialog(self.lang, settings, ascii=ascii), self._configure)
+
+    def _configure(self, request: TableRequest | None) -> None:
+        if request is not None:
+            table_id = self.view.table_id
+            self._request(
+                m.ConfigureTable(
+                    table_id=table_id, settings=request.settings, password=request.password
+                )
+            )
+
+    def action_auto_play(self) -> None:
+        view = self.view
+        if view.me is not None:
+            on_now = view.seats[view.me].auto_play
+            self._request(m.AutoPlay(table_id=view.table_id, on=not on_now))
+
+    def action_auto_win(self) -> None:
+        self.auto_win = not self.auto_win
+        self._toggled(self.auto_win, N_("Auto-win is on: every win offered is declared"))
+
+    def action_auto_pass(self) -> None:
+        self.auto_pass = not self.auto_pass
+        self._toggled(self.auto_pass, N_("Auto-pass is on: every claim but a win is passed"))
+
+    def _toggled(self, on_now: bool, words: str) -> None:
+        self.note(Text(tr(words if on_now else "Auto-answer is off", self.lang), style="bold"))
+        self.show(self.view)
+        if self.view.prompt is not None:
+            self._prompted(self.view)
+
+    def action_extension(self) -> None:
+        """Arm the timer extension for this match (e), or disarm it: it fires when the
+        player's own discard turn runs out (docs/rules.md §2.6)."""
+        view = self.view
+        self._request(m.ArmTimerExtension(table_id=view.table_id, armed=not view.extension_armed))
+
+    def action_tile_counter(self) -> None:
+        self._request(m.UseTileCounter(table_id=self.view.table_id))
+        self.post_message(Requested(m.GetInventory()))
 
     def action_chat(self) -> None:
-        self.app.push_screen(ChatLine(), self._chat)
+        self.app.push_screen(ChatLine(self.lang), self._chat)
 
     def _chat(self, text: str | None) -> None:
-        if text and hasattr(self.app, "chat"):
-            self.app.chat("table", text)
+        if text:
+            chat = m.ChatSend(channel="table", table_id=self.view.table_id, text=text[:500])
+            self._request(chat)
 
-    # -- input ------------------------------------------------------------------------------
+    def action_toggle_help(self) -> None:
+        self.query_one(Board).toggle_help()
+
     def on_key(self, event: events.Key) -> None:
         # Keys the hand row did not take (it is not the player's turn, or it lost focus)
         # go to the prompt bar: claim choices, pass on Space, win and kong.
-        if self.query_one(PromptBar).press(event.key):
+        bar = self.query_one(PromptBar)
+        if bar.press(event.key):
             event.stop()
             event.prevent_default()
+        elif event.key in GAME_KEYS and self.view.me is not None:
+            self.post_message(KeyRefused(why_key_does_nothing(self.view, event.key, self.lang)))
 
     @on(PromptBar.Chosen)
     def _chosen(self, message: PromptBar.Chosen) -> None:
@@ -299,7 +346,7 @@ class TableScreen(Screen[None]):
         if prompt is not None and Choice("discard", message.tile) in prompt.actions:
             self._send(Choice("discard", message.tile))
         elif prompt is not None and prompt.allows("discard"):
-            self.notify(tr("discard", self.lang) + ": ?", severity="warning")
+            self.note_reason(tr("That tile cannot be discarded now", self.lang))
 
     @on(HandRow.Selected)
     def _selected(self, message: HandRow.Selected) -> None:

@@ -18,7 +18,7 @@ from gbmj_tui.model import TimerView
 
 def bar_text(label: str, ms_left: int, total_ms: int, width: int, lang: str = "zh") -> Text:
     """``label ▮▮▮▮···· 7s``, the bar drawn as coloured spaces (width-safe everywhere)."""
-    seconds = f" {max(ms_left, 0) / 1000:4.1f}{tr('seconds', lang)}"
+    seconds = " " + tr("{seconds:4.1f} s", lang).format(seconds=max(ms_left, 0) / 1000)
     out = Text(label + " ", style="bold")
     room = max(width - out.cell_len - len(seconds) - 1, 0)
     frac = 0.0 if total_ms <= 0 else max(0.0, min(1.0, ms_left / total_ms))
@@ -41,8 +41,8 @@ class CountdownBar(Widget):
     label: reactive[str] = reactive("")
     lang: reactive[str] = reactive("zh")
 
-    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
-        super().__init__(*args, **kwargs)
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self._started = time.monotonic()
 
     def on_mount(self) -> None:

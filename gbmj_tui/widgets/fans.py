@@ -1,4 +1,5 @@
-"""The fan table of a scored hand: Chinese and English names, points, total, 8-fan check."""
+"""The fan table of a scored hand: names in the interface language, points, total, and
+the 8-fan check."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from rich import box
 from rich.table import Table
 from textual.widgets import Static
 
-from gbmj_tui.i18n import tr
+from gbmj_tui.i18n import fan_name, tr
 from gbmj_tui.model import FanLine
 from gbmj_tui.tiles import TileStyle
 from protocol.fans import FAN_BY_ID, FANS, Fan
@@ -30,48 +31,36 @@ def fan_table(
     style: TileStyle = TileStyle.CJK,
     lang: str = "zh",
 ) -> Table:
-    """A Rich table: one row per fan, the total and the 8-fan check (without flowers).
-
-    Chinese and English names side by side; the ASCII style (a terminal without Chinese)
-    shows the English names only.
-    """
-    ascii_only = style is TileStyle.ASCII
-    table = Table(box=box.ASCII if ascii_only else box.SIMPLE, pad_edge=False)
-    if not ascii_only:
-        table.add_column(tr("fan", lang))
-    table.add_column(tr("fan_en", lang) if not ascii_only else "Fan")
-    table.add_column(tr("points", lang), justify="right")
-    table.add_column(tr("count", lang), justify="right")
-    table.add_column(tr("subtotal", lang), justify="right")
-    names = (lambda f: (f.name_en,)) if ascii_only else (lambda f: (f.name_zh, f.name_en))
-    blank = ("",) * (0 if ascii_only else 1)
+    """A Rich table: one row per fan (its name in the interface language), the total and
+    the 8-fan check (without flowers)."""
+    table = Table(box=box.ASCII if style is TileStyle.ASCII else box.SIMPLE, pad_edge=False)
+    table.add_column(tr("Fan", lang))
+    table.add_column(tr("Points", lang), justify="right")
+    table.add_column(tr("x", lang), justify="right")
+    table.add_column(tr("Sum", lang), justify="right")
     for line in fans:
         fan = FAN_BY_ID[line.fan_id]
         points = (str(fan.points), str(line.count), str(fan.points * line.count))
-        table.add_row(*names(fan), *points)
+        table.add_row(fan_name(fan.id, lang), *points)
     table.add_section()
-    table.add_row(tr("total", lang), *blank, "", "", str(fan_total(fans)), style="bold")
+    table.add_row(tr("Total", lang), "", "", str(fan_total(fans)), style="bold")
     base = fan_total(fans, flowers=False)
     ok = base >= MIN_FAN
-    check = tr("eight_ok" if ok else "eight_short", lang)
-    style_ok = "bold green" if ok else "bold red"
-    table.add_row(check, *blank, "", "", str(base), style=style_ok)
+    check = tr("8-fan minimum: met" if ok else "8-fan minimum: NOT met", lang)
+    table.add_row(check, "", "", str(base), style="bold green" if ok else "bold red")
     return table
 
 
-def reference_table(fans: Sequence[Fan] = FANS, *, style: TileStyle = TileStyle.CJK) -> Table:
-    """Every fan of the rules (the help screen): points, Chinese and English names (the
-    ASCII style: English only)."""
-    ascii_only = style is TileStyle.ASCII
-    table = Table(box=box.ASCII if ascii_only else box.SIMPLE, pad_edge=False)
+def reference_table(
+    fans: Sequence[Fan] = FANS, *, style: TileStyle = TileStyle.CJK, lang: str = "zh"
+) -> Table:
+    """Every fan of the rules (the help screen): id, name, points."""
+    table = Table(box=box.ASCII if style is TileStyle.ASCII else box.SIMPLE, pad_edge=False)
     table.add_column("#", justify="right")
-    if not ascii_only:
-        table.add_column("番种")
-    table.add_column("Fan")
-    table.add_column("Points" if ascii_only else "番", justify="right")
+    table.add_column(tr("Fan", lang))
+    table.add_column(tr("Points", lang), justify="right")
     for fan in fans:
-        zh = () if ascii_only else (fan.name_zh,)
-        table.add_row(str(fan.id), *zh, fan.name_en, str(fan.points))
+        table.add_row(str(fan.id), fan_name(fan.id, lang), str(fan.points))
     return table
 
 

@@ -4,14 +4,17 @@ Keyboard: Left/Right (and Home/End) move the cursor; the keys shown under the ti
 (``1``-``9``, ``0``, ``-``, ``=``, ``[``, ``]``) select a tile at once; Enter, or the
 same key again, discards it. Mouse: a click selects, a second click discards. Only a
 tile the player picked is discarded by a second key or click, never one the cursor
-merely rests on. Discarding is possible only while the hand is ``active`` (the player's
-turn); otherwise number keys and Enter pass on to the screen (the claim bar uses them).
+merely rests on. The selected tile is drawn lifted a row above the others, with its key
+under it in brackets, so the tile a key picked is never in doubt. The hand takes keys
+only while it is ``active`` (the player's turn); otherwise they pass on to the screen
+(the claim bar uses the number keys, the arrows and Enter).
 """
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual import events
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -27,7 +30,7 @@ class HandRow(Widget, can_focus=True):
     """A row of the player's tiles with a cursor; posts ``Selected`` and ``Discard``."""
 
     DEFAULT_CSS = """
-    HandRow { height: 2; width: 1fr; }
+    HandRow { height: 3; width: 1fr; }
     """
 
     tiles: reactive[tuple[int, ...]] = reactive((), layout=True)
@@ -36,8 +39,8 @@ class HandRow(Widget, can_focus=True):
     active: reactive[bool] = reactive(False)
     tile_style: reactive[TileStyle] = reactive(TileStyle.CJK)
 
-    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
-        super().__init__(*args, **kwargs)
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self._armed: int | None = None  # the index the player picked by key or click
 
     class Selected(Message):
@@ -96,21 +99,23 @@ class HandRow(Widget, can_focus=True):
     # -- drawing --------------------------------------------------------------------------
     def render(self) -> Text:
         tiles = self.all_tiles
-        row = Text()
-        labels = Text()
+        lifted, row, labels = Text(), Text(), Text()
         for i, tile in enumerate(tiles):
             pad = self.x_of(i) - row.cell_len
-            row.append(" " * pad)
-            labels.append(" " * pad)
-            row.append_text(tile_text(tile, self.tile_style, selected=i == self.cursor))
+            for line in (lifted, row, labels):
+                line.append(" " * pad)
+            face = tile_text(tile, self.tile_style, selected=i == self.cursor)
+            up = i == self.cursor and self.active
+            (lifted if up else row).append_text(face)
+            (row if up else lifted).append(" " * TILE_WIDTH)
             key = KEY_LABELS[i] if i < len(KEY_LABELS) else " "
-            if i == self.cursor:  # the cursor is marked in text too, not only by colour
-                labels.append(f"<{key}>".center(TILE_WIDTH), style="bold")
+            if i == self.cursor:  # lifted when it is the player's turn: marked by place too
+                labels.append(key.center(TILE_WIDTH), style="bold reverse")
             else:
                 labels.append(key.center(TILE_WIDTH), style="" if self.active else "dim")
-        return Text("\n").join([row, labels])
+        return Text("\n").join([lifted, row, labels])
 
-    def get_content_width(self, container, viewport) -> int:  # type: ignore[no-untyped-def]
+    def get_content_width(self, container: Size, viewport: Size) -> int:
         n = len(self.all_tiles)
         return self.x_of(n - 1) + TILE_WIDTH if n else 0
 
@@ -137,6 +142,8 @@ class HandRow(Widget, can_focus=True):
         return True
 
     def on_key(self, event: events.Key) -> None:
+        if not self.active:
+            return  # not the player's turn: the keys are the claim bar's
         handled = True
         if event.key == "left":
             self.move(-1)
@@ -148,7 +155,7 @@ class HandRow(Widget, can_focus=True):
             self.select(len(self.all_tiles) - 1)
         elif event.key == "enter":
             handled = self.discard_selected()
-        elif self.active and event.character and event.character in KEY_LABELS:
+        elif event.character and event.character in KEY_LABELS:
             index = KEY_LABELS.index(event.character)
             if index == self._armed and index == self.cursor:
                 self.discard_selected()

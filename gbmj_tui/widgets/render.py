@@ -6,17 +6,23 @@ from collections.abc import Sequence
 
 from rich.text import Text
 
-from gbmj_tui.i18n import relative_mark
 from gbmj_tui.model import MeldView
-from gbmj_tui.tiles import TILE_STYLES, TILE_WIDTH, TileStyle, style_name, tile_text, tiles_label
+from gbmj_tui.tiles import (
+    TILE_STYLES,
+    TILE_WIDTH,
+    TileStyle,
+    claimed_from_mark,
+    face,
+    style_name,
+    tile_text,
+    tiles_label,
+)
 
-POOL_ROW = 6  # discards per row, as the seed's table shows them
-LAST_MARK = "<"  # drawn after the table's last discard (besides reverse video)
+POOL_ROW = 6  # discards a row, as on a real table
+LAST_MARK = "*"  # drawn after the table's last discard (besides reverse video)
 
 
-def meld_text(
-    meld: MeldView, style: TileStyle = TileStyle.CJK, lang: str = "zh", *, compact: bool = False
-) -> Text:
+def meld_text(meld: MeldView, style: TileStyle = TileStyle.CJK, *, compact: bool = False) -> Text:
     """A meld's tiles side by side and, for a claimed meld, whom it came from.
 
     The claimed tile is underlined; a concealed kong shows its two outer tiles face down
@@ -28,9 +34,10 @@ def meld_text(
     if compact:
         if meld.tile is None:  # another seat's concealed kong: face down
             return Text("〓" * 4 if style is TileStyle.CJK else "#" * 8, style=TILE_STYLES["back"])
-        out.append(tiles_label(tiles, style), style=TILE_STYLES[style_name(meld.tile)])  # type: ignore[arg-type]
+        shown = tuple(t for t in tiles if t is not None)
+        out.append(tiles_label(shown, style), style=TILE_STYLES[style_name(meld.tile)])
         if not meld.concealed:
-            out.append(relative_mark(meld.claimed_from, lang), style="bold")
+            out.append(claimed_from_mark(meld.claimed_from, style), style="bold")
         return out
     if meld.concealed:
         shown = (None, meld.tile, meld.tile, None) if meld.tile is not None else tiles
@@ -42,7 +49,7 @@ def meld_text(
         claimed = not claimed_done and t == meld.claimed_tile
         claimed_done |= claimed
         out.append_text(tile_text(t, style, claimed=claimed))
-    out.append(relative_mark(meld.claimed_from, lang), style="bold")
+    out.append(claimed_from_mark(meld.claimed_from, style), style="bold")
     return out
 
 
@@ -63,9 +70,17 @@ def pack(chunks: Sequence[Text], width: int, sep: int = 1) -> Text:
     return Text("\n").join(lines)
 
 
-def pool_gap(width: int) -> int:
-    """Space between pool tiles: one column if six tiles and gaps fit, else none."""
-    return 1 if width >= POOL_ROW * TILE_WIDTH + POOL_ROW else 0
+POOL_ROW_MOST = 9  # a wide terminal's pools hold up to nine tiles a row
+
+
+def pool_layout(width: int) -> tuple[int, int]:
+    """(tiles a row, gap) for a pool ``width`` columns wide: six tiles with no gap when
+    that is all that fits, else one column between tiles and as many tiles as fit, up
+    to nine."""
+    if width < POOL_ROW * (TILE_WIDTH + 1):
+        return POOL_ROW, 0
+    fit = (width - len(LAST_MARK) + 1) // (TILE_WIDTH + 1)
+    return max(POOL_ROW, min(POOL_ROW_MOST, fit)), 1
 
 
 def pool_text(
@@ -75,12 +90,12 @@ def pool_text(
     last: bool = False,
     width: int = 30,
 ) -> Text:
-    """A discard pool, six tiles a row; ``last`` marks the newest tile as the table's last."""
-    gap = pool_gap(width)
+    """A discard pool in rows; ``last`` marks the newest tile as the table's last."""
+    per_row, gap = pool_layout(width)
     lines: list[Text] = []
-    for start in range(0, len(discards), POOL_ROW):
+    for start in range(0, len(discards), per_row):
         line = Text()
-        for i, tile in enumerate(discards[start : start + POOL_ROW], start):
+        for i, tile in enumerate(discards[start : start + per_row], start):
             if i > start and gap:
                 line.append(" " * gap)
             is_last = last and i == len(discards) - 1
@@ -92,9 +107,9 @@ def pool_text(
 
 
 def pool_block_width(width: int) -> int:
-    """Columns a full pool row takes in ``width`` (six tiles, gaps, the last mark)."""
-    gap = pool_gap(width)
-    return POOL_ROW * TILE_WIDTH + (POOL_ROW - 1) * gap + len(LAST_MARK)
+    """Columns a full pool row takes in ``width`` (its tiles, gaps, the last mark)."""
+    per_row, gap = pool_layout(width)
+    return per_row * TILE_WIDTH + (per_row - 1) * gap + len(LAST_MARK)
 
 
 def labelled_pool(
@@ -120,7 +135,7 @@ def labelled_pool(
     head = label.copy()
     if height and len(rows) > max(height - 1, 1):
         keep = max(height - 1, 1)
-        hidden = (len(rows) - keep) * POOL_ROW
+        hidden = (len(rows) - keep) * pool_layout(row_room)[0]
         rows = rows[-keep:]
         head.append(f" +{hidden}", style="dim")
     pad = max((width - pool_block_width(row_room)) // 2, 0) if centre else 0
@@ -131,23 +146,32 @@ def labelled_pool(
     return out
 
 
-COUNTER_ROWS = ((0, 9), (9, 18), (18, 27), (27, 34))  # 万 饼 条, then the honours
+COUNTER_SUITS = (0, 9, 18)  # 万 饼 条: a row of nine counts each
 
 
-def counter_text(counts: Sequence[int], lang: str = "zh") -> Text:
-    """The tile counter: unseen copies of each playing tile, one line per suit.
+def counter_text(counts: Sequence[int], style: TileStyle = TileStyle.CJK) -> Text:
+    """The tile counter: unseen copies of each playing tile, under the ranks 1-9 for
+    each suit, then each honour by its face (``东4 南3``). None left is dimmed, one left
+    is bold red."""
 
-    ``万 434244434`` reads 一万 4 left, 二万 3...; the honours line is ``字 4344 434``
-    (东南西北, then 中发白). A tile with none left is dimmed, one left is bold.
-    """
-    heads = ("万", "饼", "条", "字") if lang == "zh" else ("m ", "p ", "s ", "z ")
-    out: list[Text] = []
-    for head, (start, stop) in zip(heads, COUNTER_ROWS, strict=True):
-        line = Text(head + " ", style="bold")
-        for code in range(start, stop):
-            if code == 31:  # between the winds and the dragons
-                line.append(" ")
-            n = counts[code]
-            line.append(str(n), style="dim" if n == 0 else ("bold red" if n == 1 else ""))
+    def count(n: int) -> Text:
+        return Text(str(n), style="dim" if n == 0 else ("bold red" if n == 1 else ""))
+
+    heads = ("万", "饼", "条") if style is TileStyle.CJK else ("m ", "p ", "s ")
+    out = [Text("  " + " ".join(str(r) for r in range(1, 10)), style="dim")]
+    for head, start in zip(heads, COUNTER_SUITS, strict=True):
+        line = Text(head, style="bold")
+        for code in range(start, start + 9):
+            line.append(" ")
+            line.append_text(count(counts[code]))
         out.append(line)
-    return Text("\n").join(out)
+    for honours in (range(27, 31), range(31, 34)):
+        line = Text()
+        for code in honours:
+            line.append(" " if line.cell_len else "")
+            line.append(face(code, style).strip(), style="bold")
+            line.append_text(count(counts[code]))
+        out.append(line)
+    text = Text("\n").join(out)
+    text.no_wrap, text.overflow = True, "crop"
+    return text

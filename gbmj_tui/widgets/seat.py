@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual.geometry import Size
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from gbmj_tui.i18n import tr
-from gbmj_tui.model import SeatView, wind_name
+from gbmj_tui.i18n import tr, wind_letter
+from gbmj_tui.model import SeatView
 from gbmj_tui.tiles import TileStyle, concealed_count, tile_text
-from gbmj_tui.widgets.render import counter_text, labelled_pool, meld_text, pack
+from gbmj_tui.widgets.render import counter_text, labelled_pool, meld_text, pack, pool_layout
+from gbmj_tui.words import BOT_LEVELS, PRESENCE
+from protocol.vocabulary import BotLevel
 
 
 def seat_header(
@@ -17,31 +20,33 @@ def seat_header(
     *,
     dealer: bool = False,
     show_count: bool = True,
+    waiting: bool = False,
     style: TileStyle = TileStyle.CJK,
     lang: str = "zh",
 ) -> Text:
-    """``东 Alice [庄] 25000 〓〓x13``: wind, name, dealer, score, hidden tiles, flags."""
+    """``[东] Alice Lv3 (庄) 25000 〓〓x13 <离线>``: wind, name, level, dealer, score,
+    hidden tiles, and who controls the seat; before the match, ready or not."""
     out = Text()
-    out.append(f"[{wind_name(seat.wind, lang)}]", style="bold")
+    out.append(f"[{wind_letter(seat.wind, lang)}]", style="bold")
     out.append(" ")
-    out.append(seat.name or tr("empty_seat", lang), style="bold" if seat.name else "dim")
+    out.append(seat.name or tr("empty", lang), style="bold" if seat.name else "dim")
     if seat.level is not None:
         out.append(f" Lv{seat.level}", style="cyan")
     if dealer:
         out.append(f" ({tr('dealer', lang)})", style="bold yellow")
-    out.append(f" {seat.score}")
+    if not waiting:
+        out.append(f" {seat.score}")
     if show_count:
         out.append(" ")
         out.append_text(concealed_count(seat.concealed_count, style))
-    flags = [
-        tr(key, lang)
-        for key, on in (
-            ("bot", seat.bot),
-            ("offline", not seat.connected),
-            ("auto_play", seat.auto_play),
-        )
-        if on
-    ]
+    flags = []
+    if seat.bot:
+        level = f" {tr(BOT_LEVELS[BotLevel(seat.bot_level)], lang)}" if seat.bot_level else ""
+        flags.append(tr("bot", lang) + level)
+    if (seat.name and not seat.connected) or seat.auto_play:
+        flags.append(tr(PRESENCE[seat.presence], lang))
+    if waiting and seat.name:
+        flags.append(tr("ready" if seat.ready or seat.bot else "not ready", lang))
     if flags:
         out.append(" " + " ".join(f"<{f}>" for f in flags), style="italic")
     return out
@@ -59,7 +64,7 @@ def seat_body(seat: SeatView, width: int, style: TileStyle, lang: str) -> Text:
             flowers.append_text(tile_text(f, style))
         chunks.append(flowers)
     compact = width < NARROW_PANEL
-    chunks.extend(meld_text(m, style, lang, compact=compact) for m in seat.melds)
+    chunks.extend(meld_text(m, style, compact=compact) for m in seat.melds)
     return pack(chunks, max(width, 1)) if chunks else Text("")
 
 
@@ -73,6 +78,7 @@ class SeatPanel(Widget):
     seat: reactive[SeatView | None] = reactive(None, layout=True)
     dealer: reactive[bool] = reactive(False)
     show_count: reactive[bool] = reactive(True)
+    waiting: reactive[bool] = reactive(False)  # before the match: ready flags, no score
     tile_style: reactive[TileStyle] = reactive(TileStyle.CJK, layout=True)
     lang: reactive[str] = reactive("zh", layout=True)
 
@@ -82,6 +88,7 @@ class SeatPanel(Widget):
             self.seat,
             dealer=self.dealer,
             show_count=self.show_count,
+            waiting=self.waiting,
             style=self.tile_style,
             lang=self.lang,
         )
@@ -93,7 +100,7 @@ class SeatPanel(Widget):
         header = self._header()
         return Text("\n").join([header, body]) if body.cell_len else header
 
-    def get_content_height(self, container, viewport, width: int) -> int:  # type: ignore[no-untyped-def]
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         if self.seat is None:
             return 1
         header_lines = len(self._header().wrap(self.app.console, max(width, 1)))
@@ -104,8 +111,8 @@ class SeatPanel(Widget):
 def pool_label(seat: SeatView, lang: str = "zh", *, turn: bool = False) -> Text:
     """A pool's label: the seat's wind and name (bold on the seat whose turn it is)."""
     out = Text()
-    out.append(f"[{wind_name(seat.wind, lang)}]", style="bold reverse" if turn else "bold")
-    out.append(" " + (seat.name or tr("empty_seat", lang)), style="bold" if turn else "dim")
+    out.append(f"[{wind_letter(seat.wind, lang)}]", style="bold reverse" if turn else "bold")
+    out.append(" " + (seat.name or tr("empty", lang)), style="bold" if turn else "dim")
     return out
 
 
@@ -138,8 +145,8 @@ class DiscardPool(Widget):
             centre=self.centre,
         )
 
-    def get_content_height(self, container, viewport, width: int) -> int:  # type: ignore[no-untyped-def]
-        return 1 + max(1, -(-len(self.discards) // 6))
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return 1 + max(1, -(-len(self.discards) // pool_layout(width)[0]))
 
 
 class TileCounter(Widget):
@@ -151,6 +158,7 @@ class TileCounter(Widget):
 
     counts: reactive[tuple[int, ...] | None] = reactive(None, layout=True)
     lang: reactive[str] = reactive("zh")
+    tile_style: reactive[TileStyle] = reactive(TileStyle.CJK)
 
     def watch_counts(self, counts: tuple[int, ...] | None) -> None:
         self.display = counts is not None
@@ -158,8 +166,8 @@ class TileCounter(Widget):
     def render(self) -> Text:
         if self.counts is None:
             return Text("")
-        title = Text(tr("tile_counter", self.lang), style="bold underline")
-        return Text("\n").join([title, counter_text(self.counts, self.lang)])
+        title = Text(tr("tile counter", self.lang), style="bold underline")
+        return Text("\n").join([title, counter_text(self.counts, self.tile_style)])
 
-    def get_content_height(self, container, viewport, width: int) -> int:  # type: ignore[no-untyped-def]
-        return 0 if self.counts is None else 5
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return 0 if self.counts is None else 7

@@ -35,7 +35,7 @@ def test_password_sign_in_shows_the_lobby_takes_keys_resizes_and_quits(host: Hos
             assert live_sessions(host, "alice") == 1
             mark = len(term.raw)
             term.send(b"n")  # the lobby's "new table" key opens the dialog
-            await term.wait_for("首打", since=mark)
+            await term.wait_for("Bots allowed", since=mark)  # the settings, in English here
             mark = len(term.raw)
             term.send(b"\x1b")  # Esc closes it
             await term.wait_for("New table", since=mark)
@@ -244,7 +244,7 @@ def test_the_keys_screen_adds_and_removes_a_key(host: Host) -> None:
             await term.wait_for("New table")
             mark = len(term.raw)
             term.send(b"k")  # the lobby's key for the SSH keys screen
-            await term.wait_for("还没有公钥", since=mark)
+            await term.wait_for("no keys yet", since=mark)  # in English here
             mark = len(term.raw)
             term.send(line.encode() + b"\r")
             await term.wait_for(fingerprint, since=mark)
@@ -254,7 +254,7 @@ def test_the_keys_screen_adds_and_removes_a_key(host: Host) -> None:
             await term.settle(mark)
             mark = len(term.raw)
             term.send(b"\x1b[3~")  # Delete the selected key
-            await term.wait_for("还没有公钥", since=mark)
+            await term.wait_for("no keys yet", since=mark)  # in English here
             assert fingerprint not in stored()
             term.send(CTRL_Q)
             await term.chan.wait_closed()  # type: ignore[union-attr]

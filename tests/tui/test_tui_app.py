@@ -1,17 +1,16 @@
-"""The app's handling of pushed messages, without a server: table chat in the chat
-panel, the tile counter's panel, the timer extension's armed state, a snapshot at any
-time (names to the right seats, the open prompt kept, stale events dropped)."""
+"""The app's handling of pushed messages, without a server (fed through the session's
+own dispatch): table chat in the chat panel, the tile counter's panel, the timer
+extension's armed state, a snapshot at any time (names to the right seats, the open
+prompt kept, stale events dropped)."""
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
 
-from tui_harness import screen_text, widget_text
+from tui_harness import OfflineApp, screen_text, widget_text
 from tui_sample import claim_prompt, sample_view
 
-from gbmj_tui.app import GbmjApp, ServerMessage
-from gbmj_tui.screens.table import TableScreen
 from gbmj_tui.widgets import TileCounter
 from protocol import messages as m
 from protocol.examples import MESSAGE_EXAMPLES
@@ -21,33 +20,16 @@ SNAPSHOT: m.Snapshot = next(x for x in MESSAGE_EXAMPLES if isinstance(x, m.Snaps
 TABLE = SNAPSHOT.table.table_id
 
 
-class _Offline(GbmjApp):
-    """The real app without a server, showing a table from the start."""
-
-    def __init__(self, view, **kwargs):
-        super().__init__(**kwargs)
-        self.start_view = view
-
-    def on_mount(self, event) -> None:
-        event.prevent_default()  # not the app's own start (the connect screen)
-        self.view = self.start_view
-        self.table_screen = TableScreen(self.view, tile_style=self.tile_style, lang=self.lang)
-        self.push_screen(self.table_screen)
-
-    def refresh_inventory(self) -> None:
-        """No server to ask."""
-
-
 def _pushed(view, messages, lang="en", check=None):
     async def go():
-        app = _Offline(replace(view, table_id=TABLE), lang=lang)
+        app = OfflineApp(replace(view, table_id=TABLE), lang=lang)
         async with app.run_test(size=(100, 32), notifications=True) as pilot:
             await pilot.pause()
             for message in messages:
-                app.post_message(ServerMessage(message))
+                app.push(message)
                 await pilot.pause()
             await pilot.pause(0.1)
-            return check(app) if check else (app.view, screen_text(app))
+            return check(app) if check else (app.session.view, screen_text(app))
 
     return asyncio.run(go())
 
@@ -71,11 +53,11 @@ def test_tile_counts_show_in_the_counter_panel_until_the_next_hand() -> None:
 
     def check(app):
         panel = app.screen.query_one(TileCounter)
-        return panel.display, widget_text(panel), app.view.unseen
+        return panel.display, widget_text(panel), app.session.view.unseen
 
     shown, text, unseen = _pushed(sample_view(), [msg], check=check)
     assert shown and unseen == tuple(counts)
-    assert "m  444414444" in text and "tile counter" in text
+    assert "m  4 4 4 4 1 4 4 4 4" in text and "tile counter" in text
     start = m.HandStart(
         round_number=1, hand_number=2, dealer=1, seat_winds=(T.N, T.E, T.S, T.W),
         prevailing_wind=T.E, dice=((1, 2), (3, 4)), second_roller=0, break_stack=5,
@@ -94,7 +76,7 @@ def test_own_timer_extension_firing_disarms_it() -> None:
     after, text = _pushed(view, [fired])
     assert not after.extension_armed
     assert "extension armed" not in text.split("\n")[0]
-    assert "W Alice: timer extended" in " ".join(text.split())  # the toast
+    assert "West Alice: timer extended" in " ".join(text.split())  # the action line
 
 
 def test_a_snapshot_at_any_time_puts_names_at_their_seats_and_drops_stale_events() -> None:

@@ -16,12 +16,17 @@ from textual.widgets import Input
 from tui_harness import screen_text, widget_text
 
 from gbmj_tui.app import GbmjApp
+from gbmj_tui.config import Address
 from gbmj_tui.local_server import start_local_server
+from gbmj_tui.messages import Requested
 from gbmj_tui.screens.connect import ConnectScreen
 from gbmj_tui.screens.lobby import LobbyScreen
 from gbmj_tui.screens.result import ResultScreen
+from gbmj_tui.screens.seats import SeatsDialog
 from gbmj_tui.screens.table import TableScreen
+from gbmj_tui.solo import Solo
 from gbmj_tui.widgets import HandRow, PromptBar
+from protocol import messages as m
 
 HAND_TIMEOUT = 90.0
 
@@ -40,6 +45,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
         proc.wait(10)
 
 
+def _solo(port: int, where: Path) -> Solo:
+    """Solo on the test's server as a real player (the account kept in ``where``)."""
+    return Solo(Address("127.0.0.1", port), where / "solo-account.json")
+
+
 async def _until(pilot, condition, timeout: float = 15.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
@@ -54,7 +64,7 @@ async def _play_hand(app: GbmjApp, pilot, checks: dict[str, int]) -> None:
     deadline = time.monotonic() + HAND_TIMEOUT
     while not isinstance(app.screen, ResultScreen):
         assert time.monotonic() < deadline, screen_text(app)
-        view = app.view
+        view = app.session.view
         if isinstance(app.screen, TableScreen) and view is not None and view.prompt is not None:
             prompt = view.prompt
             bar = app.screen.query_one(PromptBar)
@@ -77,19 +87,23 @@ async def _play_hand(app: GbmjApp, pilot, checks: dict[str, int]) -> None:
                 )
                 checks["turns"] += 1
                 await pilot.press("enter")
-            await _until(pilot, lambda p=prompt: app.view is None or app.view.prompt is not p)
+            await _until(
+                pilot, lambda p=prompt: app.session.view is None or app.session.view.prompt is not p
+            )
         await pilot.pause(0.02)
 
 
 def test_solo_hand_to_the_result_by_keys_and_a_spectator(server: int, tmp_path: Path) -> None:
     async def go():
-        app = GbmjApp(solo=("127.0.0.1", server), config_path=tmp_path / "c.json")
+        app = GbmjApp(solo=_solo(server, tmp_path), config_path=tmp_path / "c.json")
         watcher = GbmjApp(config_path=tmp_path / "w.json", lang="en")
         checks = {"claims": 0, "turns": 0}
         async with app.run_test(size=(100, 32)) as pilot:
-            await _until(pilot, lambda: app.view is not None and app.view.playing, 30)
-            table_id = app.view.table_id
-            me = app.view.me
+            await _until(
+                pilot, lambda: app.session.view is not None and app.session.view.playing, 30
+            )
+            table_id = app.session.view.table_id
+            me = app.session.view.me
             assert me is not None
 
             # a second client watches the same table
@@ -99,14 +113,14 @@ def test_solo_hand_to_the_result_by_keys_and_a_spectator(server: int, tmp_path: 
                 assert error is None
                 await _until(wpilot, lambda: isinstance(watcher.screen, LobbyScreen))
                 await _until(wpilot, lambda: table_id in watcher.lobby.tables)
-                watcher.spectate(table_id)
+                watcher.post_message(Requested(m.Spectate(table_id=table_id)))
                 await _until(wpilot, lambda: isinstance(watcher.screen, TableScreen))
-                assert watcher.view is not None and watcher.view.me is None
+                assert watcher.session.view is not None and watcher.session.view.me is None
                 await wpilot.pause(0.2)
                 watched = screen_text(watcher)
                 assert "Spectating" in watched
                 assert not watcher.screen.query_one(HandRow).display
-                assert app.view.seats[me].name in watched
+                assert app.session.view.seats[me].name in watched
                 # Esc takes the spectator back to the lobby
                 await wpilot.press("escape")
                 await _until(wpilot, lambda: isinstance(watcher.screen, LobbyScreen))
@@ -114,14 +128,14 @@ def test_solo_hand_to_the_result_by_keys_and_a_spectator(server: int, tmp_path: 
             await _play_hand(app, pilot, checks)
             await pilot.pause(0.1)
             text = screen_text(app)
-            result = app.view.result
+            result = app.session.view.result
 
             assert result is not None
             if result.outcome == "win":
                 assert "合计" in text  # the fan table's total
             else:
                 assert "荒庄" in text
-            for seat in app.view.seats:
+            for seat in app.session.view.seats:
                 assert seat.name in text
             assert checks["turns"] > 0
             await pilot.press("enter")  # close the result
@@ -171,7 +185,7 @@ def test_a_server_that_is_down_is_named(tmp_path: Path) -> None:
 def test_lobby_dialog_bots_ready_then_leave(server: int, tmp_path: Path) -> None:
     """Guest login, create a table with the dialog, fill it with bots (b), get ready (r):
     the deal comes; Esc twice leaves the running match (an escape) for the lobby."""
-    from gbmj_tui.screens.lobby import CreateTableDialog
+    from gbmj_tui.screens.dialogs import SettingsDialog
 
     async def go():
         app = GbmjApp(config_path=tmp_path / "c.json", lang="en")
@@ -181,17 +195,24 @@ def test_lobby_dialog_bots_ready_then_leave(server: int, tmp_path: Path) -> None
             await pilot.click("#guest")
             await _until(pilot, lambda: isinstance(app.screen, LobbyScreen))
             await pilot.press("n")
-            await _until(pilot, lambda: isinstance(app.screen, CreateTableDialog))
+            await _until(pilot, lambda: isinstance(app.screen, SettingsDialog))
             app.screen.query_one("#t-name", Input).value = "pilot table"
             app.screen.query_one("#t-name", Input).focus()
             await pilot.press("enter")  # Enter in a field creates, like the button
             await _until(pilot, lambda: isinstance(app.screen, TableScreen))
-            await _until(pilot, lambda: app.view is not None and app.view.me is not None)
+            await _until(
+                pilot, lambda: app.session.view is not None and app.session.view.me is not None
+            )
             assert any(t.settings.name == "pilot table" for t in app.lobby.tables.values())
-            await pilot.press("b")
-            await _until(pilot, lambda: all(s.name for s in app.view.seats))
+            await pilot.press("b")  # the seats: fill the empty ones with bots, close
+            await _until(pilot, lambda: isinstance(app.screen, SeatsDialog))
+            await pilot.press("f")
+            await _until(pilot, lambda: all(s.name for s in app.session.view.seats))
+            await pilot.press("escape")
             await pilot.press("r")
-            await _until(pilot, lambda: app.view.playing and len(app.view.hand) >= 13, 20)
+            await _until(
+                pilot, lambda: app.session.view.playing and len(app.session.view.hand) >= 13, 20
+            )
             await pilot.pause(0.1)
             dealt = screen_text(app)
             await pilot.press("escape")
@@ -207,7 +228,7 @@ def test_lobby_dialog_bots_ready_then_leave(server: int, tmp_path: Path) -> None
 
     dealt, warned = asyncio.run(go())
     assert "East round, hand 1" in dealt
-    assert len(re.findall("〓〓x1[0-4]", dealt)) == 3  # three others with hidden tiles
+    assert len(re.findall("####x1[0-4]", dealt)) == 3  # three others with hidden tiles
     assert "escape" in warned
 
 
@@ -216,16 +237,24 @@ def test_a_dropped_connection_resumes_the_table(server: int, tmp_path: Path) -> 
     token, gets the table's snapshot back and is prompted again."""
 
     async def go():
-        app = GbmjApp(solo=("127.0.0.1", server), config_path=tmp_path / "c.json")
+        app = GbmjApp(solo=_solo(server, tmp_path), config_path=tmp_path / "c.json")
         async with app.run_test(size=(100, 32)) as pilot:
-            await _until(pilot, lambda: app.view is not None and app.view.prompt is not None, 30)
-            old, before = app.conn, app.view
-            app.view = replace(before, hand=(), drawn=None, prompt=None)  # forget, to see
+            await _until(
+                pilot,
+                lambda: app.session.view is not None and app.session.view.prompt is not None,
+                30,
+            )
+            old, before = app.session.conn, app.session.view
+            app.session.view = replace(before, hand=(), drawn=None, prompt=None)  # forget, to see
             old._writer.transport.abort()  # the connection drops
-            await _until(pilot, lambda: app.conn is not None and app.conn is not old, 15)
-            await _until(pilot, lambda: app.view.prompt is not None or app.view.result, 30)
+            await _until(
+                pilot, lambda: app.session.conn is not None and app.session.conn is not old, 15
+            )
+            await _until(
+                pilot, lambda: app.session.view.prompt is not None or app.session.view.result, 30
+            )
             await pilot.pause(0.2)
-            return before, app.view, screen_text(app)
+            return before, app.session.view, screen_text(app)
 
     before, view, text = asyncio.run(go())
     assert view.me is not None and view.seats[view.me].name in text
@@ -247,19 +276,20 @@ def test_signed_in_from_elsewhere_the_client_does_not_take_the_session_back(
     """A second client resumes the same session: the first is told ``replaced`` and
     must not reconnect, or the two would keep replacing each other."""
     from gbmj_tui.connection import Connection
-    from protocol import messages as m
 
     async def go():
-        app = GbmjApp(solo=("127.0.0.1", server), config_path=tmp_path / "c.json")
+        app = GbmjApp(solo=_solo(server, tmp_path), config_path=tmp_path / "c.json")
         async with app.run_test(size=(100, 32)) as pilot:
-            await _until(pilot, lambda: app.view is not None and app.token is not None, 30)
-            old, token = app.conn, app.token
+            await _until(
+                pilot, lambda: app.session.view is not None and app.session.token is not None, 30
+            )
+            old, token = app.session.conn, app.session.token
             other = await Connection.open("127.0.0.1", server)
             reading = asyncio.create_task(other.run(lambda message: None))
             session = await other.request(m.Resume(token=token))
-            await _until(pilot, lambda: app.token is None, 15)
+            await _until(pilot, lambda: app.session.token is None, 15)
             await pilot.pause(2.0)  # longer than the first reconnect delays
-            still_old = app.conn is old
+            still_old = app.session.conn is old
             await other.close()
             reading.cancel()
             return session, still_old
@@ -275,10 +305,9 @@ def test_items_shop_leaderboard_and_a_protected_table(server: int, tmp_path: Pat
     the counter (t) in the hand; a guest must give the password to watch."""
     from textual.widgets import DataTable
 
-    from gbmj_tui.screens.lobby import PasswordPrompt
+    from gbmj_tui.screens.dialogs import Confirm, PasswordPrompt
     from gbmj_tui.screens.shop import LeaderboardScreen, ShopScreen, held
     from gbmj_tui.widgets import TileCounter
-    from protocol import messages as m
 
     async def go():
         app = GbmjApp(config_path=tmp_path / "c.json", lang="en")
@@ -287,8 +316,8 @@ def test_items_shop_leaderboard_and_a_protected_table(server: int, tmp_path: Pat
         async with app.run_test(size=(100, 32), notifications=True) as pilot:
             assert await app.sign_in("register", address, "dora", "pw-of-dora") is None
             await _until(pilot, lambda: isinstance(app.screen, LobbyScreen))
-            await _until(pilot, lambda: app.inventory is not None)
-            start_coins = app.profile.coins
+            await _until(pilot, lambda: app.session.inventory is not None)
+            start_coins = app.session.profile.coins
             lobby_text = screen_text(app)
             await pilot.press("i")
             await _until(pilot, lambda: isinstance(app.screen, ShopScreen) and app.screen.offers)
@@ -296,9 +325,11 @@ def test_items_shop_leaderboard_and_a_protected_table(server: int, tmp_path: Pat
             for item in ("tile_counter", "timer_extension"):
                 row = [o.item for o in shop.offers].index(item)
                 shop.query_one(DataTable).move_cursor(row=row)
-                await pilot.press("enter")
-                await _until(pilot, lambda i=item: held(app.inventory, i) == 1)
-            await _until(pilot, lambda: app.profile.coins < start_coins)
+                await pilot.press("enter")  # buy one ...
+                await _until(pilot, lambda: isinstance(app.screen, Confirm))
+                await pilot.press("enter")  # ... yes
+                await _until(pilot, lambda i=item: held(app.session.inventory, i) == 1)
+            await _until(pilot, lambda: app.session.profile.coins < start_coins)
             await pilot.pause(0.1)
             shop_text = screen_text(app)
             await pilot.press("escape")
@@ -313,22 +344,29 @@ def test_items_shop_leaderboard_and_a_protected_table(server: int, tmp_path: Pat
             settings = m.TableSettings(
                 name="dora's", stake=0, timers=timers, rounds=1, bots_allowed=True
             )
-            app.create_table(settings, "sesame")
+            app.post_message(Requested(m.CreateTable(settings=settings, password="sesame")))
             await _until(pilot, lambda: isinstance(app.screen, TableScreen))
-            await _until(pilot, lambda: app.view is not None and app.view.me is not None)
-            await pilot.press("b")
-            await _until(pilot, lambda: all(s.name for s in app.view.seats))
+            await _until(
+                pilot, lambda: app.session.view is not None and app.session.view.me is not None
+            )
+            await pilot.press("b")  # the seats: fill the empty ones with bots, close
+            await _until(pilot, lambda: isinstance(app.screen, SeatsDialog))
+            await pilot.press("f")
+            await _until(pilot, lambda: all(s.name for s in app.session.view.seats))
+            await pilot.press("escape")
             await pilot.press("r")
-            await _until(pilot, lambda: app.view.playing and len(app.view.hand) >= 13, 20)
+            await _until(
+                pilot, lambda: app.session.view.playing and len(app.session.view.hand) >= 13, 20
+            )
             await pilot.press("e")
-            await _until(pilot, lambda: app.view.extension_armed)
+            await _until(pilot, lambda: app.session.view.extension_armed)
             await pilot.press("t")
-            await _until(pilot, lambda: app.view.unseen is not None)
+            await _until(pilot, lambda: app.session.view.unseen is not None)
             await pilot.pause(0.1)
             table_text = screen_text(app)
             counter = app.screen.query_one(TileCounter)
-            assert counter.display and sum(app.view.unseen) < 136
-            table_id = app.view.table_id
+            assert counter.display and sum(app.session.view.unseen) < 136
+            table_id = app.session.view.table_id
 
             async with watcher.run_test(size=(80, 24)) as wpilot:
                 assert await watcher.sign_in("guest", address, "", "") is None
@@ -339,7 +377,7 @@ def test_items_shop_leaderboard_and_a_protected_table(server: int, tmp_path: Pat
                 await _until(wpilot, lambda: isinstance(watcher.screen, PasswordPrompt))
                 await wpilot.press(*"sesame", "enter")
                 await _until(wpilot, lambda: isinstance(watcher.screen, TableScreen))
-                assert watcher.view.me is None
+                assert watcher.session.view.me is None
             return lobby_text, shop_text, leaders, table_text
 
     lobby_text, shop_text, leaders, table_text = asyncio.run(go())
@@ -348,3 +386,82 @@ def test_items_shop_leaderboard_and_a_protected_table(server: int, tmp_path: Pat
     assert "dora" in leaders
     assert "extension armed" in table_text.split("\n")[0]
     assert "tile counter" in table_text
+
+
+def test_a_server_restart_shows_the_reconnect_and_the_client_comes_back(tmp_path: Path) -> None:
+    """The server goes away (killed) and comes back on the same port and database: the
+    client says it is reconnecting (not a crash, not a frozen screen), retries with
+    backoff and is signed in again on its own."""
+    from gbmj_tui.messages import Link
+    from gbmj_tui.widgets.linkbar import LinkBar
+
+    config = tmp_path / "server.toml"
+    config.write_text("bot_delay = 0.0\n")
+    proc, port = start_local_server(tmp_path / "gbmj.db", config)
+
+    async def go():
+        nonlocal proc
+        app = GbmjApp(config_path=tmp_path / "c.json", lang="en")
+        async with app.run_test(size=(100, 32)) as pilot:
+            assert await app.sign_in("register", f"127.0.0.1:{port}", "erin", "pw-of-erin") is None
+            await _until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            proc.kill()
+            proc.wait(10)
+            await _until(pilot, lambda: app.session.link is Link.RECONNECTING, 15)
+            await pilot.pause(0.1)
+            down = screen_text(app)
+            banner = app.screen.query_one(LinkBar).display
+            proc, _ = start_local_server(tmp_path / "gbmj.db", config, port=port)
+            await _until(pilot, lambda: app.session.link is Link.ONLINE, 30)
+            await pilot.pause(0.2)
+            return down, banner, screen_text(app), app.session.profile
+
+    try:
+        down, banner, up, profile = asyncio.run(go())
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert banner and "Connection lost: reconnecting (attempt" in down
+    assert "Connection lost" not in up and "erin" in up  # the lobby again, signed in
+    assert profile is not None and profile.name == "erin"
+
+
+def test_a_hosted_client_writes_no_file_and_keeps_to_its_server(
+    server: int, tmp_path: Path
+) -> None:
+    """``GBMJ_HOSTED=1`` (a front door's client): the connect screen offers its server
+    only, signing in writes no config file, and a typed address is ignored."""
+    address = f"127.0.0.1:{server}"
+    config = tmp_path / "c.json"
+
+    async def go():
+        app = GbmjApp(config_path=config, lang="en", hosted=True, server=address)
+        async with app.run_test(size=(100, 32)) as pilot:
+            await _until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+            field = app.screen.query_one("#server", Input)
+            fixed = (field.value, field.disabled)
+            error = await app.sign_in("guest", "127.0.0.1:1", "", "")  # not the host's
+            await _until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            return fixed, error
+
+    (value, disabled), error = asyncio.run(go())
+    assert value == address and disabled
+    assert error is None  # the host's server, not the typed one
+    assert not config.exists()
+
+
+def test_server_on_the_command_line_fills_the_connect_screen(tmp_path: Path) -> None:
+    from gbmj_tui.cli import parse_args
+
+    assert parse_args(["--server", "example.org:7000"]).server == "example.org:7000"
+    with pytest.raises(SystemExit):
+        parse_args(["--server", "example.org:notaport"])
+
+    async def go():
+        app = GbmjApp(config_path=tmp_path / "c.json", lang="en", server="example.org:7000")
+        async with app.run_test(size=(100, 32)) as pilot:
+            await _until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+            field = app.screen.query_one("#server", Input)
+            return field.value, field.disabled
+
+    assert asyncio.run(go()) == ("example.org:7000", False)

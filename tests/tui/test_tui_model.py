@@ -14,11 +14,9 @@ from gbmj_tui.model import (
     Choice,
     MeldView,
     TableView,
-    apply_event,
-    on_prompt,
     round_label,
-    seat_player_at,
 )
+from gbmj_tui.reducers import apply_event, on_prompt
 from protocol.tiles import Tile as T
 
 
@@ -177,15 +175,6 @@ def test_own_deal_says_which_seat_is_the_viewer() -> None:
     assert view.me == 2 and len(view.hand) == 13
     spectator = apply_event(TableView(), "deal", seat=2, count=13)
     assert spectator.me is None
-
-
-def test_seat_player_at_swaps_identities_not_tiles() -> None:
-    view = sample_view()
-    moved = seat_player_at(view, 2, "Alice")
-    assert moved.seats[2].name == "Alice" and moved.seats[0].name == "Carol"
-    assert moved.seats[2].score == 1200 and moved.seats[0].score == 800
-    assert moved.seats[2].discards == view.seats[2].discards  # the seat's tiles stay
-    assert seat_player_at(view, 0, "Alice") is view
 
 
 def test_replacement_draw_keeps_the_turn() -> None:

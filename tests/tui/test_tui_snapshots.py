@@ -1,6 +1,8 @@
-"""Snapshot tests: the table screen's text at 100x32 and 80x24 in both tile styles,
-compared with the files in tests/tui/snapshots/. After an intended change to the
-layout, look at the new screens and rewrite them with
+"""Snapshot tests: the main screens' text (the table mid-hand with a claim open, the
+lobby, a hand's result) at 80x24, 100x32 and 160x50, in Chinese and English, with the
+Chinese tiles and in ASCII, compared with the files in tests/tui/snapshots/. They were
+read by eye; after an intended change to the layout, look at the new screens and
+rewrite them with
 
     GBMJ_UPDATE_SNAPSHOTS=1 uv run pytest tests/tui/test_tui_snapshots.py
 """
@@ -10,39 +12,74 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from tui_harness import TableHost, screen_text
-from tui_sample import claim_prompt, sample_view
+from tui_harness import OfflineApp, terminal_text
+from tui_sample import claim_prompt, sample_result, sample_view
 
-from gbmj_tui.tiles import TileStyle
+from gbmj_tui.messages import LobbyChanged
+from gbmj_tui.screens.lobby import LobbyScreen
+from gbmj_tui.screens.result import ResultScreen
+from protocol import messages as m
+from protocol.examples import MESSAGE_EXAMPLES
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
+SIZES = ((80, 24), (100, 32), (160, 50))
+LOOKS = (("zh", False), ("zh", True), ("en", False), ("en", True))  # (lang, --ascii)
+SCREENS = ("table", "lobby", "result")
+PROFILE = m.Profile(name="Alice", guest=False, coins=9_730, rating=420, level=3)
+TABLE = next(x for x in MESSAGE_EXAMPLES if isinstance(x, m.TableList)).tables[0]
+
+
+async def _show(app: OfflineApp, screen: str) -> None:
+    if screen == "lobby":
+        lobby = LobbyScreen(app.lang, PROFILE)
+        await app.push_screen(lobby)
+        tables = tuple(_table(i) for i in range(1, 6))
+        lobby.apply(LobbyChanged(tables, reset=True, total=5, online=12))
+        lobby.add_chat("Dan", "anyone for a hand?")
+    elif screen == "result":
+        view = sample_result(sample_view())
+        await app.push_screen(ResultScreen(view, app.tile_style, app.lang, 9_000))
+
+
+def _table(i: int) -> m.TableInfo:
+    settings = replace(TABLE.settings, name=f"table {i}", stake=(0, 10, 100)[i % 3])
+    return replace(TABLE, table_id=i, settings=settings, spectators=i % 3)
+
+
+def _text(screen: str, size: tuple[int, int], lang: str, ascii: bool) -> str:
+    async def go() -> str:
+        app = OfflineApp(claim_prompt(sample_view()), lang=lang, ascii=ascii)
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            await _show(app, screen)
+            await pilot.pause(0.1)
+            return terminal_text(app)
+
+    text = asyncio.run(go())
+    # the live countdowns
+    text = re.sub(r"\d+\.\d ?(s|秒)", r"#.#\1", text)
+    return re.sub(r"\d+ ?(s|秒)后开始下一盘|Next hand in \d+ s", "next-hand", text)
+
+
 CASES = [
-    (size, style, lang)
-    for size in ((100, 32), (80, 24))
-    for style, lang in ((TileStyle.CJK, "zh"), (TileStyle.ASCII, "en"))
+    (screen, size, lang, ascii) for screen in SCREENS for size in SIZES for lang, ascii in LOOKS
 ]
 
 
-def _screen(size: tuple[int, int], style: TileStyle, lang: str) -> str:
-    async def go() -> str:
-        app = TableHost(claim_prompt(sample_view()), style, lang)
-        async with app.run_test(size=size) as pilot:
-            await pilot.pause()
-            return screen_text(app)
-
-    text = asyncio.run(go())
-    return re.sub(r"\d+\.\d(s|秒)", r"#.#\1", text) + "\n"  # the live countdown
-
-
-@pytest.mark.parametrize(("size", "style", "lang"), CASES)
-def test_table_screen_matches_its_snapshot(size, style, lang) -> None:
-    path = SNAPSHOTS / f"table-{size[0]}x{size[1]}-{style.value}.txt"
-    text = _screen(size, style, lang)
+@pytest.mark.parametrize(("screen", "size", "lang", "ascii"), CASES)
+def test_main_screens_match_their_snapshots(screen, size, lang, ascii) -> None:
+    look = f"{lang}-{'ascii' if ascii else 'unicode'}"
+    path = SNAPSHOTS / f"{screen}-{size[0]}x{size[1]}-{look}.txt"
+    text = _text(screen, size, lang, ascii)
     if os.environ.get("GBMJ_UPDATE_SNAPSHOTS"):
         path.parent.mkdir(exist_ok=True)
         path.write_text(text, "utf-8")
     assert path.exists(), f"no snapshot {path.name}: run with GBMJ_UPDATE_SNAPSHOTS=1"
     assert text == path.read_text("utf-8")
+    if ascii:  # nothing but ASCII (and the Chinese words of a Chinese interface)
+        drawn = [c for c in text if not c.isascii() and (lang == "en" or ord(c) < 0x2E80)]
+        assert not drawn, drawn[:10]

@@ -8,14 +8,13 @@ from dataclasses import replace
 
 import pytest
 from rich.cells import cell_len
-from tui_harness import TableHost, screen_text, widget_text
+from tui_harness import OfflineApp, TableHost, screen_text, widget_text
 from tui_sample import claim_prompt, sample_result, sample_view, turn_prompt
 
-from gbmj_tui.app import GbmjApp
 from gbmj_tui.model import Choice, MeldView
-from gbmj_tui.screens.table import TableScreen
 from gbmj_tui.tiles import TileStyle, face
 from gbmj_tui.widgets import HandRow, PromptBar
+from protocol import messages as m
 from protocol.tiles import Tile as T
 
 SIZES = [(100, 32), (80, 24)]
@@ -52,7 +51,7 @@ def test_table_shows_hand_counts_discards_and_claim(size, style, lang) -> None:
     # every discard pool: Dan's last discard is marked
     dan = "".join(face(t, style) for t in (T.N, T.P2, T.M8, T.M4))
     assert dan.replace(" ", "") in text.replace(" ", "")
-    assert face(T.M4, style) + "<" in text
+    assert face(T.M4, style) + "*" in text
     # the claim bar names the tile and the discarder, with one key per choice
     bar = next(line for line in lines if "[Space]" in line)
     assert "Dan" in bar and face(T.M4, style) in bar
@@ -73,7 +72,7 @@ def test_table_shows_melds_and_flowers(size) -> None:
     # Bot-Bao's concealed kong, face down: four tile backs, or a short label in a narrow
     # side panel (80 columns)
     assert ("####" * 4 if size[0] >= 100 else "#" * 8) in text
-    assert " C   C   C  ^" in text  # the player's pung from the opposite seat
+    assert "Red Red Red ^" in text  # the player's pung from the opposite seat
     assert " f5  f6 " in text
 
 
@@ -111,7 +110,7 @@ def test_the_four_pools_sit_in_the_centre_under_their_winds(size, style, lang) -
     assert pools["left"][0].right <= pools["right"][0].x  # side by side
     assert pools["top"][0].bottom <= pools["left"][0].y < pools["bottom"][0].y
     # six tiles a row, the left seat's last discard marked
-    assert face(T.M4, style) + "<" in pools["left"][1]
+    assert face(T.M4, style) + "*" in pools["left"][1]
     rows = [r.rstrip() for r in pools["right"][1].split("\n")[1:] if r.strip()]
     assert len(rows) == 2  # Bot-Bao's seven discards: a row of six, then one
     assert 6 * 4 - 2 <= cell_len(rows[0]) <= 6 * 5 and cell_len(rows[1]) <= 4
@@ -130,7 +129,7 @@ def test_a_long_pool_keeps_its_newest_rows_when_the_box_is_low() -> None:
     assert height < 6  # the box cannot hold the label and five rows
     assert "+" in lines[0]  # the label says how many older tiles are hidden
     # the newest discard still shows, marked as the table's last
-    assert lines[-1].split()[-2:] == [T(29 % 27).notation, "<"]
+    assert lines[-1].split()[-2:] == [T(29 % 27).notation, "*"]
 
 
 def test_spectator_sees_no_hand_and_every_count() -> None:
@@ -167,12 +166,14 @@ def test_hand_selection_by_arrow_and_number_keys_then_enter_discards() -> None:
     assert _run(view, (80, 24), keys=["enter"], check=check)[2] == [Choice("discard", T.P5)]
 
 
-def test_hand_cannot_discard_without_a_turn_prompt() -> None:
+def test_hand_cannot_discard_without_a_turn_prompt_and_says_why() -> None:
     def check(app, pilot):
-        return app.screen.query_one(HandRow).cursor, list(app.sent)
+        return app.screen.query_one(HandRow).cursor, list(app.sent), screen_text(app)
 
-    cursor, sent = _run(sample_view(), (100, 32), keys=["left", "enter", "3"], check=check)
-    assert sent == [] and cursor == 9
+    keys = ["left", "enter", "3"]
+    cursor, sent, text = _run(sample_view(), (100, 32), TileStyle.ASCII, "en", keys, check)
+    assert sent == [] and cursor == 0  # the hand takes no key outside the player's turn
+    assert "Not your turn" in text  # the action line says why the keys did nothing
 
 
 def test_mouse_click_selects_then_discards() -> None:
@@ -223,7 +224,7 @@ def test_self_drawn_win_key_on_own_turn() -> None:
 
 
 def test_redraw_after_an_event_and_resize() -> None:
-    from gbmj_tui.model import apply_event
+    from gbmj_tui.reducers import apply_event
 
     async def go():
         app = TableHost(sample_view(), TileStyle.ASCII, "en")
@@ -238,8 +239,8 @@ def test_redraw_after_an_event_and_resize() -> None:
             return after_event, screen_text(app)
 
     after_event, resized = asyncio.run(go())
-    assert " 8s <" in after_event and " 4m <" not in after_event
-    assert len(resized.split("\n")) == 24 and " 8s <" in resized
+    assert " 8s *" in after_event and " 4m *" not in after_event
+    assert len(resized.split("\n")) == 24 and " 8s *" in resized
     assert max(len(line) for line in resized.split("\n")) <= 80
 
 
@@ -269,47 +270,34 @@ def test_result_screen_reveals_hands_fans_and_points(size, style, lang) -> None:
 
     text, after = asyncio.run(go())
     assert after == "TableScreen"  # Enter closes the result
-    assert face(T.P6, style) + "<" in text  # the winning tile, marked
+    # the winning tile set apart after its name ("<" marks a chow from the left only)
+    won = {"zh": "和张 " + face(T.P6, style), "en": "won on " + face(T.P6, style)}
+    assert won[lang] in text
     assert "+34" in text and "-18" in text
-    assert "Half Flush" in text
     if lang == "zh":
-        assert "混一色" in text
-        assert "和牌" in text and "点炮: Dan" in text and "合计" in text
+        assert "混一色" in text and "Half Flush" not in text
+        assert "东 Carol 和牌" in text and "Dan 点炮" in text and "合计" in text
     else:
-        assert "wins" in text and "on the discard of: Dan" in text and "Total" in text
+        assert "Half Flush" in text
+        assert "East Carol wins" in text and "on the discard of Dan" in text and "Total" in text
         assert "8-fan minimum: met" in text
-        assert "混一色" not in text  # a terminal without Chinese gets English names
+        assert "混一色" not in text  # English names in English
     # the concealed kong is shown face up once the hand is over
     assert (face(T.P9, style) * 2) in text.replace("####", "").replace("〓〓", "")
 
 
-class _Offline(GbmjApp):
-    """The real app without a server: records the messages it would send."""
-
-    def __init__(self, view, **kwargs):
-        super().__init__(**kwargs)
-        self.start_view = view
-        self.outbox: list = []
-
-    def on_mount(self, event) -> None:
-        event.prevent_default()  # not the app's own start (the connect screen)
-        self.view = self.start_view
-        self.table_screen = TableScreen(self.view, tile_style=self.tile_style, lang=self.lang)
-        self.push_screen(self.table_screen)
-
-    def _send(self, message) -> None:
-        self.outbox.append(message)
-
-
 def _offline(view, keys, lang="en"):
     async def go():
-        app = _Offline(replace(view, table_id=7), lang=lang)
+        app = OfflineApp(replace(view, table_id=7), lang=lang)
         async with app.run_test(size=(100, 32)) as pilot:
             await pilot.pause()
             for key in keys:
                 await pilot.press(key)
                 await pilot.pause()
-            return [(a.kind, a.tile, a.table_id, a.seq) for a in app.outbox], screen_text(app)
+            sent = [
+                (a.kind, a.tile, a.table_id, a.seq) for a in app.outbox if isinstance(a, m.Action)
+            ]
+            return sent, screen_text(app)
 
     return asyncio.run(go())
 

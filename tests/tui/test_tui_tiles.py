@@ -53,6 +53,9 @@ def test_ascii_faces_are_plain_ascii() -> None:
     assert face(Tile.P3, TileStyle.ASCII) == " 3p "
     assert face(Tile.E, TileStyle.ASCII) == " E  "
     assert face(Tile.F3, TileStyle.ASCII) == " f3 "
+    # dragons are words: a bare F reads as a flower, C and P as nothing
+    dragons = [face(t, TileStyle.ASCII) for t in (Tile.C, Tile.F, Tile.P)]
+    assert dragons == ["Red ", "Grn ", "Wht "]
     for tile in ALL_TILES:
         assert face(tile, TileStyle.ASCII).isascii()
     assert face_down(TileStyle.ASCII).isascii()
@@ -108,3 +111,4 @@ def test_tiles_label() -> None:
     assert tiles_label([Tile.M3, Tile.M4, Tile.M5]) == "三四五万"
     assert tiles_label([Tile.E, Tile.E, Tile.E]) == "东东东"
     assert tiles_label([Tile.P1, Tile.P2, Tile.P3], TileStyle.ASCII) == "1p 2p 3p"
+    assert tiles_label([Tile.C, Tile.C, Tile.C], TileStyle.ASCII) == "Red Red Red"

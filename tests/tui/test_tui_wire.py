@@ -23,7 +23,9 @@ def _example(cls: type) -> m.Message:
 
 
 def _snapshot_view() -> TableView:
-    return from_snapshot(_example(m.Snapshot))  # type: ignore[arg-type]
+    snapshot = _example(m.Snapshot)
+    assert isinstance(snapshot, m.Snapshot)
+    return from_snapshot(snapshot)
 
 
 def test_snapshot_fills_seats_hand_and_timer() -> None:
@@ -41,13 +43,130 @@ def test_snapshot_fills_seats_hand_and_timer() -> None:
     assert view.turn == 0
 
 
+def _check_hand_start(before: TableView, after: TableView) -> None:
+    assert after.hand_number == 2 and after.dealer == 0 and after.playing
+    assert after.hand == () and all(not s.discards and not s.melds for s in after.seats)
+    assert after.wall_count == 144 and after.turn == 0
+
+
+def _check_own_deal(before: TableView, after: TableView) -> None:
+    assert len(after.hand) == 13 and after.hand == tuple(sorted(after.hand))
+    assert after.seats[0].concealed_count == 13 and after.wall_count == before.wall_count - 13
+
+
+def _check_other_deal(before: TableView, after: TableView) -> None:
+    assert after.hand == before.hand and after.seats[1].concealed_count == 13
+
+
+def _check_flower(before: TableView, after: TableView) -> None:
+    assert T.F1 not in after.hand and after.seats[0].flowers[-1] == T.F1
+    assert after.seats[0].concealed_count == before.seats[0].concealed_count - 1
+
+
+def _check_own_draw(before: TableView, after: TableView) -> None:
+    assert after.drawn == T.C and after.wall_count == before.wall_count - 1
+    assert after.turn == before.turn  # a replacement keeps the turn
+
+
+def _check_other_draw(before: TableView, after: TableView) -> None:
+    assert after.turn == 2 and after.seats[2].concealed_count == before.seats[2].concealed_count + 1
+    assert after.drawn == before.drawn  # another seat's tile is not seen
+
+
+def _check_discard(before: TableView, after: TableView) -> None:
+    assert after.seats[1].discards[-1] == T.M2 and after.offer == (1, T.M2)
+    assert after.last_discard == 1
+
+
+def _check_chow(before: TableView, after: TableView) -> None:
+    meld = after.seats[0].melds[-1]
+    assert (meld.kind, meld.tile, meld.claimed_tile, meld.claimed_from) == ("chow", T.M1, T.M2, 1)
+    assert after.turn == 0 and after.offer is None
+
+
+def _check_pung(before: TableView, after: TableView) -> None:
+    meld = after.seats[1].melds[-1]
+    assert (meld.kind, meld.tile, meld.claimed_from) == ("pung", T.E, 2)
+
+
+def _check_exposed_kong(before: TableView, after: TableView) -> None:
+    meld = after.seats[2].melds[-1]
+    assert (meld.kind, meld.tile, meld.claimed_from) == ("kong", T.P5, 2)
+    assert after.seats[2].concealed_count == max(before.seats[2].concealed_count - 3, 0)
+
+
+def _check_hidden_kong(before: TableView, after: TableView) -> None:
+    assert after.seats[3].melds[-1] == MeldView("kong", None, concealed=True)
+    assert after.seats[3].concealed_count == max(before.seats[3].concealed_count - 4, 0)
+
+
+def _check_shown_kong(before: TableView, after: TableView) -> None:
+    assert after.seats[3].melds[-1] == MeldView("kong", T.F, concealed=True)
+
+
+def _check_added_kong(before: TableView, after: TableView) -> None:
+    kong = next(x for x in after.seats[1].melds if x.tile == T.E)
+    assert kong.kind == "kong" and kong.added and after.offer == (1, T.E)
+
+
+def _check_win(before: TableView, after: TableView) -> None:
+    r = after.result
+    assert r is not None and r.winner == 0 and r.from_seat == 1 and r.win_tile == T.C
+    assert r.total == 11 and r.points == (35, -19, -8, -8)
+
+
+def _check_self_drawn_win(before: TableView, after: TableView) -> None:
+    assert after.result is not None and after.result.winner == 2
+    assert after.result.from_seat is None
+
+
+def _check_draw_game(before: TableView, after: TableView) -> None:
+    assert after.result is not None and after.result.outcome == "exhaustive_draw"
+
+
+def _check_escape(before: TableView, after: TableView) -> None:
+    assert after.result is not None and after.result.escaper == 3
+
+
+def _check_hand_end(before: TableView, after: TableView) -> None:
+    assert not after.playing and after.result is not None
+    assert after.result.hands[3] == tuple(sorted(after.result.hands[3]))
+    assert all(isinstance(x, MeldView) for ms in after.result.melds for x in ms)
+    assert after.result.melds[3][0].tile == T.F  # the concealed kong shown at the end
+
+
+CHECKS = (
+    _check_hand_start,
+    _check_own_deal,
+    _check_other_deal,
+    _check_flower,
+    _check_own_draw,
+    _check_other_draw,
+    _check_discard,
+    _check_chow,
+    _check_pung,
+    _check_exposed_kong,
+    _check_hidden_kong,
+    _check_shown_kong,
+    _check_added_kong,
+    _check_win,
+    _check_self_drawn_win,
+    _check_draw_game,
+    _check_escape,
+    _check_hand_end,
+)
+
+
 def test_every_example_event_applies() -> None:
+    """Each example event, applied in turn from the example snapshot, does what its
+    reducer is for (a reducer that did nothing would fail its check)."""
+    assert len(CHECKS) == len(EVENT_EXAMPLES)
     view = _snapshot_view()
-    for seq, body in enumerate(EVENT_EXAMPLES, start=58):
-        view = apply_event_message(view, m.Event(table_id=7, seq=seq, event=body))
-        assert view.seq == seq
-    assert view.result is not None
-    assert all(isinstance(x, MeldView) for ms in view.result.melds for x in ms)
+    for seq, (body, check) in enumerate(zip(EVENT_EXAMPLES, CHECKS, strict=True), start=58):
+        after = apply_event_message(view, m.Event(table_id=7, seq=seq, event=body))
+        assert after.seq == seq
+        check(view, after)
+        view = after
 
 
 def test_event_discard_then_prompt_names_the_tile() -> None:
@@ -55,7 +174,9 @@ def test_event_discard_then_prompt_names_the_tile() -> None:
     view = apply_event_message(
         view, m.Event(table_id=7, seq=58, event=m.Discard(seat=3, tile=T.S1))
     )
-    view = apply_prompt(view, _example(m.Prompt))  # type: ignore[arg-type]
+    prompt = _example(m.Prompt)
+    assert isinstance(prompt, m.Prompt)
+    view = apply_prompt(view, prompt)
     assert view.prompt is not None and view.prompt.is_claim
     assert view.prompt.tile == T.S1 and view.prompt.from_seat == 3
     assert view.prompt.actions == (Choice("chow", T.S1), Choice("pung"), Choice("pass"))
@@ -66,7 +187,9 @@ def test_event_discard_then_prompt_names_the_tile() -> None:
 
 
 def test_hand_result_reveals_and_sets_scores() -> None:
-    view = apply_hand_result(_snapshot_view(), _example(m.HandResult))  # type: ignore[arg-type]
+    result = _example(m.HandResult)
+    assert isinstance(result, m.HandResult)
+    view = apply_hand_result(_snapshot_view(), result)
     result = view.result
     assert result is not None and result.winner == 0 and result.from_seat == 1
     assert result.total == 11 and result.fans[0].fan_id == 39

@@ -10,22 +10,28 @@ reads one widget.
 from __future__ import annotations
 
 from rich.cells import cell_len
+from textual import events
 from textual.app import App
 from textual.geometry import Region
 from textual.widget import Widget
 
+from gbmj_tui.app import GbmjApp
+from gbmj_tui.messages import ActionChosen, Requested
 from gbmj_tui.model import Choice, TableView
-from gbmj_tui.screens.table import ActionChosen, TableScreen
+from gbmj_tui.screens.table import TableScreen
 from gbmj_tui.tiles import TileStyle
+from protocol import messages as m
 
 
 class TableHost(App[None]):
-    """A bare app showing one table screen; records the actions the screen sends."""
+    """A bare app showing one table screen; records the actions and requests the
+    screen sends (the real app would send them to the server)."""
 
     def __init__(self, view: TableView, style: TileStyle = TileStyle.CJK, lang: str = "zh"):
         super().__init__()
         self.table = TableScreen(view, tile_style=style, lang=lang)
         self.sent: list[Choice] = []
+        self.requests: list[m.Message] = []
 
     def on_mount(self) -> None:
         self.push_screen(self.table)
@@ -33,11 +39,8 @@ class TableHost(App[None]):
     def on_action_chosen(self, message: ActionChosen) -> None:
         self.sent.append(message.choice)
 
-    def action_help(self) -> None:
-        """The real app opens the help screen."""
-
-    def action_leave_table(self) -> None:
-        """The real app goes back to the lobby."""
+    def on_requested(self, message: Requested) -> None:
+        self.requests.append(message.request)
 
 
 def _shown(widget: Widget) -> bool:
@@ -110,3 +113,46 @@ def widget_text(widget: Widget) -> str:
     region = widget.region
     lines = widget.render_lines(Region(0, 0, region.width, region.height))
     return "\n".join(strip.text.rstrip() for strip in lines)
+
+
+def terminal_text(app: App) -> str:
+    """Every character the terminal shows, scroll bars, toasts and the screens under a
+    modal one included: Textual's own composition of the screen (what
+    ``App.export_screenshot`` draws), as text."""
+    import io
+
+    from rich.console import Console
+
+    width, height = app.size
+    console = Console(
+        width=width, height=height, file=io.StringIO(), record=True, color_system=None,
+        legacy_windows=False, safe_box=False,
+    )  # fmt: skip
+    # The compositor is the one way to the composed screen; export_screenshot uses it.
+    update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    console.print(update)
+    return console.export_text()
+
+
+class OfflineApp(GbmjApp):
+    """The real app without a server, at a table from the start: what it would send
+    goes to ``outbox``; ``push(message)`` feeds it a server message as the session
+    would (through the session's own dispatch)."""
+
+    def __init__(self, view: TableView, *, lang: str = "zh", ascii: bool = False) -> None:
+        super().__init__(lang=lang, ascii=ascii)
+        self.start_view = view
+        self.outbox: list[m.Message] = []
+
+    def on_mount(self, event: events.Mount) -> None:
+        event.prevent_default()  # not the app's own start (the connect screen)
+        self.set_class(self.options.ascii, "-ascii")
+        self.session.view = self.start_view
+        self.table_screen = TableScreen(self.start_view, tile_style=self.tile_style, lang=self.lang)
+        self.push_screen(self.table_screen)
+
+    def send(self, request: m.Message, reply_to: object = None) -> None:  # type: ignore[override]  # records instead of starting a worker
+        self.outbox.append(request)
+
+    def push(self, message: m.Message) -> None:
+        self.session.receive(message)

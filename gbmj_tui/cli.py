@@ -1,0 +1,75 @@
+"""``gbmj [solo] [--ascii] [--lang zh|en] [--server HOST:PORT]``: the command line.
+
+The language follows the locale unless ``--lang`` says otherwise. The environment of a
+front door (SSH, the web) starts the client signed in: ``GBMJ_SERVER`` with
+``GBMJ_SESSION`` (a session token) or ``GBMJ_GUEST=1``; ``GBMJ_HOSTED=1`` makes it write
+no file and show no path of the host.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import subprocess
+from collections.abc import MutableMapping
+from pathlib import Path
+
+from gbmj_tui.app import GbmjApp
+from gbmj_tui.config import data_dir, parse_address
+from gbmj_tui.connection import ConnectError
+from gbmj_tui.i18n import lang_from_env
+from gbmj_tui.local_server import start_local_server
+from gbmj_tui.solo import ACCOUNT_FILE, Solo
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="gbmj", description="Chinese Official Mahjong")
+    parser.add_argument("command", nargs="?", choices=("solo",), help="solo: play three bots")
+    parser.add_argument("--ascii", action="store_true", help="draw nothing but ASCII")
+    parser.add_argument("--lang", choices=("zh", "en"), help="interface language")
+    parser.add_argument("--server", metavar="HOST:PORT", help="the server to connect to")
+    parser.add_argument("--db", type=Path, help="solo: the database file")
+    parser.add_argument("--guest", action="store_true", help="solo: play as a guest")
+    args = parser.parse_args(argv)
+    if args.server is not None:
+        try:
+            parse_address(args.server)
+        except ConnectError as exc:
+            parser.error(str(exc))
+    return args
+
+
+def signed_in_from_env(env: MutableMapping[str, str]) -> tuple[str, str | None] | None:
+    """``GBMJ_SERVER`` with ``GBMJ_SESSION`` or ``GBMJ_GUEST=1``, taken out of the
+    environment once read (a token is a secret)."""
+    server = env.pop("GBMJ_SERVER", None)
+    token = env.pop("GBMJ_SESSION", None)
+    guest = env.pop("GBMJ_GUEST", None) == "1"
+    if server is None or not (token or guest):
+        return None
+    return server, token or None
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    lang = args.lang or lang_from_env()
+    hosted = os.environ.get("GBMJ_HOSTED") == "1"
+    if args.command != "solo":
+        signed_in = signed_in_from_env(os.environ)
+        GbmjApp(
+            lang=lang, ascii=args.ascii, hosted=hosted, server=args.server, signed_in=signed_in
+        ).run()
+        return
+    where = data_dir()
+    proc, port = start_local_server(args.db or where / "solo.db")
+    try:
+        account = None if args.guest else where / ACCOUNT_FILE
+        solo = Solo(parse_address(f"127.0.0.1:{port}"), account)
+        GbmjApp(lang=lang, ascii=args.ascii, hosted=hosted, solo=solo).run()
+    finally:
+        proc.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(5)
+        if proc.poll() is None:
+            proc.kill()

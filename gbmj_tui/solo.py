@@ -1,0 +1,81 @@
+"""Solo play: ``gbmj solo`` runs a server of its own and plays there as a real player.
+
+The local account (a name and a random password, never typed by the player) is kept in
+the user's data directory beside the server's database, readable by the user only, so
+coins, items, levels and the history carry over from one solo game to the next.
+``gbmj solo --guest`` plays as a guest instead, keeping nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+import json
+import os
+import re
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+from gbmj_tui.config import Address
+from protocol import messages as m
+
+ACCOUNT_FILE = "solo-account.json"
+DEFAULT_NAME = "player"
+
+
+@dataclass(frozen=True, slots=True)
+class LocalAccount:
+    name: str
+    password: str
+
+
+@dataclass(frozen=True, slots=True)
+class Solo:
+    """Where the solo server listens, and the local account's file (None: a guest)."""
+
+    address: Address
+    account_file: Path | None = None
+
+
+def local_name() -> str:
+    """The user's login name, kept to letters and digits the server takes."""
+    with contextlib.suppress(Exception):  # no login name (a container): the default
+        name = re.sub(r"[^A-Za-z0-9_]", "", getpass.getuser())[:16]
+        if name and not name.lower().startswith("bot"):
+            return name
+    return DEFAULT_NAME
+
+
+def load_account(path: Path) -> LocalAccount | None:
+    try:
+        data = json.loads(path.read_text("utf-8"))
+        return LocalAccount(str(data["name"]), str(data["password"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def save_account(path: Path, account: LocalAccount) -> None:
+    """Write the account readable by the user only (it holds a password)."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        json.dump({"name": account.name, "password": account.password}, out)
+    os.replace(tmp, path)
+
+
+def new_account(taken: int = 0) -> LocalAccount:
+    """A fresh local account; ``taken``: how many names were refused already."""
+    name = local_name() if taken == 0 else f"{local_name()[:20]}{taken + 1}"
+    return LocalAccount(name, secrets.token_urlsafe(18))
+
+
+def sign_in_requests(account: LocalAccount | None) -> tuple[m.Message, ...]:
+    """What to try, in order: log in with the kept account, or register it."""
+    if account is None:
+        return ()
+    return (
+        m.Login(name=account.name, password=account.password),
+        m.Register(name=account.name, password=account.password),
+    )

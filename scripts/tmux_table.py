@@ -1,0 +1,224 @@
+"""Drive the client in tmux against a real server as a new player and a new host would,
+and fail if the screen is wrong at any step.
+
+    uv run python scripts/tmux_table.py [--lang zh|en] [--size 80x24] [--captures DIR]
+
+Starts ``gbmj-server`` on a free port with a fresh database and the client in a
+detached tmux session of the given size, then: registers on the connect screen; creates
+a table (``n``, Enter) and checks the owner is named on it; opens the seats (``b``),
+fills them with bots (``f``); goes back to the lobby (Esc) and joins the table again
+(``j``): the seats dialog still offers the owner's keys and the status line names the
+owner; gets ready (``r``): the deal; discards by keys and passes claims until the
+action line has shown a few actions; closes the connection from the server's side
+(``ss -K``, which needs root): the reconnect banner shows and the client comes back to
+its seat with its hand; plays on to the hand's result, which stays until Enter; the
+next hand starts. Every capture is saved in DIR. Needs tmux and ss. Exit status 0 when
+everything was on screen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from gbmj_tui.local_server import start_local_server  # noqa: E402
+
+SESSION = "gbmj-table-check"
+WORDS = {
+    "en": {
+        "turn": "Your turn",
+        "result": r"Total|Draw \(wall|escaped",
+        "owner": "owner drv",
+        "banner": "Connection lost: reconnecting",
+        "lobby": "New table",
+        "waiting": "Waiting: four seated",
+        "discarded": "discarded",
+        "started": "The next hand has started",
+        "fill": "Fill with bots",
+    },
+    "zh": {
+        "turn": "轮到你出牌",
+        "result": r"合计|荒庄|逃跑",
+        "owner": "桌主 drv",
+        "banner": "连接断开: 正在重连",
+        "lobby": "新建牌桌",
+        "waiting": "等待开局: 坐满四人",
+        "discarded": "打出",
+        "started": "下一盘已开始",
+        "fill": "空位全加机器人",
+    },
+}
+
+
+def tmux(*args: str) -> str:
+    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=False).stdout
+
+
+def keys(*names: str, pause: float = 0.4) -> None:
+    for name in names:
+        tmux("send-keys", "-t", SESSION, name)
+        time.sleep(pause)
+
+
+def capture() -> str:
+    return tmux("capture-pane", "-t", SESSION, "-p")
+
+
+def wait_for(pattern: str, timeout: float) -> str:
+    deadline = time.monotonic() + timeout
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = capture()
+        if re.search(pattern, screen):
+            return screen
+        time.sleep(0.2)
+    raise TimeoutError(f"not on screen after {timeout}s: {pattern!r}\n{screen}")
+
+
+class Check:
+    def __init__(self, captures: Path) -> None:
+        self.captures = captures
+        self.failures: list[str] = []
+        self.count = 0
+
+    def save(self, label: str, screen: str) -> None:
+        self.count += 1
+        (self.captures / f"{self.count:03d}-{label}.txt").write_text(screen, "utf-8")
+
+    def expect(self, ok: bool, what: str, screen: str) -> None:
+        self.save("ok" if ok else "FAIL", screen)
+        if not ok:
+            self.failures.append(what)
+            print(f"FAIL: {what}", file=sys.stderr)
+
+
+def play_until(words: dict[str, str], pattern: str, timeout: float) -> str:
+    """Discard the drawn tile on each turn and pass each claim until ``pattern`` shows."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        screen = capture()
+        if re.search(pattern, screen):
+            return screen
+        if "[Space]" in screen:
+            keys("Space", pause=0.5)
+        elif words["turn"] in screen:
+            keys("Enter", pause=0.5)
+        else:
+            time.sleep(0.3)
+    raise TimeoutError(f"not on screen after {timeout}s: {pattern!r}\n{capture()}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lang", choices=("zh", "en"), default="en")
+    parser.add_argument("--size", default="100x32")
+    parser.add_argument("--captures", type=Path)
+    args = parser.parse_args()
+    width, height = (int(x) for x in args.size.split("x"))
+    words = WORDS[args.lang]
+    captures = args.captures or Path(tempfile.mkdtemp(prefix="gbmj-tmux-"))
+    captures.mkdir(parents=True, exist_ok=True)
+    where = Path(tempfile.mkdtemp(prefix="gbmj-table-"))
+    (where / "server.toml").write_text("bot_delay = 0.2\nhand_pause = 3.0\n")
+    server, port = start_local_server(where / "gbmj.db", where / "server.toml")
+    home = shlex.quote(str(where / "config"))  # a first start: no remembered name
+    command = (
+        f"cd {shlex.quote(str(ROOT))} && XDG_CONFIG_HOME={home} uv run python -m gbmj_tui "
+        f"--lang {args.lang} --server 127.0.0.1:{port}"
+    )
+    tmux("kill-session", "-t", SESSION)
+    tmux("new-session", "-d", "-s", SESSION, "-x", str(width), "-y", str(height), command)
+    check = Check(captures)
+    try:
+        wait_for("gbmj", 30)
+        time.sleep(1.5)  # the screen takes its keys once mounted
+        # register: the name field has the focus on a first start
+        tmux("send-keys", "-t", SESSION, "-l", "drv")
+        wait_for("drv", 5)
+        keys("Tab")
+        tmux("send-keys", "-t", SESSION, "-l", "pw-of-drv")
+        keys("Tab", "Tab", "Enter")  # to the Register button, press it
+        screen = wait_for(words["lobby"], 20)
+        check.expect(True, "the lobby after registering", screen)
+        keys("n")
+        keys("Enter", pause=1.0)  # the settings dialog: Enter creates the table
+        screen = wait_for(words["owner"], 10)
+        check.expect(True, "the table names its owner", screen)
+        keys("b")
+        screen = wait_for(words["fill"], 5)
+        keys("f", pause=1.0)
+        keys("Escape")
+        screen = wait_for(words["waiting"], 5)
+        check.expect(screen.count("bot-") >= 3, "three bots seated", screen)
+        keys("Escape", pause=1.0)  # to the lobby: the table waits for its owner
+        screen = wait_for(words["lobby"], 10)
+        kept = re.search(r"^\s*1\s+my table|^\s*1\s+我的牌桌", screen, re.M) is not None
+        check.expect(kept, "the table stays while its owner is in the lobby", screen)
+        keys("j" if kept else "n", pause=1.0)
+        if not kept:
+            keys("Enter", pause=1.0)
+        screen = wait_for(words["owner"], 10)
+        keys("b")
+        screen = wait_for("Seat|座位", 5)
+        check.expect(words["fill"] in screen, "the owner's keys after the trip", screen)
+        keys("Escape")
+        if "bot-" not in capture():
+            keys("b", "f", "Escape")
+        # choose the seat if the trip to the lobby stood the owner up, then ready
+        keys("b", "Enter", "Escape", "r", pause=0.6)
+        screen = wait_for(words["turn"] + "|" + re.escape("[Space]"), 60)
+        check.expect(True, "the deal", screen)
+        screen = play_until(words, words["discarded"], 120)
+        check.expect(words["discarded"] in screen, "the action line names a discard", screen)
+        # the connection closed from the server's side
+        for side in ("sport", "dport"):  # the server's end of the socket, then the client's
+            subprocess.run(
+                ["ss", "-K", "-t", "state", "established", side, "=", str(port)],
+                capture_output=True,
+                check=False,
+            )
+        try:
+            screen = wait_for(words["banner"], 10)
+            check.expect(True, "the reconnect banner", screen)
+        except TimeoutError:
+            check.save("no-banner", capture())  # it may come back before a capture
+        deadline = time.monotonic() + 40
+        while words["banner"] in (screen := capture()) and time.monotonic() < deadline:
+            time.sleep(0.3)
+        back = words["banner"] not in screen and re.search(r"(?:####|〓〓)x1[0-4]", screen)
+        check.expect(bool(back), "back at the seat after the reset", screen)
+        screen = play_until(words, words["result"], 900)
+        check.expect(True, "the hand's result", screen)
+        time.sleep(5)  # longer than the pause between hands
+        screen = capture()
+        check.expect(
+            re.search(words["result"], screen) is not None, "the result waits for a key", screen
+        )
+        check.expect(words["started"] in screen, "it says the next hand has started", screen)
+        keys("Enter", pause=1.0)
+        screen = capture()
+        check.expect(re.search(words["result"], screen) is None, "Enter closes it", screen)
+    except TimeoutError as exc:
+        check.failures.append(str(exc).splitlines()[0])
+        check.save("TIMEOUT", capture())
+    finally:
+        tmux("kill-session", "-t", SESSION)
+        server.terminate()
+        server.wait(10)
+    for failure in check.failures:
+        print("FAILED:", failure, file=sys.stderr)
+    print(f"checks: {check.count}, failures: {len(check.failures)}, captures: {captures}")
+    return 1 if check.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
