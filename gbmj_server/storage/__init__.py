@@ -3,7 +3,7 @@ coin ledger, inventories and ratings (``ledger``).
 
 A small synchronous interface (``Storage``) over one SQLite connection; the trio side
 calls it through ``trio.to_thread.run_sync`` with a ``CapacityLimiter(1)``
-(``gbmj_server.net.db.AsyncStorage``). Keeping it synchronous and narrow leaves room for
+(``gbmj_server.storage.threads.AsyncStorage``). Keeping it synchronous and narrow leaves room for
 another backend (PostgreSQL through psycopg 3 in threads) for hosts that outgrow one file.
 """
 

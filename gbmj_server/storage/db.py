@@ -27,6 +27,7 @@ import platformdirs
 
 from gbmj_server.names import name_skeleton
 from gbmj_server.storage.ledger import LedgerMixin
+from gbmj_server.storage.matches import MatchesMixin
 from gbmj_server.storage.migrations import MIGRATIONS, SCHEMA_VERSION
 
 SESSION_TTL = 30 * 24 * 3600.0  # a session token is good for 30 days
@@ -114,7 +115,7 @@ def _account(row: Sequence[Any]) -> Account:
     )
 
 
-class Storage(LedgerMixin):
+class Storage(LedgerMixin, MatchesMixin):
     """Accounts, sessions and history in one SQLite file; migrations applied on open.
     Coins, items and ratings: ``gbmj_server.storage.ledger``."""
 
@@ -299,46 +300,6 @@ class Storage(LedgerMixin):
 
     # -- match and hand history ----------------------------------------------------
 
-    def start_match(
-        self, table_name: str, settings: dict[str, Any], seats: Sequence[SeatRecord]
-    ) -> int:
-        """Record a match that starts now; returns its id."""
-        with self._write() as db:
-            cur = db.execute(
-                "INSERT INTO match (table_name, settings, started_at) VALUES (?, ?, ?)",
-                (table_name, json.dumps(settings, sort_keys=True), time.time()),
-            )
-            match_id = cur.lastrowid
-            db.executemany(
-                "INSERT INTO match_seat (match_id, seat, account_id, name, is_bot) "
-                "VALUES (?, ?, ?, ?, ?)",
-                [(match_id, s.seat, s.account_id, s.name, int(s.is_bot)) for s in seats],
-            )
-        assert match_id is not None
-        return match_id
-
-    def set_seat(self, match_id: int, seat: SeatRecord) -> None:
-        """A seat changed hands during the match (an escape handed it to a bot)."""
-        with self._write() as db:
-            db.execute(
-                "UPDATE match_seat SET account_id = ?, name = ?, is_bot = ? "
-                "WHERE match_id = ? AND seat = ?",
-                (seat.account_id, seat.name, int(seat.is_bot), match_id, seat.seat),
-            )
-
-    def record_hand(
-        self,
-        match_id: int,
-        number: int,
-        round_: int,
-        hand_number: int,
-        result: dict[str, Any],
-        event_log: bytes,
-    ) -> int:
-        """Store one finished hand: its result summary and its whole event log."""
-        with self._write() as db:
-            return self._insert_hand(db, match_id, number, round_, hand_number, result, event_log)
-
     @staticmethod
     def _insert_hand(
         db: sqlite3.Connection,
@@ -365,18 +326,6 @@ class Storage(LedgerMixin):
         )
         assert cur.lastrowid is not None
         return cur.lastrowid
-
-    def end_match(self, match_id: int, reason: str, standings: Sequence[int] | None) -> None:
-        with self._write() as db:
-            db.execute(
-                "UPDATE match SET ended_at = ?, end_reason = ?, standings = ? WHERE id = ?",
-                (
-                    time.time(),
-                    reason,
-                    None if standings is None else json.dumps(list(standings)),
-                    match_id,
-                ),
-            )
 
     def match(self, match_id: int) -> MatchRecord | None:
         row = self._db.execute(

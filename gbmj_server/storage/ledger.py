@@ -69,12 +69,16 @@ class Transfer:
 
 @dataclass(frozen=True, slots=True)
 class Payment:
-    """A transfer to make: ``payer`` → ``payee`` (``None``: the house)."""
+    """A transfer to make: ``payer`` → ``payee`` (``None``: the house). In a hand's
+    settlement, ``payer_n`` and ``payee_n`` name the match's participants whose coin
+    totals it moves (``None``: nobody's, e.g. the house)."""
 
     payer: int | None
     payee: int | None
     amount: int
     reason: str
+    payer_n: int | None = None
+    payee_n: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,12 +348,16 @@ class LedgerMixin:
         payments: Sequence[Payment] = (),
         ratings: Sequence[tuple[int, int]] = (),
         award: tuple[int, str] | None = None,
+        points: Sequence[tuple[int, int]] = (),
     ) -> Settlement:
         """Record a finished hand and settle it in one transaction: the hand row, the
         payments (each capped at what its payer holds; the house is never short; ``moved``
         counts a house-to-house payment in full though no row is written), the
-        rating changes (account, points; never below 0) and an awarded item (skipped if
-        the inventory is full). A hand recorded before is left alone (``already``)."""
+        rating changes (account, points; never below 0), an awarded item (skipped if
+        the inventory is full), the match's participants' totals (``points``: (n,
+        points); coins from the payments' ``payer_n``/``payee_n``), and the hand's
+        actions written ahead, which its row now holds. A hand recorded before is left
+        alone (``already``)."""
         with self._write() as db:
             row = db.execute(
                 "SELECT id FROM hand WHERE match_id = ? AND number = ?", (match_id, number)
@@ -367,7 +375,22 @@ class LedgerMixin:
                     amount = min(amount, self._balance(db, source))
                 # House to house (a bot pays a bot) moves nothing but counts in full.
                 self._move(db, source, target, amount, p.reason, hand_id, match_id)
-                moved.append(max(0, amount))
+                amount = max(0, amount)
+                moved.append(amount)
+                for n, sign in ((p.payer_n, -1), (p.payee_n, 1)):
+                    if n is not None and amount:
+                        db.execute(
+                            "UPDATE match_player SET coins = coins + ? WHERE match_id = ? AND n = ?",
+                            (sign * amount, match_id, n),
+                        )
+            for n, gained in points:
+                db.execute(
+                    "UPDATE match_player SET points = points + ? WHERE match_id = ? AND n = ?",
+                    (gained, match_id, n),
+                )
+            db.execute(
+                "DELETE FROM match_action WHERE match_id = ? AND hand = ?", (match_id, number)
+            )
             for account_id, points in ratings:
                 db.execute(
                     "UPDATE account SET rating = max(0, rating + ?) WHERE id = ?",

@@ -12,6 +12,8 @@ slot, item, count) and ``account.rating``. Players that existed before it get th
 10,000 starting coins from the house in the same migration.
 
 Migration 3 holds the SSH public keys players add to their accounts (``ssh_key``).
+Migration 5 writes running matches ahead, for a restarted server to resume them
+(``match_player``, ``match_action``; ``gbmj_server.storage.matches``).
 
 Migration 4 adds ``account.skeleton``, the look-alike key of the name
 (``gbmj_server.names.name_skeleton``, given to SQLite as the function ``name_skeleton``),
@@ -127,6 +129,42 @@ MIGRATIONS: tuple[str, ...] = (
     UPDATE account SET skeleton = name_skeleton(name)
         WHERE id IN (SELECT min(id) FROM account GROUP BY name_skeleton(name));
     CREATE UNIQUE INDEX account_skeleton ON account(skeleton);
+    """,
+    # 5: running matches written ahead (gbmj_server.storage.matches): a match knows its
+    # table, seed and participants, and the actions of its hand in play are on disk
+    # before anyone hears of them, so a restarted server resumes it.
+    """
+    ALTER TABLE match ADD COLUMN table_id INTEGER;
+    ALTER TABLE match ADD COLUMN seed TEXT;
+    ALTER TABLE match ADD COLUMN owner TEXT;
+    ALTER TABLE match ADD COLUMN public INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE match ADD COLUMN password_digest TEXT NOT NULL DEFAULT '';
+    CREATE INDEX match_running ON match(id) WHERE ended_at IS NULL;
+    CREATE TABLE match_player (
+        match_id    INTEGER NOT NULL REFERENCES match(id) ON DELETE CASCADE,
+        n           INTEGER NOT NULL,
+        slot        INTEGER NOT NULL CHECK (slot BETWEEN 0 AND 3),
+        account_id  INTEGER REFERENCES account(id) ON DELETE SET NULL,
+        name        TEXT NOT NULL,
+        guest       INTEGER NOT NULL DEFAULT 0,
+        bot_level   TEXT,
+        points      INTEGER NOT NULL DEFAULT 0,
+        coins       INTEGER NOT NULL DEFAULT 0,
+        left_reason TEXT,
+        PRIMARY KEY (match_id, n)
+    );
+    CREATE INDEX match_player_account ON match_player(account_id, match_id);
+    CREATE TABLE match_action (
+        match_id    INTEGER NOT NULL REFERENCES match(id) ON DELETE CASCADE,
+        hand        INTEGER NOT NULL,
+        idx         INTEGER NOT NULL,
+        seat        INTEGER NOT NULL,
+        kind        TEXT NOT NULL,
+        tile        INTEGER,
+        ms          INTEGER NOT NULL,
+        seq         INTEGER NOT NULL,
+        PRIMARY KEY (match_id, hand, idx)
+    ) WITHOUT ROWID;
     """,
 )
 

@@ -12,7 +12,8 @@ from typing import Any, TypeVar
 
 import trio
 
-from gbmj_server.storage import Storage, hash_password, verify_password
+from gbmj_server.storage.db import Storage
+from gbmj_server.storage.passwords import hash_password, verify_password
 
 T = TypeVar("T")
 
