@@ -14,8 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from history_server import to_detail, to_hand_log
 from recorder import RecordedMatch, record_match, sitters
 
+from gbmj.replay import Replay, ReplayId, hand_from_log, match_from_detail, replay_file
+from gbmj_server.export import stored_replay
 from gbmj_server.storage import Storage
 from gbmj_server.storage.matches import ActionDone
 
@@ -64,3 +67,22 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     )
     yield World(path, store, free, stake, running, private)
     store.close()
+
+
+def host_replay(world: World, match: RecordedMatch) -> Replay:
+    """The host's export of a match (``gbmj-server admin export``)."""
+    return stored_replay(world.store, ReplayId("match", match.match_id), "gbmj-server test")
+
+
+def player_replay(world: World, match: RecordedMatch) -> Replay:
+    """A player's export of a match, built from the protocol's messages as
+    ``gbmj export`` builds it (the hands scored by replaying them)."""
+    detail = world.store.match_detail(match.match_id)
+    assert detail is not None
+    logs = [world.store.hand_log(h.hand_id) for h in detail.hands]
+    return replay_file(
+        "gbmj-server/0.1.0 test",
+        "gbmj/0.1.0",
+        match_from_detail(to_detail(detail)),
+        [hand_from_log(to_hand_log(log)) for log in logs if log is not None],
+    )
