@@ -12,7 +12,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
-from collections.abc import AsyncIterator
+import threading
+from collections.abc import Iterator
 from dataclasses import replace
 
 from gbmj_server.storage import Storage, verify_password
@@ -147,11 +148,28 @@ class HistoryServer:
         writer.close()
 
 
-@contextlib.asynccontextmanager
-async def history_server(store: Storage) -> AsyncIterator[HistoryServer]:
-    """The server listening on a free loopback port (``.port``) while the block runs."""
+@contextlib.contextmanager
+def history_server(store: Storage) -> Iterator[int]:
+    """The server on a free loopback port (yielded), in a thread of its own, while the
+    block runs: the tools under test run their own event loop."""
     server = HistoryServer(store)
-    listener = await asyncio.start_server(server._client, "127.0.0.1", 0)
-    server.port = listener.sockets[0].getsockname()[1]
-    async with listener:
-        yield server
+    loop = asyncio.new_event_loop()
+    started = threading.Event()
+    stop = asyncio.Event()
+
+    async def serve() -> None:
+        listener = await asyncio.start_server(server._client, "127.0.0.1", 0)
+        server.port = listener.sockets[0].getsockname()[1]
+        started.set()
+        async with listener:
+            await stop.wait()
+
+    thread = threading.Thread(target=loop.run_until_complete, args=(serve(),), daemon=True)
+    thread.start()
+    started.wait(10)
+    try:
+        yield server.port
+    finally:
+        loop.call_soon_threadsafe(stop.set)
+        thread.join(10)
+        loop.close()

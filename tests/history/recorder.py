@@ -16,11 +16,12 @@ from gbmj.bots import make_bot
 from gbmj.economy.stakes import hand_payments
 from gbmj.game.hand_state import HandState
 from gbmj.game.match import Match
-from gbmj_server.storage import Payment, Storage
+from gbmj_server.storage import Payment, Storage, hash_password
 from gbmj_server.storage.logs import write_log
 from gbmj_server.storage.matches import ActionDone, PlayerJoined, PlayerLeft
 
 MS_PER_ACTION = 700
+PASSWORD = "history-pw-1"  # every player account's
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +48,7 @@ def sitters(store: Storage, *names: str) -> list[Sitter]:
     """Player accounts for ``names`` (made if missing), then bots up to four seats."""
     out = []
     for name in names:
-        account = store.account_by_name(name) or store.create_account(name, "x")
+        account = store.account_by_name(name) or store.create_account(name, hash_password(PASSWORD))
         out.append(Sitter(name, account.id))
     for i in range(len(out), 4):
         out.append(Sitter(f"bot-{i}", bot_level="normal"))
