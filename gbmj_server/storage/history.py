@@ -182,7 +182,7 @@ class HistoryMixin:
         ]
         summaries = []
         for match_id in ids:
-            found = self._summary(match_id, account_id)
+            found = self._summary(match_id, account_id, self._participants(match_id))
             assert found is not None  # a participant's match exists (ON DELETE CASCADE)
             summaries.append(found[0])
         return MatchPage(tuple(summaries), total)
@@ -191,15 +191,11 @@ class HistoryMixin:
     def match_detail(self, match_id: int, account_id: int | None = None) -> MatchDetail | None:
         """The match's summary (with ``account_id``'s rank, points and coins if it
         played), its settled hands and, once it has ended, its standings."""
-        found = self._summary(match_id, account_id)
+        people = self._participants(match_id)
+        found = self._summary(match_id, account_id, people)
         if found is None:
             return None
-        summary, standings = found
-        table_id, raw_settings = self._db.execute(
-            "SELECT table_id, settings FROM match WHERE id = ?", (match_id,)
-        ).fetchone()
-        settings = json.loads(raw_settings)
-        people = self._participants(match_id)
+        summary, standings, table_id, settings = found
         hands = tuple(
             self._hand_summary(r, people)
             for r in self._db.execute(
@@ -218,17 +214,18 @@ class HistoryMixin:
         )
 
     def _summary(
-        self, match_id: int, account_id: int | None
-    ) -> tuple[MatchSummary, tuple[Standing, ...] | None] | None:
+        self, match_id: int, account_id: int | None, people: Sequence[_Participant]
+    ) -> tuple[MatchSummary, tuple[Standing, ...] | None, int | None, dict[str, Any]] | None:
+        """The match's summary for ``account_id``, its standings, table and settings."""
         row = self._db.execute(
             "SELECT table_name, started_at, ended_at, end_reason, public, standings, "
-            "(SELECT count(*) FROM hand h WHERE h.match_id = m.id) FROM match m WHERE id = ?",
+            "table_id, settings, (SELECT count(*) FROM hand h WHERE h.match_id = m.id) "
+            "FROM match m WHERE id = ?",
             (match_id,),
         ).fetchone()
         if row is None:
             return None
-        name, started, ended, reason, public, raw_standings, hands = row
-        people = self._participants(match_id)
+        name, started, ended, reason, public, raw_standings, table_id, settings, hands = row
         standings = _standings(raw_standings, people)
         rank = points = coins = None
         mine = [p for p in people if account_id is not None and p.account_id == account_id]
@@ -253,7 +250,7 @@ class HistoryMixin:
             points=points,
             coins=coins,
         )
-        return summary, standings
+        return summary, standings, table_id, json.loads(settings)
 
     def _participants(self, match_id: int) -> tuple[_Participant, ...]:
         return tuple(

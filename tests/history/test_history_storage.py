@@ -243,3 +243,24 @@ def test_matches_of_the_first_format_are_in_the_history(tmp_path: Path) -> None:
         assert log is not None and log.players == detail.hands[0].players
         assert all(a.ms == 0 for a in log.actions)  # no times were kept then
         assert store.may_read(1, 7)
+
+
+def test_the_history_walks_indexes_never_a_whole_table(world: World) -> None:
+    """Every statement the history runs searches by an index or a primary key (so a page
+    costs the same with 10,000 matches: bench/history.py measures it)."""
+    store = world.store
+    alice = world.account("alice")
+    statements: list[str] = []
+    store._db.set_trace_callback(statements.append)
+    try:
+        store.matches_of(alice, 1, 20)
+        store.match_detail(world.stake.match_id, alice)
+        store.hand_log(world.stake.hand_ids[1])
+        store.may_read(alice, world.free.match_id)
+        store.may_read_hand(alice, world.free.hand_ids[0])
+    finally:
+        store._db.set_trace_callback(None)
+    assert len(set(statements)) >= 10
+    for sql in dict.fromkeys(statements):
+        plan = [row[-1] for row in store._db.execute(f"EXPLAIN QUERY PLAN {sql}")]
+        assert not [step for step in plan if step.startswith("SCAN")], (sql, plan)
