@@ -173,7 +173,7 @@ def _hand_checks(hand: ReplayHand, stake: int | None) -> list[Check]:
         )
     dice = hand.wall.dice
     roller, break_stack = documented_break(hand.dealer, dice)
-    a, b = sum(dice[0]), sum(dice[1])
+    first, second = sum(dice[0]), sum(dice[1])
     wall = Wall(
         tuple(hand.wall.order), (dice[0], dice[1]), bytes.fromhex(hand.wall.salt), hand.dealer
     )
@@ -188,8 +188,8 @@ def _hand_checks(hand: ReplayHand, stake: int | None) -> list[Check]:
     check(
         "dice",
         (start.second_roller, start.break_stack) == (roller, break_stack),
-        f"the dealer rolled {dice[0][0]}+{dice[0][1]} = {a}, seat {roller} rolled second "
-        f"{dice[1][0]}+{dice[1][1]} = {b}: drawing starts at stack {break_stack}"
+        f"the dealer rolled {dice[0][0]}+{dice[0][1]} = {first}, seat {roller} rolled second "
+        f"{dice[1][0]}+{dice[1][1]} = {second}: drawing starts at stack {break_stack}"
         + (
             ""
             if (start.second_roller, start.break_stack) == (roller, break_stack)

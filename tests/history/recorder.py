@@ -68,9 +68,12 @@ def record_match(
     escape: tuple[int, int, int] | None = None,  # (hand number, after this many actions, player)
     stop_after: int | None = None,  # leave the match running after this many hands
     hands: int | None = None,  # play only this many hands, then end the match
+    choices: Sequence[HandState] = (),  # replay these hands' actions instead of asking bots
+    write_ahead: bool = True,  # journal every step (the history reads settled rows only)
 ) -> RecordedMatch:
     """Play a match with a bot choosing for every seat and record it; returns its ids and
-    every hand's final state."""
+    every hand's final state. With ``choices`` (the states of a match of the same seed
+    recorded before), the same actions are played again, without the bots' thinking."""
     public = stake == 0 if public is None else public
     settings = {
         "name": table_name,
@@ -105,27 +108,36 @@ def record_match(
         number += 1
         state = match.start_hand()
         seq += 1
-        store.journal([ActionDone(match_id, number, 0, state.dealer, "deal", None, 0, seq)])
+        journal = store.journal if write_ahead else _skip
+        journal([ActionDone(match_id, number, 0, state.dealer, "deal", None, 0, seq)])
         names = [people[holders[match.player_at(s)]].name for s in range(4)]
         times: list[int] = []
+        replayed = iter(choices[number - 1].log) if choices else None
         while not state.ended:
-            if escape is not None and escape[:2] == (number, len(state.log)):
-                player = escape[2]
+            chosen = None if replayed is None else next(replayed)
+            if (escape is not None and escape[:2] == (number, len(state.log))) or (
+                chosen is not None and chosen[1] is None
+            ):
+                player = match.player_at(chosen[0]) if chosen else escape[2]  # type: ignore[index]
                 match.escape(player)
                 seat = match.seat_of(player)
                 seq += 1
                 times.append(MS_PER_ACTION * (len(times) + 1))
-                store.journal(
+                journal(
                     [ActionDone(match_id, number, len(times), seat, "escape", None, times[-1], seq)]
                 )
                 break
-            seat = state.to_act[0]
-            view = state.view(seat)
-            action = bots[match.player_at(seat)].choose(view, view.legal_actions)
+            if chosen is not None:
+                seat, action = chosen
+                assert action is not None
+            else:
+                seat = state.to_act[0]
+                view = state.view(seat)
+                action = bots[match.player_at(seat)].choose(view, view.legal_actions)
             state.apply(seat, action)
             seq += 1
             times.append(MS_PER_ACTION * (len(times) + 1))
-            store.journal(
+            journal(
                 [
                     ActionDone(
                         match_id,
@@ -219,6 +231,10 @@ def record_match(
             )
     store.end_match(match_id, "finished", standings(people, holders, points_of, coins_of, left))
     return record
+
+
+def _skip(entries: object) -> None:
+    """No write-ahead journal (a benchmark filling a database)."""
 
 
 def standings(
