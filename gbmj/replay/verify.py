@@ -357,18 +357,20 @@ def _check_result(
         if tuple(claimed.points) == tuple(ruled.points)
         else f"the file says {points}; the rules pay " + " ".join(_signed(p) for p in ruled.points),
     )
-    _check_coins(claimed, stake, check)
+    _check_coins(claimed, ruled.points, stake, check)
 
 
-def _check_coins(result: ReplayResult, stake: int | None, check: _CheckFn) -> None:
-    """Coins follow the points × stake (docs/rules.md §2.5): each payer pays at most
-    what the points ask (less only when it had less), the winner gets what was paid."""
+def _check_coins(
+    result: ReplayResult, points: Sequence[int], stake: int | None, check: _CheckFn
+) -> None:
+    """Coins follow the points the rules give × the stake (docs/rules.md §2.5): each
+    payer pays at most what the points ask (less only when it had less), the winner
+    gets what was paid."""
     coins = result.coins
     if coins is None:
-        if stake and any(result.points):
+        if stake and any(points):
             check("coins", False, f"a table of stake {stake} moved no coins")
         return
-    points = result.points
     wrong = []
     capped = 0
     gainer = result.winner
