@@ -5,6 +5,7 @@
     gbmj-server admin [--db PATH] [--config FILE.toml] users
     gbmj-server admin ... reset-password NAME | ban NAME | unban NAME
     gbmj-server admin ... grant NAME COINS | take NAME COINS | ledger [NAME] | check
+    gbmj-server admin ... export ID [--out FILE]
 
 Settings: ``gbmj_server.config`` (defaults, then the TOML file, then the command line).
 """
@@ -28,6 +29,7 @@ from gbmj_server.config import (
     ServerConfig,
     load_config_file,
 )
+from gbmj_server.export import admin_export
 from gbmj_server.storage import (
     LedgerError,
     Storage,
@@ -86,6 +88,9 @@ def _admin_parser() -> argparse.ArgumentParser:
         "name", nargs="?"
     )
     sub.add_parser("check", help="check that the coin ledger balances")
+    export = sub.add_parser("export", help="write a match (88) or a hand (h412) to a replay file")
+    export.add_argument("id")
+    export.add_argument("--out", type=Path, help="the file (default gbmj-match-88.json)")
     return parser
 
 
@@ -142,6 +147,9 @@ def admin(argv: Sequence[str]) -> int:
                 print(f"{args.name}: {balance} coins")
             elif args.command == "ledger":
                 return _print_ledger(store, args.name)
+            elif args.command == "export":
+                server = f"gbmj-server {config.host}:{config.port}"
+                return admin_export(store, args.id, args.out, server)
             elif args.command == "check":
                 ok = store.ledger_balanced()
                 print(f"ledger {'balanced' if ok else 'NOT BALANCED'}: total {store.total_coins()}")

@@ -29,6 +29,7 @@ from typing import Any
 import platformdirs
 
 from gbmj_server.names import name_skeleton
+from gbmj_server.storage.history import HistoryMixin
 from gbmj_server.storage.ledger import LedgerMixin
 from gbmj_server.storage.matches import MatchesMixin, PlayerRecord
 from gbmj_server.storage.migrations import MIGRATIONS, SCHEMA_VERSION
@@ -179,9 +180,10 @@ def _account(row: Sequence[Any]) -> Account:
     )
 
 
-class Storage(LedgerMixin, MatchesMixin, ModerationMixin):
+class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin):
     """Accounts, sessions and history in one SQLite file; migrations applied on open.
-    Coins, items and ratings: ``gbmj_server.storage.ledger``."""
+    Coins, items and ratings: ``gbmj_server.storage.ledger``; running matches:
+    ``.matches``; the history players read: ``.history``."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)

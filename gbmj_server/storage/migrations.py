@@ -21,6 +21,11 @@ Migration 4 adds ``account.skeleton``, the look-alike key of the name
 unique, so no new name can pass for an existing one. Accounts that already shared a
 skeleton keep their names: the oldest holds the key, the later ones none (a unique index
 allows many NULLs), so only new names are refused.
+
+Migration 6 gives the matches of the first format (before migration 5) their
+participants, copied from ``match_seat`` (each seat's last holder, points from the
+standings, coins from the hands' ledger rows), so the history reads every match from
+``match_player`` (``gbmj_server.storage.history``).
 """
 
 from __future__ import annotations
@@ -172,6 +177,24 @@ MIGRATIONS: tuple[str, ...] = (
         muted_id    INTEGER NOT NULL REFERENCES account(id) ON DELETE CASCADE,
         PRIMARY KEY (account_id, muted_id)
     ) WITHOUT ROWID;
+    """,
+    # 6: the history reads every match's participants from match_player: matches of the
+    # first format get theirs from match_seat.
+    """
+    INSERT INTO match_player (match_id, n, slot, account_id, name, guest, bot_level, points,
+                              coins)
+    SELECT s.match_id, s.seat, s.seat, s.account_id, s.name, coalesce(a.kind = 'guest', 0),
+           CASE WHEN s.is_bot THEN 'normal' END,
+           coalesce(json_extract(m.standings, '$[' || s.seat || ']'), 0),
+           coalesce((SELECT sum(CASE WHEN t.to_wallet = w.id THEN t.amount ELSE -t.amount END)
+                     FROM wallet w
+                     JOIN coin_transfer t ON t.from_wallet = w.id OR t.to_wallet = w.id
+                     JOIN hand h ON h.id = t.hand_id
+                     WHERE w.account_id = s.account_id AND h.match_id = s.match_id), 0)
+    FROM match_seat s
+    JOIN match m ON m.id = s.match_id
+    LEFT JOIN account a ON a.id = s.account_id
+    WHERE NOT EXISTS (SELECT 1 FROM match_player p WHERE p.match_id = s.match_id);
     """,
 )
 

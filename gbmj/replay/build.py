@@ -1,0 +1,344 @@
+"""Building replay files from what a server tells (``get_match``'s ``match_detail``,
+``get_hand``'s ``hand_log``, or the host's own rows of the same shape) and replaying a
+file's hand with the rules.
+
+A ``hand_log`` carries the wall, the actions, the points and the coins, not the fans: a
+player's export scores the hand by replaying it (``result_of``), the host's export
+writes the result the server recorded (``recorded_result``). Either way ``verify``
+replays and scores it again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from protocol.tiles import WINDS, Tile
+from protocol.vocabulary import ActionKind, LeaveReason, MatchEnd, Outcome
+
+from ..game.actions import Action
+from ..game.hand_state import HandState
+from ..game.wall import Wall
+from .format import (
+    FORMAT,
+    VERSION,
+    Replay,
+    ReplayAction,
+    ReplayHand,
+    ReplayMatch,
+    ReplayResult,
+    ReplaySeat,
+    ReplayStanding,
+    ReplayWall,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayId:
+    """What to export: a match or one hand, by id."""
+
+    kind: str  # "match" or "hand"
+    id: int
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.id}"
+
+    @property
+    def file_name(self) -> str:
+        """The export's file name when none is given: ``gbmj-match-88.json``."""
+        return f"gbmj-{self.kind}-{self.id}.json"
+
+
+def parse_id(text: str) -> ReplayId:
+    """``88`` or ``m88``: a match; ``h412``: a hand. ``ValueError`` otherwise."""
+    text = text.strip().lower()
+    kind = "hand" if text[:1] == "h" else "match"
+    digits = text[1:] if text[:1] in ("m", "h") else text
+    if not (digits.isascii() and digits.isdigit() and 0 < int(digits) <= 2**53):
+        raise ValueError(f"{text!r} is no id: a match is 88 or m88, a hand h412")
+    return ReplayId(kind, int(digits))
+
+
+# -- the shapes read (the protocol's records, or the host's rows with the same fields) -----
+
+
+class LoggedActionLike(Protocol):
+    @property
+    def seat(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def tile(self) -> int | None: ...
+    @property
+    def ms(self) -> int: ...
+
+
+class HandLogLike(Protocol):
+    """``protocol.messages.HandLog``'s fields."""
+
+    @property
+    def hand_id(self) -> int: ...
+    @property
+    def number(self) -> int: ...
+    @property
+    def round_number(self) -> int: ...
+    @property
+    def hand_number(self) -> int: ...
+    @property
+    def prevailing_wind(self) -> int: ...
+    @property
+    def dealer(self) -> int: ...
+    @property
+    def dice(self) -> Sequence[Sequence[int]]: ...
+    @property
+    def wall_order(self) -> Sequence[int]: ...
+    @property
+    def salt(self) -> str: ...
+    @property
+    def commitment(self) -> str: ...
+    @property
+    def players(self) -> Sequence[str]: ...
+    @property
+    def actions(self) -> Sequence[LoggedActionLike]: ...
+    @property
+    def escape(self) -> int | None: ...
+    @property
+    def points(self) -> Sequence[int]: ...
+    @property
+    def coins(self) -> Sequence[int] | None: ...
+
+
+class RecordedHandLogLike(HandLogLike, Protocol):
+    """A hand log with the result the server recorded (the host's rows)."""
+
+    @property
+    def outcome(self) -> str: ...
+    @property
+    def winner(self) -> int | None: ...
+    @property
+    def from_seat(self) -> int | None: ...
+    @property
+    def win_tile(self) -> int | None: ...
+    @property
+    def fans(self) -> Sequence[Sequence[int]]: ...
+    @property
+    def total(self) -> int: ...
+
+
+class MatchSummaryLike(Protocol):
+    @property
+    def match_id(self) -> int: ...
+    @property
+    def table_name(self) -> str: ...
+    @property
+    def started_at(self) -> int: ...
+    @property
+    def ended_at(self) -> int | None: ...
+    @property
+    def reason(self) -> str | None: ...
+    @property
+    def players(self) -> Sequence[str]: ...
+    @property
+    def hands(self) -> int: ...
+    @property
+    def public(self) -> bool: ...
+
+
+class StandingLike(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def bot(self) -> bool: ...
+    @property
+    def seat(self) -> int | None: ...
+    @property
+    def rank(self) -> int: ...
+    @property
+    def points(self) -> int: ...
+    @property
+    def coins(self) -> int: ...
+    @property
+    def left(self) -> str | None: ...
+
+
+class MatchDetailLike(Protocol):
+    """``protocol.messages.MatchDetail``'s fields."""
+
+    @property
+    def match(self) -> MatchSummaryLike: ...
+    @property
+    def standings(self) -> Sequence[StandingLike] | None: ...
+
+
+# -- building ---------------------------------------------------------------------------
+
+
+def hand_from_log(log: HandLogLike, result: ReplayResult | None = None) -> ReplayHand:
+    """The file's hand from a hand log. Without ``result`` the hand is replayed and
+    scored with the rules, keeping the log's points and coins: ``IllegalAction`` (or
+    ``ValueError`` for a wall that is no wall) if the log does not replay."""
+    wall = ReplayWall(
+        order=tuple(Tile(t) for t in log.wall_order),
+        dice=tuple((int(d[0]), int(d[1])) for d in log.dice),
+        salt=log.salt,
+        commitment=log.commitment,
+    )
+    actions = tuple(
+        ReplayAction(
+            seat=a.seat,
+            kind=ActionKind(a.kind),
+            tile=None if a.tile is None else Tile(a.tile),
+            ms=a.ms,
+        )
+        for a in log.actions
+    )
+    prevailing = Tile(log.prevailing_wind)
+    if result is None:
+        state = _replayed(
+            wall, log.dealer, prevailing, log.round_number, log.hand_number, actions, log.escape
+        )
+        coins = None if log.coins is None else tuple(log.coins)
+        result = replace(result_of(state), points=tuple(log.points), coins=coins)
+    return ReplayHand(
+        hand_id=log.hand_id,
+        number=log.number,
+        round_number=log.round_number,
+        hand_number=log.hand_number,
+        dealer=log.dealer,
+        prevailing_wind=prevailing,
+        seats=tuple(
+            ReplaySeat(seat=s, player=log.players[s], wind=WINDS[(s - log.dealer) % 4])
+            for s in range(4)
+        ),
+        wall=wall,
+        actions=actions,
+        result=result,
+    )
+
+
+def recorded_result(log: RecordedHandLogLike) -> ReplayResult:
+    """The result as the server recorded it with the hand."""
+    return ReplayResult(
+        outcome=Outcome(log.outcome),
+        winner=log.winner,
+        from_seat=log.from_seat,
+        win_tile=None if log.win_tile is None else Tile(log.win_tile),
+        escaper=log.escape,
+        fans=tuple((int(f[0]), int(f[1])) for f in log.fans),
+        total=log.total,
+        points=tuple(log.points),
+        coins=None if log.coins is None else tuple(log.coins),
+    )
+
+
+def match_from_detail(detail: MatchDetailLike, stake: int | None = None) -> ReplayMatch:
+    """The file's match from a match's detail (the asking player's own rank, points and
+    coins are left out: the file is the match's, whoever reads it)."""
+    m = detail.match
+    return ReplayMatch(
+        match_id=m.match_id,
+        table_name=m.table_name,
+        started_at=m.started_at,
+        ended_at=m.ended_at,
+        reason=None if m.reason is None else MatchEnd(m.reason),
+        public=m.public,
+        stake=stake,
+        players=tuple(m.players),
+        hands_played=m.hands,
+        standings=None
+        if detail.standings is None
+        else tuple(
+            ReplayStanding(
+                name=s.name,
+                bot=s.bot,
+                seat=s.seat,
+                rank=s.rank,
+                points=s.points,
+                coins=s.coins,
+                left=None if s.left is None else LeaveReason(s.left),
+            )
+            for s in detail.standings
+        ),
+    )
+
+
+def replay_file(
+    server: str,
+    exporter: str,
+    match: ReplayMatch,
+    hands: Iterable[ReplayHand],
+    exported_at: int | None = None,
+) -> Replay:
+    return Replay(
+        format=FORMAT,
+        version=VERSION,
+        server=server,
+        exporter=exporter,
+        exported_at=exported_at,
+        match=match,
+        hands=tuple(sorted(hands, key=lambda h: h.number)),
+    )
+
+
+# -- replaying --------------------------------------------------------------------------
+
+
+def steps_of(hand: ReplayHand) -> int:
+    """How many steps the hand's log has: its actions, and the escape that ends it."""
+    return len(hand.actions) + (hand.result.escaper is not None)
+
+
+def hand_state(hand: ReplayHand, steps: int | None = None) -> HandState:
+    """The hand as the rules have it after its first ``steps`` steps (``steps_of``: the
+    actions, then the escape if one ended the hand; all of them when None).
+    ``IllegalAction`` when an action is not legal; ``ValueError`` when the wall is no
+    wall."""
+    whole = steps is None or steps >= steps_of(hand)
+    return _replayed(
+        hand.wall,
+        hand.dealer,
+        hand.prevailing_wind,
+        hand.round_number,
+        hand.hand_number,
+        hand.actions[:steps],
+        hand.result.escaper if whole else None,
+    )
+
+
+def _replayed(
+    w: ReplayWall,
+    dealer: int,
+    prevailing_wind: Tile,
+    round_number: int,
+    hand_number: int,
+    actions: Sequence[ReplayAction],
+    escaper: int | None,
+) -> HandState:
+    wall = Wall(tuple(w.order), (w.dice[0], w.dice[1]), bytes.fromhex(w.salt), dealer)
+    state = HandState(
+        wall, prevailing_wind=prevailing_wind, round_number=round_number, hand_number=hand_number
+    )
+    for a in actions:
+        state.apply(a.seat, Action(a.kind, a.tile))
+    if escaper is not None:
+        state.escape(escaper)
+    return state
+
+
+def result_of(state: HandState) -> ReplayResult:
+    """The result of an ended hand as the rules give it: scored by gbmj's calculator."""
+    r = state.result
+    if r is None:
+        raise ValueError("the hand has not ended")
+    score = r.score
+    return ReplayResult(
+        outcome=r.outcome,
+        winner=r.winner,
+        from_seat=r.from_seat if r.winner is not None else None,
+        win_tile=r.win_tile,
+        escaper=r.escaper,
+        fans=tuple((fc.fan.id, fc.count) for fc in score.fans) if score else (),
+        total=score.total if score else 0,
+        points=tuple(r.points),
+    )

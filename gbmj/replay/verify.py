@@ -1,0 +1,499 @@
+"""Checking a replay file away from any server: ``verify`` gives a ``Report`` of every
+check made and every mismatch found, in words a player reads.
+
+For each hand: the seating (dealer, winds), the wall (a full set of 144), the commitment
+(SHA-256 of the wall order and the salt), the dice and the break, every deal and draw
+against the wall read with the rule book's geometry (docs/rules.md §1.1), the legality
+of every action (replayed with the rules), the times, and the result, the fans and the
+payments (scored again with gbmj's calculator). For a whole match: the hands' numbering
+and the standings against the hands' points.
+
+What the commitment check proves: the wall in the file is the one whose hash the file
+names. That it is the wall of the game you played rests on the commitment you saw
+announced at the hand's start (``hand_start``), which the client keeps and shows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from protocol.fans import FAN_BY_ID
+from protocol.tiles import WINDS, Tile
+from protocol.vocabulary import ActionKind, Outcome
+
+from ..game import events as E
+from ..game.actions import Action
+from ..game.hand_state import HandState, IllegalAction
+from ..game.wall import FULL_SET, Wall
+from .build import result_of
+from .format import Replay, ReplayFormatError, ReplayHand, ReplayResult, loads
+
+HANDS_PER_ROUND = 4
+_CheckFn = Callable[[str, bool, str], None]  # adds one check: what, ok, detail
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One thing checked: where (``hand 3``, ``match``, ``file``), what, and how it went."""
+
+    where: str
+    what: str
+    ok: bool
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    title: str
+    checks: tuple[Check, ...]
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.checks) and all(c.ok for c in self.checks)
+
+    @property
+    def mismatches(self) -> tuple[Check, ...]:
+        return tuple(c for c in self.checks if not c.ok)
+
+    def text(self) -> str:
+        """The report as printed: a section per hand, a line per check, then the verdict."""
+        lines = [self.title]
+        where = None
+        for c in self.checks:
+            if c.where != where:
+                where = c.where
+                lines.append(f"{where}:")
+            lines.append(f"  {'ok' if c.ok else 'MISMATCH':8}  {c.what}: {c.detail}")
+        bad = len(self.mismatches)
+        if self.ok:
+            lines.append(f"verified: {len(self.checks)} checks, no mismatch")
+        else:
+            lines.append(f"NOT VERIFIED: {bad} mismatch{'es' if bad != 1 else ''}")
+        return "\n".join(lines)
+
+
+def verify_text(text: str | bytes) -> Report:
+    """``verify`` of a file's text; a text that is no replay file fails with the reason."""
+    try:
+        replay = loads(text)
+    except ReplayFormatError as exc:
+        return Report(
+            "not a replay file this gbmj reads", (Check("file", "format", False, str(exc)),)
+        )
+    return verify(replay)
+
+
+def verify(replay: Replay) -> Report:
+    m = replay.match
+    title = (
+        f"match {m.match_id} at table {m.table_name!r} on {replay.server}: "
+        f"{len(replay.hands)} of {m.hands_played} hands "
+        f"(replay format {replay.version}, written by {replay.exporter})"
+    )
+    checks: list[Check] = []
+    stake = m.stake
+    for hand in replay.hands:
+        checks.extend(_hand_checks(hand, stake))
+    checks.extend(_match_checks(replay))
+    return Report(title, tuple(checks))
+
+
+# -- the wall as docs/rules.md §1.1 describes it -------------------------------------------
+# Written from the rule book's text on purpose, not taken from gbmj.game.wall: a check
+# of the engine's deals and draws must not be the engine's own arithmetic.
+
+
+def documented_commitment(order: Sequence[int], salt: str) -> str:
+    """Lowercase hex SHA-256 of the 144 tile codes (one byte each) followed by the salt."""
+    return hashlib.sha256(bytes(order) + bytes.fromhex(salt)).hexdigest()
+
+
+def documented_break(dealer: int, dice: Sequence[Sequence[int]]) -> tuple[int, int]:
+    """(second roller, break stack) of the dice."""
+    a, b = sum(dice[0]), sum(dice[1])
+    roller = (dealer + a - 1) % 4
+    wall_start = ((dealer - roller) % 4) * 18  # w(s): the right end of seat s's wall
+    return roller, (wall_start + a + b) % 72
+
+
+def documented_deal(j: int) -> tuple[int, ...]:
+    """Draw-sequence positions dealt to the seat ``j`` places after the dealer."""
+    blocks = tuple(16 * k + 4 * j + i for k in range(3) for i in range(4))
+    return (*blocks, 48, 52) if j == 0 else (*blocks, 48 + j)
+
+
+# -- one hand ---------------------------------------------------------------------------
+
+
+def _hand_checks(hand: ReplayHand, stake: int | None) -> list[Check]:
+    where = f"hand {hand.number} (round {hand.round_number}, hand {hand.hand_number})"
+    out: list[Check] = []
+
+    def check(what: str, ok: bool, detail: str) -> None:
+        out.append(Check(where, what, ok, detail))
+
+    order = [int(t) for t in hand.wall.order]
+    check(*_seating(hand))
+    names = [s.player for s in hand.seats]
+    missing = Counter(FULL_SET) - Counter(hand.wall.order)
+    extra = Counter(hand.wall.order) - Counter(FULL_SET)
+    if missing or extra:
+        check(
+            "wall",
+            False,
+            "not a full set of 144 tiles: "
+            + ", ".join(
+                [f"{n} × {Tile(t)} too many" for t, n in sorted(extra.items())]
+                + [f"{n} × {Tile(t)} missing" for t, n in sorted(missing.items())]
+            )
+            + "; nothing else of this hand can be checked",
+        )
+        return out
+    check("wall", True, "144 tiles, each tile of the set once")
+    try:
+        computed = documented_commitment(order, hand.wall.salt)
+    except ValueError:
+        check("commitment", False, f"the salt {hand.wall.salt!r} is not whole bytes of hex")
+        return out
+    if computed == hand.wall.commitment:
+        check(
+            "commitment",
+            True,
+            f"SHA-256 of the wall order and salt is {computed[:16]}…, as promised",
+        )
+    else:
+        check(
+            "commitment",
+            False,
+            f"SHA-256 of the wall order and salt is {computed[:16]}…, but the commitment is "
+            f"{hand.wall.commitment[:16]}…: this is not the wall that was promised",
+        )
+    dice = hand.wall.dice
+    roller, break_stack = documented_break(hand.dealer, dice)
+    first, second = sum(dice[0]), sum(dice[1])
+    wall = Wall(
+        tuple(hand.wall.order), (dice[0], dice[1]), bytes.fromhex(hand.wall.salt), hand.dealer
+    )
+    state = HandState(
+        wall,
+        prevailing_wind=hand.prevailing_wind,
+        round_number=hand.round_number,
+        hand_number=hand.hand_number,
+    )
+    start = state.events[0]
+    assert isinstance(start, E.HandStart)
+    check(
+        "dice",
+        (start.second_roller, start.break_stack) == (roller, break_stack),
+        f"the dealer rolled {dice[0][0]}+{dice[0][1]} = {first}, seat {roller} rolled second "
+        f"{dice[1][0]}+{dice[1][1]} = {second}: drawing starts at stack {break_stack}"
+        + (
+            ""
+            if (start.second_roller, start.break_stack) == (roller, break_stack)
+            else f", but the game started at stack {start.break_stack}"
+        ),
+    )
+    played: list[tuple[str, bool, str]] = []  # reported after the deal and the draws
+    done = _replay_actions(hand, state, lambda *c: played.append(c))
+    _check_draws(hand, state.events, order, break_stack, check)
+    for c in played:
+        check(*c)
+    times = [a.ms for a in hand.actions]
+    back = next((i for i in range(1, len(times)) if times[i] < times[i - 1]), None)
+    check(
+        "times",
+        back is None,
+        "each action at or after the one before"
+        if back is None
+        else f"action {back + 1} at {times[back]} ms comes before action {back} at "
+        f"{times[back - 1]} ms",
+    )
+    if done:
+        _check_result(hand.result, result_of(state), names, stake, check)
+    else:
+        said = _outcome(hand.result, names)
+        check("result", False, f"the file says {said}; its actions do not get there")
+    return out
+
+
+def _seating(hand: ReplayHand) -> tuple[str, bool, str]:
+    winds = tuple(WINDS[(s - hand.dealer) % 4] for s in range(4))
+    wrong = []
+    if [s.seat for s in hand.seats] != [0, 1, 2, 3]:
+        wrong.append("the seats are not listed 0 to 3")
+    if tuple(s.wind for s in hand.seats) != winds:
+        wrong.append(
+            "the seat winds are "
+            + " ".join(str(s.wind) for s in hand.seats)
+            + f", not {' '.join(map(str, winds))} from the dealer"
+        )
+    if hand.dealer != hand.hand_number - 1:
+        wrong.append(f"hand {hand.hand_number} of a round is dealt by seat {hand.hand_number - 1}")
+    if hand.prevailing_wind != WINDS[hand.round_number - 1]:
+        wrong.append(f"round {hand.round_number}'s wind is {WINDS[hand.round_number - 1]}")
+    players = ", ".join(f"seat {s.seat} {s.player} {s.wind}" for s in hand.seats)
+    if wrong:
+        return "seating", False, "; ".join(wrong)
+    return "seating", True, f"dealer seat {hand.dealer}, wind {hand.prevailing_wind}; {players}"
+
+
+def _replay_actions(hand: ReplayHand, state: HandState, check: _CheckFn) -> bool:
+    """Play the file's actions with the rules; True when they end the hand."""
+    n = len(hand.actions)
+    for i, a in enumerate(hand.actions):
+        try:
+            state.apply(a.seat, Action(a.kind, a.tile))
+        except IllegalAction as exc:
+            what = f"{a.kind}" + ("" if a.tile is None else f" {a.tile}")
+            why = str(exc)
+            if a.kind is ActionKind.WIN:
+                why = (
+                    f"seat {a.seat} holds no winning hand of 8 fan here: a false win (诈和)"
+                    if exc.code == "illegal_action"
+                    else why
+                )
+            check(
+                "actions",
+                False,
+                f"action {i + 1} of {n} (seat {a.seat}: {what}, at {a.ms} ms) is not legal: {why}",
+            )
+            return False
+    escaper = hand.result.escaper
+    if escaper is not None:
+        if state.ended:
+            check("actions", False, f"the hand had ended before seat {escaper} could leave it")
+            return False
+        state.escape(escaper)
+    if not state.ended:
+        waiting = ", ".join(map(str, state.to_act))
+        check(
+            "actions", False, f"the {n} actions stop before the hand's end (seat {waiting} to act)"
+        )
+        return False
+    ends = "an escape" if escaper is not None else "its end"
+    check("actions", True, f"{n} actions, each legal when it was played, up to {ends}")
+    return True
+
+
+def _check_draws(
+    hand: ReplayHand,
+    events: Sequence[E.Event],
+    order: Sequence[int],
+    break_stack: int,
+    check: _CheckFn,
+) -> None:
+    """Each deal and draw of the replay is the tile the rule book's geometry gives."""
+    sequence = [order[(2 * break_stack + i) % 144] for i in range(144)]
+    front, back = 53, 144
+    dealt = drawn = replaced = 0
+    for ev in events:
+        if isinstance(ev, E.Deal):
+            j = (ev.seat - hand.dealer) % 4
+            want = tuple(Tile(sequence[p]) for p in documented_deal(j))
+            if ev.tiles != want:
+                check(
+                    "deal",
+                    False,
+                    f"seat {ev.seat} was dealt {_tiles(ev.tiles)}, the wall gives {_tiles(want)}",
+                )
+                return
+            dealt += len(want)
+        elif isinstance(ev, E.Draw):
+            if ev.replacement:
+                back -= 1
+                position, where = back, "the back"
+                replaced += 1
+            else:
+                position, where = front, "the front"
+                front += 1
+                drawn += 1
+            if ev.tile != sequence[position]:
+                check(
+                    "draws",
+                    False,
+                    f"seat {ev.seat} drew {ev.tile} from {where}, the wall gives "
+                    f"{Tile(sequence[position])} (draw-sequence position {position})",
+                )
+                return
+    check("deal", dealt == 53, f"{dealt} tiles dealt, each from its documented position")
+    check(
+        "draws",
+        True,
+        f"{drawn} from the front and {replaced} replacements from the back, "
+        "each the next tile of the draw sequence",
+    )
+
+
+def _check_result(
+    claimed: ReplayResult,
+    ruled: ReplayResult,
+    names: Sequence[str],
+    stake: int | None,
+    check: _CheckFn,
+) -> None:
+    said, found = _outcome(claimed, names), _outcome(ruled, names)
+    check(
+        "result",
+        said == found,
+        said if said == found else f"the file says {said}; replayed with the rules: {found}",
+    )
+    if Outcome.WIN in (ruled.outcome, claimed.outcome) or claimed.fans or claimed.total:
+        same = sorted(claimed.fans) == sorted(ruled.fans) and claimed.total == ruled.total
+        check(
+            "fans",
+            same,
+            f"{_fans(ruled)} (gbmj's calculator)"
+            if same
+            else f"the file says {_fans(claimed)}; gbmj's calculator scores {_fans(ruled)}",
+        )
+    points = " ".join(_signed(p) for p in claimed.points)
+    check(
+        "points",
+        tuple(claimed.points) == tuple(ruled.points),
+        f"{points} by seat, as docs/rules.md §1.4 pays"
+        if tuple(claimed.points) == tuple(ruled.points)
+        else f"the file says {points}; the rules pay " + " ".join(_signed(p) for p in ruled.points),
+    )
+    _check_coins(claimed, ruled.points, stake, check)
+
+
+def _check_coins(
+    result: ReplayResult, points: Sequence[int], stake: int | None, check: _CheckFn
+) -> None:
+    """Coins follow the points the rules give × the stake (docs/rules.md §2.5): each
+    payer pays at most what the points ask (less only when it had less), the winner
+    gets what was paid."""
+    coins = result.coins
+    if coins is None:
+        if stake and any(points):
+            check("coins", False, f"a table of stake {stake} moved no coins")
+        return
+    wrong = []
+    capped = 0
+    gainer = result.winner
+    for seat in range(4):
+        if seat == gainer:
+            continue
+        owed = min(points[seat], 0) * (stake or 0)
+        if coins[seat] > 0 or (stake is not None and coins[seat] < owed):
+            want = f"{owed} to 0" if stake is not None else "0 or less"
+            wrong.append(f"seat {seat} {coins[seat]:+d} (the points ask {want})")
+        elif stake is not None and coins[seat] != owed:
+            capped += 1
+    if gainer is not None:
+        paid = -sum(c for s, c in enumerate(coins) if s != gainer)
+        if coins[gainer] != paid:
+            wrong.append(f"the winner got {coins[gainer]:+d} of the {paid} paid")
+    shown = " ".join(_signed(c) for c in coins)
+    if wrong:
+        check("coins", False, f"{shown}: " + "; ".join(wrong))
+        return
+    basis = (
+        f"points × stake {stake}"
+        + (f", {capped} payer{'s' if capped > 1 else ''} short" if capped else "")
+        if stake is not None
+        else "the stake is not in the file: checked that the winner got what was paid"
+    )
+    check("coins", True, f"{shown} by seat ({basis})")
+
+
+def _outcome(r: ReplayResult, names: Sequence[str]) -> str:
+    if r.outcome is Outcome.WIN and r.winner is not None:
+        how = "self-drawn" if r.from_seat is None else f"on the discard of seat {r.from_seat}"
+        return f"seat {r.winner} ({names[r.winner]}) wins on {r.win_tile}, {how}"
+    if r.outcome is Outcome.ESCAPE and r.escaper is not None:
+        return f"seat {r.escaper} ({names[r.escaper]}) escapes, ending the hand"
+    return "an exhaustive draw (the wall ran out)"
+
+
+def _fans(r: ReplayResult) -> str:
+    parts = [
+        f"{FAN_BY_ID[f].name_zh} {FAN_BY_ID[f].points}" + (f" × {n}" if n > 1 else "")
+        for f, n in r.fans
+    ]
+    return f"{r.total} fan: " + (", ".join(parts) or "none")
+
+
+def _signed(n: int) -> str:
+    return f"{n:+d}" if n else "0"
+
+
+def _tiles(tiles: Sequence[Tile] | None) -> str:
+    return " ".join(str(t) for t in tiles or ())
+
+
+# -- the whole match ----------------------------------------------------------------------
+
+
+def _match_checks(replay: Replay) -> list[Check]:
+    m = replay.match
+    out: list[Check] = []
+
+    def check(what: str, ok: bool, detail: str) -> None:
+        out.append(Check("match", what, ok, detail))
+
+    numbers = [h.number for h in replay.hands]
+    ordered = [
+        h
+        for h in replay.hands
+        if h.number == (h.round_number - 1) * HANDS_PER_ROUND + h.hand_number
+    ]
+    check(
+        "numbering",
+        len(ordered) == len(numbers) and numbers == sorted(set(numbers)),
+        "each hand's number follows from its round and place in the round"
+        if len(ordered) == len(numbers) and numbers == sorted(set(numbers))
+        else "hands out of order or numbered against their rounds: "
+        + ", ".join(str(n) for n in numbers),
+    )
+    strangers = sorted({s.player for h in replay.hands for s in h.seats} - set(m.players))
+    check(
+        "players",
+        not strangers,
+        "every seat of every hand held by one of the match's players"
+        if not strangers
+        else "seats held by players the match does not list: " + ", ".join(strangers),
+    )
+    whole = numbers == list(range(1, m.hands_played + 1))
+    if not whole:
+        check(
+            "standings",
+            True,
+            f"the file holds {len(numbers)} of {m.hands_played} hands: "
+            "the match's totals are not checked",
+        )
+        return out
+    if m.standings is None:
+        return out
+    points: Counter[str] = Counter()
+    coins: Counter[str] = Counter()
+    for h in replay.hands:
+        for s in h.seats:
+            points[s.player] += h.result.points[s.seat]
+            if h.result.coins is not None:
+                coins[s.player] += h.result.coins[s.seat]
+    has_coins = any(h.result.coins is not None for h in replay.hands)
+    wrong = [
+        f"{s.name} {s.points:+d} (the hands add up to {points[s.name]:+d})"
+        for s in m.standings
+        if s.points != points[s.name]
+    ]
+    if has_coins:
+        wrong += [
+            f"{s.name} {s.coins:+d} coins (the hands add up to {coins[s.name]:+d})"
+            for s in m.standings
+            if s.coins != coins[s.name]
+        ]
+    check(
+        "standings",
+        not wrong,
+        "each player's points"
+        + (" and coins" if has_coins else "")
+        + " are the sum of their hands'"
+        if not wrong
+        else "; ".join(wrong),
+    )
+    return out

@@ -1,0 +1,64 @@
+"""``gbmj-server admin export ID [--out FILE]``: a match or a hand from the database to
+a replay file (docs/replay-format.md), with the result the server recorded with each
+hand (a player's ``gbmj export`` scores the hands by replaying them instead)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from importlib.metadata import version
+from pathlib import Path
+
+from gbmj.replay import (
+    Replay,
+    ReplayId,
+    dumps,
+    hand_from_log,
+    match_from_detail,
+    parse_id,
+    recorded_result,
+    replay_file,
+)
+from gbmj_server.storage import Storage
+
+
+class NothingToExport(Exception):
+    """No such match or hand, or no ended hand in it; the message says which."""
+
+
+def stored_replay(store: Storage, target: ReplayId, server: str) -> Replay:
+    """The replay of a match (its ended hands) or of one hand, from the database."""
+    if target.kind == "hand":
+        found = store.hand_log(target.id)
+        logs = [] if found is None else [found]
+        detail = None if found is None else store.match_detail(found.match_id)
+    else:
+        detail = store.match_detail(target.id)
+        logs = [] if detail is None else [store.hand_log(h.hand_id) for h in detail.hands]
+    if detail is None:
+        raise NothingToExport(f"no {target} in this database")
+    hands = [hand_from_log(log, recorded_result(log)) for log in logs if log is not None]
+    if not hands:
+        raise NothingToExport(f"{target} has no ended hand yet")
+    return replay_file(
+        server,
+        f"gbmj-server/{version('gbmj')} admin export",
+        match_from_detail(detail, detail.stake),
+        hands,
+        exported_at=int(time.time()),
+    )
+
+
+def admin_export(store: Storage, text: str, out: Path | None, server: str) -> int:
+    """The ``admin export`` command; its exit status."""
+    try:
+        target = parse_id(text)
+        replay = stored_replay(store, target, server)
+        path = out or Path(target.file_name)
+        path.write_text(dumps(replay), "utf-8")
+    except (ValueError, NothingToExport, OSError) as exc:
+        print(f"export: {exc}", file=sys.stderr)
+        return 1
+    m = replay.match
+    print(f"wrote {path}: match {m.match_id}, {len(replay.hands)} of {m.hands_played} hands")
+    return 0

@@ -1,0 +1,427 @@
+"""Match history: the ``Storage`` methods behind ``list_matches``, ``get_match`` and
+``get_hand`` (docs/rules.md §2.10), and the one rule of who may read what
+(``may_read``).
+
+Everything here reads settled rows only: a ``hand`` row is written by the hand's
+settlement, so a hand in play (its actions are in ``match_action``) has no row and
+nothing of it can be read. The dataclasses carry the fields of the protocol's records
+of the same names (``protocol.messages.MatchSummary``, ``HandSummary``, ``Standing``,
+``LoggedAction``, ``HandLog``), so a handler builds its message field by field;
+``MatchDetail`` and ``HandLog`` carry a little more for the host's export (the table's
+stake, the recorded fans).
+
+Rows written before migration 5 are read too: their participants come from
+``match_seat`` (copied by migration 6), their standings are a list of points by seat
+and their hands name players by lobby seat; ``_standings`` and ``_seat_names`` turn
+them into the current form.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gbmj.economy.stakes import hand_payments
+from gbmj.game.wall import commitment_of
+from gbmj_server.storage.logs import read_log
+
+PAGE_LIMIT = 50  # matches in one page at most (protocol: list_matches.limit)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSummary:
+    match_id: int
+    table_name: str
+    started_at: int  # Unix seconds
+    ended_at: int | None  # None while the match runs
+    reason: str | None  # finished, abandoned; None while it runs
+    players: tuple[str, ...]  # everyone who held a seat, in the order they sat down
+    hands: int  # hands played (settled)
+    public: bool
+    rank: int | None = None  # the asking account's, when it played
+    points: int | None = None
+    coins: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchPage:
+    """One page of an account's matches, newest first, and how many there are in all."""
+
+    matches: tuple[MatchSummary, ...]
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandSummary:
+    hand_id: int
+    number: int  # 1-based in the match
+    round_number: int
+    hand_number: int
+    outcome: str
+    winner: int | None
+    total: int
+    points: tuple[int, ...]  # by seat
+    players: tuple[str, ...]  # who played seats 0-3
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    name: str
+    bot: bool
+    seat: int | None  # the seat held at the end; None if they left
+    rank: int
+    points: int
+    coins: int
+    left: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchDetail:
+    match: MatchSummary
+    hands: tuple[HandSummary, ...]
+    standings: tuple[Standing, ...] | None  # once the match has ended
+    # For the host's export (not in the protocol's match_detail):
+    table_id: int | None
+    stake: int  # coins per point; 0: a free table
+    rounds: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedAction:
+    seat: int
+    kind: str
+    tile: int | None
+    ms: int  # from the hand's start
+
+
+@dataclass(frozen=True, slots=True)
+class HandLog:
+    hand_id: int
+    match_id: int
+    number: int
+    round_number: int
+    hand_number: int
+    prevailing_wind: int
+    dealer: int
+    dice: tuple[tuple[int, int], ...]
+    wall_order: tuple[int, ...]
+    salt: str
+    commitment: str
+    players: tuple[str, ...]
+    actions: tuple[LoggedAction, ...]  # the escape is not one: ``escape`` names its seat
+    escape: int | None
+    points: tuple[int, ...]
+    coins: tuple[int, ...] | None  # stake tables: what each seat won (lost) in the ledger
+    # The recorded result, for the host's export (not in the protocol's hand_log):
+    outcome: str
+    winner: int | None
+    from_seat: int | None
+    win_tile: int | None
+    fans: tuple[tuple[int, int], ...]
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Participant:
+    n: int
+    slot: int
+    account_id: int | None
+    name: str
+    bot: bool
+    points: int
+    coins: int
+    left: str | None
+
+
+class HistoryMixin:
+    """Mixed into ``Storage`` (which provides ``_db``)."""
+
+    _db: sqlite3.Connection
+
+    # -- who may read what ----------------------------------------------------------
+    def may_read(self, account_id: int | None, match_id: int) -> bool:
+        """docs/rules.md §2.10: a player reads the matches they played (while they run,
+        their settled hands); anyone reads a public match once it has ended. An unknown
+        match is readable by nobody. A hand in play has no row: nothing of it is read."""
+        row = self._db.execute(
+            "SELECT public, ended_at IS NOT NULL, EXISTS (SELECT 1 FROM match_player p "
+            "WHERE p.match_id = m.id AND p.account_id = ?) FROM match m WHERE m.id = ?",
+            (account_id, match_id),
+        ).fetchone()
+        if row is None:
+            return False
+        public, ended, played = row
+        return bool(played or (public and ended))
+
+    def may_read_hand(self, account_id: int | None, hand_id: int) -> bool:
+        """``may_read`` for the match of a settled hand (False for an unknown hand)."""
+        row = self._db.execute("SELECT match_id FROM hand WHERE id = ?", (hand_id,)).fetchone()
+        return row is not None and self.may_read(account_id, row[0])
+
+    # -- the list -------------------------------------------------------------------
+    def matches_of(self, account_id: int, offset: int = 0, limit: int = 20) -> MatchPage:
+        """The matches the account held a seat in, newest first, ``limit`` from
+        ``offset``, each with the account's rank, points and coins."""
+        if offset < 0 or not 1 <= limit <= PAGE_LIMIT:
+            raise ValueError(f"offset must be 0 or more and limit 1 to {PAGE_LIMIT}")
+        # Both walk the (account_id, match_id) index: newest first is its reverse order.
+        total = self._db.execute(
+            "SELECT count(DISTINCT match_id) FROM match_player WHERE account_id = ?",
+            (account_id,),
+        ).fetchone()[0]
+        ids = [
+            r[0]
+            for r in self._db.execute(
+                "SELECT DISTINCT match_id FROM match_player WHERE account_id = ? "
+                "ORDER BY match_id DESC LIMIT ? OFFSET ?",
+                (account_id, limit, offset),
+            )
+        ]
+        summaries = []
+        for match_id in ids:
+            found = self._summary(match_id, account_id, self._participants(match_id))
+            assert found is not None  # a participant's match exists (ON DELETE CASCADE)
+            summaries.append(found[0])
+        return MatchPage(tuple(summaries), total)
+
+    # -- one match ------------------------------------------------------------------
+    def match_detail(self, match_id: int, account_id: int | None = None) -> MatchDetail | None:
+        """The match's summary (with ``account_id``'s rank, points and coins if it
+        played), its settled hands and, once it has ended, its standings."""
+        people = self._participants(match_id)
+        found = self._summary(match_id, account_id, people)
+        if found is None:
+            return None
+        summary, standings, table_id, settings = found
+        hands = tuple(
+            self._hand_summary(r, people)
+            for r in self._db.execute(
+                "SELECT id, number, round, hand_number, result FROM hand "
+                "WHERE match_id = ? ORDER BY number",
+                (match_id,),
+            )
+        )
+        return MatchDetail(
+            match=summary,
+            hands=hands,
+            standings=standings,
+            table_id=table_id,
+            stake=int(settings.get("stake") or 0),
+            rounds=settings.get("rounds"),
+        )
+
+    def _summary(
+        self, match_id: int, account_id: int | None, people: Sequence[_Participant]
+    ) -> tuple[MatchSummary, tuple[Standing, ...] | None, int | None, dict[str, Any]] | None:
+        """The match's summary for ``account_id``, its standings, table and settings."""
+        row = self._db.execute(
+            "SELECT table_name, started_at, ended_at, end_reason, public, standings, "
+            "table_id, settings, (SELECT count(*) FROM hand h WHERE h.match_id = m.id) "
+            "FROM match m WHERE id = ?",
+            (match_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        name, started, ended, reason, public, raw_standings, table_id, settings, hands = row
+        standings = _standings(raw_standings, people)
+        rank = points = coins = None
+        mine = [p for p in people if account_id is not None and p.account_id == account_id]
+        if mine:
+            names = {p.name for p in mine}
+            held = [s for s in standings or () if s.name in names and not s.bot]
+            if held:  # ended: as the standings have it
+                rank = min(s.rank for s in held)
+                points, coins = sum(s.points for s in held), sum(s.coins for s in held)
+            else:  # still running: the totals so far, no rank yet
+                points, coins = sum(p.points for p in mine), sum(p.coins for p in mine)
+        summary = MatchSummary(
+            match_id=match_id,
+            table_name=name,
+            started_at=int(started),
+            ended_at=None if ended is None else int(ended),
+            reason=reason,
+            players=tuple(dict.fromkeys(p.name for p in people)),
+            hands=hands,
+            public=bool(public),
+            rank=rank,
+            points=points,
+            coins=coins,
+        )
+        return summary, standings, table_id, json.loads(settings)
+
+    def _participants(self, match_id: int) -> tuple[_Participant, ...]:
+        return tuple(
+            _Participant(r[0], r[1], r[2], r[3], r[4] is not None, r[5], r[6], r[7])
+            for r in self._db.execute(
+                "SELECT n, slot, account_id, name, bot_level, points, coins, left_reason "
+                "FROM match_player WHERE match_id = ? ORDER BY n",
+                (match_id,),
+            )
+        )
+
+    def _hand_summary(self, row: Sequence[Any], people: Sequence[_Participant]) -> HandSummary:
+        hand_id, number, round_, hand_number, raw_result = row
+        result = json.loads(raw_result)
+        return HandSummary(
+            hand_id=hand_id,
+            number=number,
+            round_number=round_,
+            hand_number=hand_number,
+            outcome=result["outcome"],
+            winner=result.get("winner"),
+            total=result.get("total", 0),
+            points=tuple(result["points"]),
+            players=_seat_names(result, people),
+        )
+
+    # -- one hand -------------------------------------------------------------------
+    def hand_log(self, hand_id: int) -> HandLog | None:
+        """A settled hand, complete: its wall, every action with its time, its result
+        and, at a stake table, the coins each seat won or lost (from the ledger)."""
+        row = self._db.execute(
+            "SELECT h.id, h.match_id, h.number, h.round, h.hand_number, h.result, "
+            "h.event_log, m.settings FROM hand h JOIN match m ON m.id = h.match_id "
+            "WHERE h.id = ?",
+            (hand_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        hand_id, match_id, number, round_, hand_number, raw_result, blob, raw_settings = row
+        result = json.loads(raw_result)
+        log = read_log(bytes(blob))
+        hand, times = log["hand"], log["times"]
+        wall = hand["wall"]
+        actions = []
+        escape = None
+        for (seat, action), ms in zip(hand["log"], times, strict=True):
+            if action["kind"] == "escape":
+                escape = seat
+            else:
+                actions.append(LoggedAction(seat, action["kind"], action.get("tile"), ms))
+        people = self._participants(match_id)
+        players = _seat_names(result, people, log.get("players"))
+        points = tuple(result["points"])
+        stake = int(json.loads(raw_settings).get("stake") or 0)
+        salt = wall["salt"]
+        return HandLog(
+            hand_id=hand_id,
+            match_id=match_id,
+            number=number,
+            round_number=round_,
+            hand_number=hand_number,
+            prevailing_wind=hand["prevailing_wind"],
+            dealer=wall["dealer"],
+            dice=tuple((a, b) for a, b in wall["dice"]),
+            wall_order=tuple(wall["order"]),
+            salt=salt,
+            # The commitment announced is the hash of the wall kept (rows of the first
+            # format kept it beside the result).
+            commitment=result.get("commitment")
+            or commitment_of(wall["order"], bytes.fromhex(salt)),
+            players=players,
+            actions=tuple(actions),
+            escape=escape,
+            points=points,
+            coins=self._hand_coins(hand_id, result, players, people, stake) if stake else None,
+            outcome=result["outcome"],
+            winner=result.get("winner"),
+            from_seat=result.get("from_seat"),
+            win_tile=result.get("win_tile"),
+            fans=tuple((f, c) for f, c in result.get("fans", ())),
+            total=result.get("total", 0),
+        )
+
+    def _hand_coins(
+        self,
+        hand_id: int,
+        result: Mapping[str, Any],
+        players: Sequence[str],
+        people: Sequence[_Participant],
+        stake: int,
+    ) -> tuple[int, ...]:
+        """What each seat won or lost in the hand's ledger rows. A player's seat: the
+        transfers of its wallet. A bot plays for the house (docs/rules.md §2.5), whose
+        wallet the bots share, so a bot's share is the payment the rules ask of it (the
+        house pays in full) or, for a winning bot, what the others paid."""
+        accounts = {p.name: p.account_id for p in people if not p.bot}
+        net: dict[int, int] = {}
+        for source, target, amount in self._db.execute(
+            "SELECT fw.account_id, tw.account_id, t.amount FROM coin_transfer t "
+            "JOIN wallet fw ON fw.id = t.from_wallet JOIN wallet tw ON tw.id = t.to_wallet "
+            "WHERE t.hand_id = ?",
+            (hand_id,),
+        ):
+            if source is not None:
+                net[source] = net.get(source, 0) - amount
+            if target is not None:
+                net[target] = net.get(target, 0) + amount
+        coins = [0, 0, 0, 0]
+        bots = []
+        for seat, name in enumerate(players):
+            account = accounts.get(name)
+            if account is None:
+                bots.append(seat)
+            else:
+                coins[seat] = net.get(account, 0)
+        owed = hand_payments(result["points"], stake, result.get("winner"), result.get("escaper"))
+        for p in owed:
+            if p.payer in bots:
+                coins[p.payer] -= p.amount
+        winner = result.get("winner")
+        if winner in bots:
+            coins[winner] = -sum(c for s, c in enumerate(coins) if s != winner)
+        return tuple(coins)
+
+
+def _standings(raw: str | None, people: Sequence[_Participant]) -> tuple[Standing, ...] | None:
+    """The standings kept with the match's end: ``Standing`` maps, or (rows of the first
+    format) a list of points by lobby seat, ranked here."""
+    if raw is None:
+        return None
+    data = json.loads(raw)
+    if all(isinstance(x, int) for x in data):
+        holders = {p.slot: p for p in people}
+        return tuple(
+            Standing(
+                name=holders[slot].name if slot in holders else f"seat {slot}",
+                bot=slot in holders and holders[slot].bot,
+                seat=slot,
+                rank=1 + sum(1 for q in data if q > points),
+                points=points,
+                coins=holders[slot].coins if slot in holders else 0,
+            )
+            for slot, points in sorted(enumerate(data), key=lambda sp: -sp[1])
+        )
+    return tuple(
+        Standing(
+            name=s["name"],
+            bot=bool(s["bot"]),
+            seat=s.get("seat"),
+            rank=s["rank"],
+            points=s["points"],
+            coins=s.get("coins", 0),
+            left=s.get("left"),
+        )
+        for s in data
+    )
+
+
+def _seat_names(
+    result: Mapping[str, Any],
+    people: Sequence[_Participant],
+    logged: Sequence[str] | None = None,
+) -> tuple[str, ...]:
+    """Who played seats 0-3 of a hand: the names its result (or its log) keeps, or, in
+    rows of the first format, the lobby seats its result names, looked up among the
+    participants."""
+    for names in (result.get("players"), logged):
+        if names and len(names) == 4 and all(isinstance(x, str) and x for x in names):
+            return tuple(names)
+    by_slot = {p.slot: p.name for p in people}
+    seats = result.get("players") or ()
+    return tuple(
+        by_slot.get(seats[s], f"seat {s}") if s < len(seats) else f"seat {s}" for s in range(4)
+    )
