@@ -12,6 +12,7 @@ Settings: ``gbmj_server.config`` (defaults, then the TOML file, then the command
 from __future__ import annotations
 
 import argparse
+import contextlib
 import getpass
 import logging
 import sys
@@ -27,7 +28,13 @@ from gbmj_server.config import (
     ServerConfig,
     load_config_file,
 )
-from gbmj_server.storage import LedgerError, Storage, StorageError, hash_password
+from gbmj_server.storage import (
+    LedgerError,
+    Storage,
+    StorageError,
+    hash_password,
+    hold_for_server,
+)
 
 
 def _port(text: str) -> int:
@@ -177,7 +184,13 @@ def serve(argv: Sequence[str]) -> int:
 
     from gbmj_server.net.server import run_server
 
-    trio.run(run_server, config)
+    with contextlib.ExitStack() as held:
+        try:  # the database checked and held first: a clear line and status 2, no traceback
+            held.enter_context(hold_for_server(config.db_path))
+        except StorageError as exc:
+            print(f"gbmj-server: {exc}", file=sys.stderr)
+            return 2
+        trio.run(run_server, config)
     return 0
 
 

@@ -17,6 +17,7 @@ from gbmj_server.storage.db import (
     Storage,
     StorageError,
     default_db_path,
+    hold_for_server,
 )
 from gbmj_server.storage.ledger import (
     HOUSE_WALLET,
@@ -60,6 +61,7 @@ __all__ = [
     "Transfer",
     "default_db_path",
     "hash_password",
+    "hold_for_server",
     "needs_rehash",
     "verify_password",
 ]

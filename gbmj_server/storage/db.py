@@ -10,14 +10,17 @@ database does not hand out live sessions.
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import hashlib
 import json
+import os
 import secrets
 import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -31,6 +34,7 @@ from gbmj_server.storage.migrations import MIGRATIONS, SCHEMA_VERSION
 
 SESSION_TTL = 30 * 24 * 3600.0  # a session token is good for 30 days
 BUSY_TIMEOUT_MS = 5000
+LOCK_SUFFIX = ".lock"  # beside the database: held by the one server that uses it
 
 
 class StorageError(Exception):
@@ -96,6 +100,73 @@ def default_db_path() -> Path:
     return platformdirs.user_data_path("gbmj", appauthor=False) / "gbmj-server.sqlite3"
 
 
+def _make_private_folder(folder: Path) -> None:
+    """``folder`` and any missing parents, made readable by the owner only (0700)."""
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    for path in reversed(missing):
+        path.mkdir(mode=0o700)
+        path.chmod(0o700)  # mkdir's mode is masked by the umask
+
+
+def _create_private_file(path: Path) -> None:
+    """An empty ``path`` readable by the owner only (0600), unless it exists."""
+    with suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+
+
+@contextmanager
+def hold_for_server(path: str | Path) -> Iterator[None]:
+    """Hold the database at ``path`` for one server's lifetime, after checking that the
+    server can use it: its folder exists or can be made, the file opens as a database
+    of this schema, and a write goes through (a read-only file or folder fails here, at
+    start, not in every later write). A second server on the same file fails too: the
+    lock file beside it (``fcntl.flock``) is held until the block ends. Admin commands
+    do not take it, so they run beside a live server. Any failure is a
+    ``StorageError`` whose text is one line for the host."""
+    path = Path(path)
+    try:
+        _make_private_folder(path.parent)
+    except OSError as exc:
+        raise StorageError(f"cannot make the database folder {path.parent}: {_why(exc)}") from None
+    if not path.parent.is_dir():
+        raise StorageError(f"the database folder {path.parent} is not a folder")
+    if path.is_dir():
+        raise StorageError(f"the database path {path} is a folder, not a file")
+    lock_path = path.with_name(path.name + LOCK_SUFFIX)
+    try:
+        lock = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise StorageError(
+            f"cannot write in the database folder {path.parent}: {_why(exc)}"
+        ) from None
+    try:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise StorageError(
+                f"another gbmj-server is using {path} (it holds {lock_path})"
+            ) from None
+        try:
+            with Storage(path) as store:
+                store._check_writable()
+        except (OSError, sqlite3.Error) as exc:
+            raise StorageError(f"cannot use the database {path}: {_why(exc)}") from None
+        yield
+    finally:
+        os.close(lock)  # closing the file lets the lock go
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return "permission denied (read-only)"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
 def _token_hash(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
@@ -121,7 +192,8 @@ class Storage(LedgerMixin):
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         if str(path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            _make_private_folder(self.path.parent)
+            _create_private_file(self.path)  # SQLite gives its -wal and -shm files this mode
         # isolation_level=None: no implicit transactions; ``_write`` opens them.
         self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
         # Held by every call from a worker thread (``AsyncStorage.call``) and by ``close``:
@@ -175,6 +247,15 @@ class Storage(LedgerMixin):
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
                 raise
+
+    def _check_writable(self) -> None:
+        """A write that changes nothing, rolled back: fails on a read-only file or folder."""
+        with self.lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("UPDATE schema_version SET version = version")
+            finally:
+                self._db.execute("ROLLBACK")
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
