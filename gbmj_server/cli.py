@@ -1,10 +1,12 @@
 """``gbmj-server``: run the lobby server, or administer its accounts.
 
-    gbmj-server [--host H] [--port P] [--ssh-port P] [--db PATH] [--log-level L]
-                [--config FILE.toml]
+    gbmj-server [--host H] [--port P] [--ssh-port P] [--db PATH] [--config FILE.toml]
+                [--tls-cert PEM --tls-key PEM | --insecure] [--metrics-port P]
+                [--log-level L] [--log-format text|json] [--log-file PATH] [--version]
     gbmj-server admin [--db PATH] [--config FILE.toml] users
     gbmj-server admin ... reset-password NAME | ban NAME | unban NAME
     gbmj-server admin ... grant NAME COINS | take NAME COINS | ledger [NAME] | check
+    gbmj-server admin ... backup FILE | restore FILE
 
 Settings: ``gbmj_server.config`` (defaults, then the TOML file, then the command line).
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import getpass
+import importlib.metadata
 import logging
 import sys
 from collections.abc import Sequence
@@ -23,9 +26,11 @@ from pathlib import Path
 from gbmj_server.config import (
     DEFAULT_HOST,
     DEFAULT_PORT,
+    LOG_FORMATS,
     LOG_LEVELS,
     ConfigError,
     ServerConfig,
+    check_config,
     load_config_file,
 )
 from gbmj_server.storage import (
@@ -58,9 +63,23 @@ def _serve_parser() -> argparse.ArgumentParser:
     parser.add_argument("--host", help=f"address to listen on (default {DEFAULT_HOST})")
     parser.add_argument("--port", type=_port, help=f"TCP port (default {DEFAULT_PORT}; 0 = free)")
     parser.add_argument("--ssh-port", type=_port, help="also serve SSH play on this port")
+    parser.add_argument("--tls-cert", type=Path, help="your certificate (PEM; default: made)")
+    parser.add_argument("--tls-key", type=Path, help="the key of --tls-cert (PEM)")
+    parser.add_argument(
+        "--insecure", action="store_true", default=None, help="serve plain TCP, no TLS"
+    )
+    parser.add_argument("--metrics-port", type=_port, help="HTTP /metrics and /healthz port")
+    parser.add_argument("--metrics-host", help=f"address of the metrics (default {DEFAULT_HOST})")
     parser.add_argument("--log-level", choices=LOG_LEVELS, help="default info")
+    parser.add_argument("--log-format", choices=LOG_FORMATS, help="default text")
+    parser.add_argument("--log-file", type=Path, help="append the log here (default stderr)")
+    parser.add_argument("--version", action="version", version=_version("gbmj-server"))
     _common(parser)
     return parser
+
+
+def _version(program: str) -> str:
+    return f"{program} {importlib.metadata.version('gbmj')}"
 
 
 def _admin_parser() -> argparse.ArgumentParser:
@@ -88,17 +107,24 @@ def _admin_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The settings a flag of the same name (``--log-format`` for ``log_format``) sets.
+COMMAND_LINE_KEYS = (
+    *("host", "port", "db", "log_level", "log_format", "log_file"),
+    *("tls_cert", "tls_key", "insecure", "metrics_port", "metrics_host"),
+)
+
+
 def _config(args: argparse.Namespace) -> ServerConfig:
     config = ServerConfig()
     if args.config is not None:
         config = load_config_file(args.config, config)
-    for key in ("host", "port", "db", "log_level"):
+    for key in COMMAND_LINE_KEYS:
         value = getattr(args, key, None)
         if value is not None:
             config = replace(config, **{key: value})
     if getattr(args, "ssh_port", None) is not None:
         config = replace(config, ssh=replace(config.ssh, port=args.ssh_port))
-    return config
+    return check_config(config)
 
 
 def _read_new_password() -> str:
