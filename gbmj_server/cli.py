@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from gbmj_server.backup import backup, restore
 from gbmj_server.config import (
     DEFAULT_HOST,
     DEFAULT_PORT,
@@ -104,6 +105,12 @@ def _admin_parser() -> argparse.ArgumentParser:
         "name", nargs="?"
     )
     sub.add_parser("check", help="check that the coin ledger balances")
+    sub.add_parser(
+        "backup", help="a consistent copy of the database, also while the server runs"
+    ).add_argument("file", type=Path)
+    sub.add_parser(
+        "restore", help="replace the database with a backup (the server stopped)"
+    ).add_argument("file", type=Path)
     return parser
 
 
@@ -140,6 +147,8 @@ def admin(argv: Sequence[str]) -> int:
     """The ``admin`` subcommand; returns the exit status."""
     args = _admin_parser().parse_args(argv)
     config = _config(args)
+    if args.command in ("backup", "restore"):  # on the file, not through the store
+        return _backup_or_restore(args.command, args.file, config.db_path)
     with Storage(config.db_path) as store:
         try:
             if args.command == "users":
@@ -172,6 +181,22 @@ def admin(argv: Sequence[str]) -> int:
         except (StorageError, LedgerError) as exc:
             print(str(exc), file=sys.stderr)
             return 1
+    return 0
+
+
+def _backup_or_restore(command: str, file: Path, db_path: Path) -> int:
+    try:
+        if command == "backup":
+            copy = backup(db_path, file)
+            print(f"backup of {db_path} written to {copy.path} ({copy.size} bytes)")
+        else:
+            copy, before = restore(file, db_path)
+            if before is not None:
+                print(f"the database as it was: {before.path}")
+            print(f"{db_path} restored from {file} (schema {copy.schema})")
+    except StorageError as exc:
+        print(str(exc), file=sys.stderr)
+        return 1
     return 0
 
 
