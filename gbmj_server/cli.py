@@ -17,12 +17,12 @@ import argparse
 import contextlib
 import getpass
 import importlib.metadata
-import logging
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from gbmj_server import logs
 from gbmj_server.backup import backup, restore
 from gbmj_server.config import (
     DEFAULT_HOST,
@@ -225,12 +225,10 @@ def serve(argv: Sequence[str]) -> int:
     args = _serve_parser().parse_args(argv)
     try:
         config = _config(args)
+        logs.setup(config)
     except ConfigError as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    logging.basicConfig(
-        level=config.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
     import trio
 
     from gbmj_server.net.server import run_server
