@@ -63,7 +63,7 @@ class Pin:
     server: str  # host:port, as in the file
     fingerprint: str
     new: bool  # pinned by this connection (the first to this server)
-    path: Path
+    path: Path | None  # the known-servers file (None: the fingerprint was given)
 
     def notice(self) -> str | None:
         """What to tell the player: something on the first connection only."""
@@ -125,6 +125,16 @@ def check_pin(path: Path, server: str, der: bytes) -> Pin:
     return Pin(server, offered, False, path)
 
 
+def _check_expected(server: str, der: bytes, expected: str) -> Pin:
+    offered = fingerprint(der)
+    if offered != expected.upper():
+        raise TlsRefused(
+            f"the certificate of {server} is not the expected one: expected {expected}, "
+            f"offered {offered}"
+        )
+    return Pin(server, offered, False, None)
+
+
 def client_context() -> ssl.SSLContext:
     """TLS that checks no CA and no host name: the pin is checked instead."""
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
@@ -135,13 +145,19 @@ def client_context() -> ssl.SSLContext:
 
 
 async def open_server(
-    host: str, port: int, *, insecure: bool = False, known_servers: Path | None = None
+    host: str,
+    port: int,
+    *,
+    insecure: bool = False,
+    known_servers: Path | None = None,
+    expect: str | None = None,
 ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, Pin | None]:
     """Connect to a gbmj server: TLS checked against the pin (made on first use), or
-    plain TCP with ``insecure`` (then no pin). Raises what ``asyncio.open_connection``
-    raises (``OSError`` for a refused or unreachable server), ``TlsRefused`` for a failed
-    handshake and ``ServerChanged`` for a changed certificate (the connection closed,
-    nothing sent)."""
+    plain TCP with ``insecure`` (then no pin). ``expect``: the fingerprint to require,
+    the file left alone (for a client the server itself starts, which knows it). Raises
+    what ``asyncio.open_connection`` raises (``OSError`` for a refused or unreachable
+    server), ``TlsRefused`` for a failed handshake and ``ServerChanged`` for a changed
+    certificate (the connection closed, nothing sent)."""
     if insecure:
         reader, writer = await asyncio.open_connection(host, port)
         return reader, writer, None
@@ -165,7 +181,10 @@ async def open_server(
         der = ssl_object.getpeercert(binary_form=True) if ssl_object is not None else None
         if not der:
             raise TlsRefused(f"{server} sent no certificate")
-        pin = check_pin(known_servers or known_servers_path(), server, der)
+        if expect is not None:
+            pin = _check_expected(server, der, expect)
+        else:
+            pin = check_pin(known_servers or known_servers_path(), server, der)
     except BaseException:
         writer.close()
         raise

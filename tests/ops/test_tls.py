@@ -140,3 +140,19 @@ def test_pins_file_keeps_hand_edits(tmp_path: Path) -> None:
     assert lines[:3] == ["# my servers", "club.example:7415 SHA256:AA", "not a pin line at all"]
     assert lines[3] == f"127.0.0.1:{server.port} {first.fingerprint}"
     assert server_key("::1", 7415) == "[::1]:7415"  # the port stays readable
+
+
+def test_a_fingerprint_given_by_the_caller_is_required_and_no_file_written(
+    tmp_path: Path,
+) -> None:
+    known = tmp_path / "known_servers"
+    served, other = load_server_tls(tmp_path / "a" / "db"), load_server_tls(tmp_path / "b" / "db")
+    with TrioServer(served.context) as server:
+        reply, pin = asyncio.run(
+            _hello("127.0.0.1", server.port, known_servers=known, expect=served.fingerprint)
+        )
+        assert isinstance(reply, m.Welcome) and not pin.new and pin.notice() is None
+        with pytest.raises(TlsRefused, match="not the expected one") as refused:
+            asyncio.run(_hello("127.0.0.1", server.port, expect=other.fingerprint))
+        assert other.fingerprint in str(refused.value) and served.fingerprint in str(refused.value)
+    assert not known.exists()
