@@ -16,6 +16,7 @@ import os
 import subprocess
 import time
 from dataclasses import replace
+from importlib.metadata import version
 from pathlib import Path
 
 from textual import on, work
@@ -626,6 +627,7 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--ascii", action="store_true", help="ASCII tiles (no Chinese)")
     parser.add_argument("--lang", choices=("zh", "en"), help="interface language")
     parser.add_argument("--db", type=Path, help="solo: the database file")
+    parser.add_argument("--version", action="version", version=f"gbmj {version('gbmj')}")
     return parser.parse_args(argv)
 
 
