@@ -1,11 +1,13 @@
 """``gbmj-server``: run the lobby server, or administer its accounts.
 
-    gbmj-server [--host H] [--port P] [--ssh-port P] [--web-port P] [--db PATH] [--log-level L]
-                [--config FILE.toml]
+    gbmj-server [--host H] [--port P] [--ssh-port P] [--web-port P] [--db PATH]
+                [--config FILE.toml] [--tls-cert PEM --tls-key PEM | --insecure]
+                [--metrics-port P] [--log-level L] [--log-format text|json]
+                [--log-file PATH] [--version]
     gbmj-server admin [--db PATH] [--config FILE.toml] users
     gbmj-server admin ... reset-password NAME | ban NAME | unban NAME
     gbmj-server admin ... grant NAME COINS | take NAME COINS | ledger [NAME] | check
-    gbmj-server admin ... export ID [--out FILE]
+    gbmj-server admin ... backup FILE | restore FILE | export ID [--out FILE]
 
 Settings: ``gbmj_server.config`` (defaults, then the TOML file, then the command line).
 """
@@ -15,18 +17,22 @@ from __future__ import annotations
 import argparse
 import contextlib
 import getpass
-import logging
+import importlib.metadata
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from gbmj_server import logs
+from gbmj_server.backup import backup, restore
 from gbmj_server.config import (
     DEFAULT_HOST,
     DEFAULT_PORT,
+    LOG_FORMATS,
     LOG_LEVELS,
     ConfigError,
     ServerConfig,
+    check_config,
     load_config_file,
 )
 from gbmj_server.export import admin_export
@@ -61,9 +67,23 @@ def _serve_parser() -> argparse.ArgumentParser:
     parser.add_argument("--port", type=_port, help=f"TCP port (default {DEFAULT_PORT}; 0 = free)")
     parser.add_argument("--ssh-port", type=_port, help="also serve SSH play on this port")
     parser.add_argument("--web-port", type=_port, help="also serve play in a browser here")
+    parser.add_argument("--tls-cert", type=Path, help="your certificate (PEM; default: made)")
+    parser.add_argument("--tls-key", type=Path, help="the key of --tls-cert (PEM)")
+    parser.add_argument(
+        "--insecure", action="store_true", default=None, help="serve plain TCP, no TLS"
+    )
+    parser.add_argument("--metrics-port", type=_port, help="HTTP /metrics and /healthz port")
+    parser.add_argument("--metrics-host", help=f"address of the metrics (default {DEFAULT_HOST})")
     parser.add_argument("--log-level", choices=LOG_LEVELS, help="default info")
+    parser.add_argument("--log-format", choices=LOG_FORMATS, help="default text")
+    parser.add_argument("--log-file", type=Path, help="append the log here (default stderr)")
+    parser.add_argument("--version", action="version", version=_version("gbmj-server"))
     _common(parser)
     return parser
+
+
+def _version(program: str) -> str:
+    return f"{program} {importlib.metadata.version('gbmj')}"
 
 
 def _admin_parser() -> argparse.ArgumentParser:
@@ -91,14 +111,27 @@ def _admin_parser() -> argparse.ArgumentParser:
     export = sub.add_parser("export", help="write a match (88) or a hand (h412) to a replay file")
     export.add_argument("id")
     export.add_argument("--out", type=Path, help="the file (default gbmj-match-88.json)")
+    sub.add_parser(
+        "backup", help="a consistent copy of the database, also while the server runs"
+    ).add_argument("file", type=Path)
+    sub.add_parser(
+        "restore", help="replace the database with a backup (the server stopped)"
+    ).add_argument("file", type=Path)
     return parser
+
+
+# The settings a flag of the same name (``--log-format`` for ``log_format``) sets.
+COMMAND_LINE_KEYS = (
+    *("host", "port", "db", "log_level", "log_format", "log_file"),
+    *("tls_cert", "tls_key", "insecure", "metrics_port", "metrics_host"),
+)
 
 
 def _config(args: argparse.Namespace) -> ServerConfig:
     config = ServerConfig()
     if args.config is not None:
         config = load_config_file(args.config, config)
-    for key in ("host", "port", "db", "log_level"):
+    for key in COMMAND_LINE_KEYS:
         value = getattr(args, key, None)
         if value is not None:
             config = replace(config, **{key: value})
@@ -106,7 +139,7 @@ def _config(args: argparse.Namespace) -> ServerConfig:
         config = replace(config, ssh=replace(config.ssh, port=args.ssh_port))
     if getattr(args, "web_port", None) is not None:
         config = replace(config, web=replace(config.web, port=args.web_port))
-    return config
+    return check_config(config)
 
 
 def _read_new_password() -> str:
@@ -122,6 +155,8 @@ def admin(argv: Sequence[str]) -> int:
     """The ``admin`` subcommand; returns the exit status."""
     args = _admin_parser().parse_args(argv)
     config = _config(args)
+    if args.command in ("backup", "restore"):  # on the file, not through the store
+        return _backup_or_restore(args.command, args.file, config.db_path)
     with Storage(config.db_path) as store:
         try:
             if args.command == "users":
@@ -160,6 +195,22 @@ def admin(argv: Sequence[str]) -> int:
     return 0
 
 
+def _backup_or_restore(command: str, file: Path, db_path: Path) -> int:
+    try:
+        if command == "backup":
+            copy = backup(db_path, file)
+            print(f"backup of {db_path} written to {copy.path} ({copy.size} bytes)")
+        else:
+            copy, before = restore(file, db_path)
+            if before is not None:
+                print(f"the database as it was: {before.path}")
+            print(f"{db_path} restored from {file} (schema {copy.schema})")
+    except StorageError as exc:
+        print(str(exc), file=sys.stderr)
+        return 1
+    return 0
+
+
 def _print_ledger(store: Storage, name: str | None) -> int:
     """An account's balance and transfers, newest first (no name: the house's)."""
     account_id = None
@@ -185,12 +236,10 @@ def serve(argv: Sequence[str]) -> int:
     args = _serve_parser().parse_args(argv)
     try:
         config = _config(args)
+        logs.setup(config)
     except ConfigError as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    logging.basicConfig(
-        level=config.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
     import trio
 
     from gbmj_server.server import run_server

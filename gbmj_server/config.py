@@ -1,8 +1,9 @@
 """The host's settings: ``ServerConfig`` and the TOML config file.
 
 Settings come from the defaults, then the TOML file (keys ``host``, ``port``, ``db``,
-``log_level``, ``bot_delay``, ``hand_pause``, the SSH server's ``ssh_*`` keys of
-``gbmj_server.ssh.config`` and the web page's ``web_*`` keys of
+``log_level``, ``log_format``, ``log_file``, ``tls_cert``, ``tls_key``, ``insecure``,
+``metrics_port``, ``metrics_host``, ``bot_delay``, ``hand_pause``, the SSH server's
+``ssh_*`` keys of ``gbmj_server.ssh.config`` and the web page's ``web_*`` keys of
 ``gbmj_server.web.config``, optionally under a ``[server]`` table; shop prices in a
 ``shop`` table, e.g. ``[shop]`` ``tile_counter = 600``, 0 = not sold), then the command
 line (``gbmj_server.cli``).
@@ -24,6 +25,7 @@ from gbmj_server.web.config import WebSettings, web_settings_from
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7415
 LOG_LEVELS = ("debug", "info", "warning", "error")
+LOG_FORMATS = ("text", "json")
 SSH_OFF = SshSettings()
 WEB_OFF = WebSettings()
 
@@ -58,6 +60,13 @@ class ServerConfig:
     port: int = DEFAULT_PORT
     db: Path | None = None  # None: the file in the user's data directory
     log_level: str = "info"
+    log_format: str = "text"  # gbmj_server.logs: "text" or "json", one line an event
+    log_file: Path | None = None  # None: standard error
+    tls_cert: Path | None = None  # with tls_key: the host's own certificate (PEM)
+    tls_key: Path | None = None  # None for both: self-signed, made next to the database
+    insecure: bool = False  # serve plain TCP on the game port (no TLS)
+    metrics_port: int | None = None  # HTTP /metrics and /healthz (None: off)
+    metrics_host: str = DEFAULT_HOST  # loopback: the metrics are for the host, not players
     bot_delay: float = 0.5  # seconds a server bot "thinks" before acting
     hand_pause: float = 5.0  # seconds between hands, to read the result
     abandon_grace: float = 60.0  # seconds a match waits for any of its humans to come back
@@ -83,6 +92,8 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
         raise ConfigError(f"cannot read config {path}: {exc}") from exc
     data = data.get("server", data)
     known = {"host", "port", "db", "log_level", "bot_delay", "hand_pause", "shop"}
+    known |= {"log_format", "log_file", "tls_cert", "tls_key", "insecure"}
+    known |= {"metrics_port", "metrics_host"}
     unknown = set(data) - known
     unknown -= SSH_KEYS | WEB_KEYS
     if unknown:
@@ -92,19 +103,26 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
         config = replace(config, web=web_settings_from(data, base.web))
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
-    if "host" in data:
-        if not isinstance(data["host"], str):
-            raise ConfigError("host must be a string")
-        config = replace(config, host=data["host"])
-    if "port" in data:
-        port = data["port"]
-        if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
-            raise ConfigError("port must be an integer 0-65535")
-        config = replace(config, port=port)
-    if "db" in data:
-        if not isinstance(data["db"], str):
-            raise ConfigError("db must be a path string")
-        config = replace(config, db=(path.parent / Path(data["db"]).expanduser()))
+    for key in ("host", "metrics_host"):
+        if key in data:
+            if not isinstance(data[key], str):
+                raise ConfigError(f"{key} must be a string")
+            config = replace(config, **{key: data[key]})
+    for key in ("port", "metrics_port"):
+        if key in data:
+            port = data[key]
+            if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
+                raise ConfigError(f"{key} must be an integer 0-65535")
+            config = replace(config, **{key: port})
+    for key in ("db", "log_file", "tls_cert", "tls_key"):
+        if key in data:
+            if not isinstance(data[key], str):
+                raise ConfigError(f"{key} must be a path string")
+            config = replace(config, **{key: path.parent / Path(data[key]).expanduser()})
+    if "insecure" in data:
+        if not isinstance(data["insecure"], bool):
+            raise ConfigError("insecure must be true or false")
+        config = replace(config, insecure=data["insecure"])
     for key in ("bot_delay", "hand_pause"):
         if key in data:
             value = data[key]
@@ -117,10 +135,20 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
             config = replace(config, **{key: float(value)})
     if "shop" in data:
         config = replace(config, shop=_shop(data["shop"]))
-    if "log_level" in data:
-        if data["log_level"] not in LOG_LEVELS:
-            raise ConfigError(f"log_level must be one of {', '.join(LOG_LEVELS)}")
-        config = replace(config, log_level=data["log_level"])
+    for key, choices in (("log_level", LOG_LEVELS), ("log_format", LOG_FORMATS)):
+        if key in data:
+            if data[key] not in choices:
+                raise ConfigError(f"{key} must be one of {', '.join(choices)}")
+            config = replace(config, **{key: data[key]})
+    return config
+
+
+def check_config(config: ServerConfig) -> ServerConfig:
+    """``config`` if its settings agree with each other; ``ConfigError`` if not."""
+    if config.insecure and (config.tls_cert is not None or config.tls_key is not None):
+        raise ConfigError("insecure serves plain TCP: leave out tls_cert and tls_key")
+    if (config.tls_cert is None) != (config.tls_key is None):
+        raise ConfigError("tls_cert and tls_key go together: give both or neither")
     return config
 
 

@@ -1,4 +1,5 @@
-"""``gbmj [solo] [--ascii] [--lang zh|en] [--server HOST:PORT]``: the command line.
+"""``gbmj [solo] [--ascii] [--lang zh|en] [--server HOST:PORT]``: the command line;
+``gbmj export ID`` and ``gbmj verify FILE`` are the replay tools (``gbmj_tui.tools``).
 
 The language follows the locale unless ``--lang`` says otherwise. The environment of a
 front door (SSH, the web) starts the client signed in: ``GBMJ_SERVER`` with
@@ -13,8 +14,10 @@ import contextlib
 import os
 import subprocess
 from collections.abc import MutableMapping
+from importlib.metadata import version
 from pathlib import Path
 
+from gbmj_tui import tools
 from gbmj_tui.app import GbmjApp
 from gbmj_tui.config import data_dir, parse_address
 from gbmj_tui.connection import ConnectError
@@ -31,6 +34,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--server", metavar="HOST:PORT", help="the server to connect to")
     parser.add_argument("--db", type=Path, help="solo: the database file")
     parser.add_argument("--guest", action="store_true", help="solo: play as a guest")
+    parser.add_argument("--version", action="version", version=f"gbmj {version('gbmj')}")
     args = parser.parse_args(argv)
     if args.server is not None:
         try:
@@ -52,6 +56,7 @@ def signed_in_from_env(env: MutableMapping[str, str]) -> tuple[str, str | None] 
 
 
 def main(argv: list[str] | None = None) -> None:
+    tools.hand_over(argv)  # export and verify, without the app
     args = parse_args(argv)
     lang = args.lang or lang_from_env()
     hosted = os.environ.get("GBMJ_HOSTED") == "1"

@@ -1,0 +1,68 @@
+"""The host's TLS, metrics and log settings: TOML keys (paths relative to the file),
+command-line flags over them, and bad values refused with the setting's name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gbmj_server.cli import _config, _serve_parser
+from gbmj_server.config import ConfigError, ServerConfig, load_config_file
+
+
+def test_toml_keys_then_flags(tmp_path: Path) -> None:
+    toml = tmp_path / "etc" / "server.toml"
+    toml.parent.mkdir()
+    toml.write_text(
+        'tls_cert = "tls/cert.pem"\ntls_key = "tls/key.pem"\nmetrics_port = 9415\n'
+        'metrics_host = "0.0.0.0"\nlog_format = "json"\nlog_file = "/var/log/gbmj.log"\n'
+    )
+    config = load_config_file(toml)
+    assert config == ServerConfig(
+        tls_cert=toml.parent / "tls/cert.pem",
+        tls_key=toml.parent / "tls/key.pem",
+        metrics_port=9415,
+        metrics_host="0.0.0.0",
+        log_format="json",
+        log_file=Path("/var/log/gbmj.log"),
+    )
+    args = _serve_parser().parse_args(
+        ["--config", str(toml), "--metrics-port", "0", "--log-format", "text"]
+    )
+    assert _config(args) == ServerConfig(
+        tls_cert=toml.parent / "tls/cert.pem",
+        tls_key=toml.parent / "tls/key.pem",
+        metrics_port=0,
+        metrics_host="0.0.0.0",
+        log_file=Path("/var/log/gbmj.log"),
+    )
+    plain = _config(_serve_parser().parse_args(["--insecure"]))
+    assert plain.insecure and plain.tls_cert is None
+    assert not _config(_serve_parser().parse_args([])).insecure  # TLS by default
+
+
+@pytest.mark.parametrize(
+    ("line", "named"),
+    [
+        ("metrics_port = 70000", "metrics_port"),
+        ('metrics_port = "9415"', "metrics_port"),
+        ("metrics_host = 1", "metrics_host"),
+        ('log_format = "xml"', "log_format"),
+        ("log_file = 3", "log_file"),
+        ('insecure = "yes"', "insecure"),
+        ("tls_cert = true", "tls_cert"),
+    ],
+)
+def test_bad_values_are_refused_by_name(tmp_path: Path, line: str, named: str) -> None:
+    toml = tmp_path / "server.toml"
+    toml.write_text(line + "\n")
+    with pytest.raises(ConfigError, match=named):
+        load_config_file(toml)
+
+
+def test_settings_that_disagree_are_refused_on_the_command_line(tmp_path: Path) -> None:
+    pem = str(tmp_path / "x.pem")
+    for argv in (["--tls-key", pem], ["--insecure", "--tls-cert", pem, "--tls-key", pem]):
+        with pytest.raises(ConfigError):
+            _config(_serve_parser().parse_args(argv))
