@@ -159,6 +159,6 @@ def test_a_real_server_logs_json_to_its_file(tmp_path: Path) -> None:
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=20)
     records = [json.loads(line) for line in _lines(log)]
-    assert {"level": "info", "logger": "gbmj_server.net.server"}.items() <= records[-1].items()
-    assert records[-1]["message"] == "signal 15: shutting down"
-    assert "shutting down" not in err  # the log went to the file only
+    assert {"level": "info", "logger": "gbmj_server.server"}.items() <= records[-1].items()
+    assert records[-1]["message"] == "signal 15: stopping"
+    assert "stopping" not in err  # the log went to the file only

@@ -79,7 +79,7 @@ def test_the_images_command_runs_outside_docker(tmp_path: Path) -> None:
     assert printed[0].startswith("listening on 127.0.0.1:")
     assert printed[2].startswith("ssh: listening on 127.0.0.1:")
     assert proc.returncode == 0, err
-    assert json.loads(err.splitlines()[0])["message"] == "signal 15: shutting down"  # json
+    assert json.loads(err.splitlines()[0])["message"] == "signal 15: stopping"  # json
 
 
 def test_the_systemd_unit_runs_the_server_as_its_own_user() -> None:
