@@ -243,14 +243,16 @@ def serve(argv: Sequence[str]) -> int:
     import trio
 
     from gbmj_server.server import run_server
+    from gbmj_server.tls import server_tls
 
     with contextlib.ExitStack() as held:
         try:  # the database checked and held first: a clear line and status 2, no traceback
             held.enter_context(hold_for_server(config.db_path))
-        except StorageError as exc:
+            tls = server_tls(config)  # made on first start, next to the database
+        except (StorageError, ConfigError) as exc:
             print(f"gbmj-server: {exc}", file=sys.stderr)
             return 2
-        trio.run(run_server, config)
+        trio.run(run_server, config, tls)
     return 0
 
 

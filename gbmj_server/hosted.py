@@ -108,15 +108,33 @@ def private_home() -> Iterator[str]:
         shutil.rmtree(home, ignore_errors=True)
 
 
-def client_environment(game: str, home: str, extra: Mapping[str, str] = {}) -> dict[str, str]:
+@dataclass(frozen=True, slots=True)
+class GameDoor:
+    """How a hosted client reaches this host's game port: its loopback address, and the
+    fingerprint of the port's TLS certificate (None: the port serves plain TCP), which
+    the client checks instead of pinning (it keeps no file)."""
+
+    address: str
+    fingerprint: str | None = None
+
+    def environment(self) -> dict[str, str]:
+        env = {"GBMJ_SERVER": self.address}
+        if self.fingerprint is None:
+            env["GBMJ_INSECURE"] = "1"
+        else:
+            env["GBMJ_TLS_FINGERPRINT"] = self.fingerprint
+        return env
+
+
+def client_environment(game: GameDoor, home: str, extra: Mapping[str, str] = {}) -> dict[str, str]:
     """The whole environment of a hosted client: nothing of the server's own but the
-    program path; its own ``home``, the game server's address, ``GBMJ_HOSTED=1``."""
+    program path; its own ``home``, the game server's door, ``GBMJ_HOSTED=1``."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": home,
         "LANG": "C.UTF-8",
         "GBMJ_HOSTED": "1",  # the client turns off screenshots and config and file writes
-        "GBMJ_SERVER": game,
+        **game.environment(),
     }
     env.update(extra)
     return env

@@ -14,10 +14,14 @@ import contextlib
 import logging
 import random
 import signal
+import ssl
 import sys
+from collections.abc import Sequence
+from functools import partial
 
 import trio
 
+from gbmj_server import metrics
 from gbmj_server.config import ServerConfig
 from gbmj_server.handlers import HANDLERS
 from gbmj_server.net.connection import Connection
@@ -31,6 +35,7 @@ from gbmj_server.storage.threads import AsyncStorage
 from gbmj_server.tables.context import TableContext
 from gbmj_server.tables.journal import Journal
 from gbmj_server.tables.registry import Tables
+from gbmj_server.tls import ServerTls, tls_listeners
 from protocol import messages as m
 from protocol.errors import ErrorCode
 from protocol.framing import encode
@@ -89,16 +94,20 @@ class Server:
 
     async def serve(
         self,
-        listeners: list[trio.SocketListener],
+        listeners: Sequence[trio.SocketListener],
         *,
+        tls: ssl.SSLContext | None = None,
         task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
     ) -> None:
-        """``run``, and accept connections on ``listeners``."""
+        """``run``, and accept connections on ``listeners`` (TLS with a ``tls`` context)."""
         if listeners:
             self.port = listeners[0].socket.getsockname()[1]
+        serving: Sequence[trio.abc.Listener[trio.abc.Stream]] = listeners
+        if tls is not None:
+            serving = tls_listeners(listeners, tls)
         async with trio.open_nursery() as nursery:
             await nursery.start(self.run)
-            await nursery.start(trio.serve_listeners, self.handle_stream, listeners)
+            await nursery.start(trio.serve_listeners, self.handle_stream, serving)
             task_status.started()
 
     @property
@@ -116,9 +125,10 @@ class Server:
     # -- one connection ------------------------------------------------------------
     async def handle_stream(self, stream: trio.abc.Stream) -> None:
         address = "?"
-        if isinstance(stream, trio.SocketStream):
+        raw = stream.transport_stream if isinstance(stream, trio.SSLStream) else stream
+        if isinstance(raw, trio.SocketStream):
             with contextlib.suppress(OSError):
-                address = str(stream.socket.getpeername()[0])
+                address = str(raw.socket.getpeername()[0])
         await self.handle_connection(stream, address)
 
     async def handle_connection(self, stream: trio.abc.Stream, address: str) -> None:
@@ -155,8 +165,9 @@ class Server:
                 await trio.aclose_forcefully(stream)
 
 
-async def run_server(config: ServerConfig) -> None:
-    """Open the database, listen, print where, and serve until SIGINT or SIGTERM."""
+async def run_server(config: ServerConfig, tls: ServerTls | None = None) -> None:
+    """Open the database, listen (TLS unless the config says ``insecure``: ``tls`` is the
+    certificate to serve), print where, and serve until SIGINT or SIGTERM."""
     storage = Storage(config.db_path)
     try:
         server = Server(storage, config)
@@ -165,20 +176,39 @@ async def run_server(config: ServerConfig) -> None:
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             listeners = await trio.open_tcp_listeners(config.port, host=config.host)
             async with trio.open_nursery() as nursery:
-                await nursery.start(server.serve, listeners)
+                context = None if tls is None else tls.context
+                await nursery.start(partial(server.serve, tls=context), listeners)
                 port = server.port
                 print(f"listening on {config.host}:{port}", flush=True)
                 print(f"database: {config.db_path}", flush=True)
+                print(tls.banner if tls is not None else "tls: off (plain TCP)", flush=True)
                 if server.resumed:
                     print(f"resumed {server.resumed} running matches", flush=True)
+                fingerprint = None if tls is None else tls.fingerprint
                 if config.ssh.port is not None:  # play over SSH (gbmj_server.ssh)
                     from gbmj_server.ssh.service import serve_ssh
 
-                    await nursery.start(serve_ssh, config.ssh, config.host, port, config.db_path)
+                    await nursery.start(
+                        partial(serve_ssh, tls_fingerprint=fingerprint),
+                        config.ssh,
+                        config.host,
+                        port,
+                        config.db_path,
+                    )
                 if config.web.port is not None:  # play in a browser (gbmj_server.web)
                     from gbmj_server.web.service import serve_web
 
-                    await nursery.start(serve_web, config.web, config.host, port)
+                    await nursery.start(
+                        partial(serve_web, tls_fingerprint=fingerprint),
+                        config.web,
+                        config.host,
+                        port,
+                    )
+                if config.metrics_port is not None:  # the host's metrics and health
+                    where = await nursery.start(
+                        metrics.serve_metrics, config.metrics_host, config.metrics_port
+                    )
+                    print(f"metrics: http://{config.metrics_host}:{where}/metrics", flush=True)
                 async for signum in signals:
                     log.info("signal %s: stopping", signum)
                     break

@@ -39,6 +39,7 @@ from typing import Any, TypeVar
 import asyncssh
 
 from gbmj_server.hosted import (
+    GameDoor,
     SessionGate,
     clamp_size,
     client_address,
@@ -112,10 +113,10 @@ class SshService:
     """The asyncssh server in its own thread; ``start()`` returns once it listens,
     ``stop()`` closes every session and the listener and joins the thread."""
 
-    def __init__(self, settings: SshSettings, host: str, game: str, db_path: Path) -> None:
+    def __init__(self, settings: SshSettings, host: str, game: GameDoor, db_path: Path) -> None:
         self.settings = settings
         self.host = host
-        self.game = game  # host:port of the game server for the clients
+        self.game = game  # how the clients reach the game server
         self.db_path = db_path
         self.host_key_path = db_path.parent / HOST_KEY_NAME
         self.port = 0
@@ -547,6 +548,7 @@ async def serve_ssh(
     game_port: int,
     db_path: Path,
     *,
+    tls_fingerprint: str | None = None,
     task_status: Any,
 ) -> None:
     """Run the SSH server from trio until cancelled (then stop it and wait for its thread).
@@ -555,7 +557,8 @@ async def serve_ssh(
     game server's address), the clients reach the game server on its loopback form."""
     import trio
 
-    service = SshService(settings, host, client_address(host, game_port), db_path)
+    game = GameDoor(client_address(host, game_port), tls_fingerprint)
+    service = SshService(settings, host, game, db_path)
     await trio.to_thread.run_sync(service.start)
     print(
         f"ssh: listening on {host}:{service.port}, host key {service.fingerprint}",

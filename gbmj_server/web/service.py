@@ -39,6 +39,7 @@ from textual_serve.download_manager import DownloadManager
 
 from gbmj_server.hosted import (
     END_GRACE,
+    GameDoor,
     SessionGate,
     clamp_size,
     client_address,
@@ -147,10 +148,10 @@ class WebService:
     """The web server in its own thread; ``start()`` returns once it listens, ``stop()``
     ends every session and the listener and joins the thread."""
 
-    def __init__(self, settings: WebSettings, host: str, game: str) -> None:
+    def __init__(self, settings: WebSettings, host: str, game: GameDoor) -> None:
         self.settings = settings
         self.host = host
-        self.game = game  # host:port of the game server for the clients
+        self.game = game  # how the clients reach the game server
         self.port = 0
         self.gate = SessionGate(settings.limits)
         self.sessions: set[HostedApp] = set()
@@ -274,7 +275,7 @@ class WebService:
             _number(request.query.get("width"), 80), _number(request.query.get("height"), 24)
         )
         if self.server_flag:
-            options = [*options, "--server", self.game]
+            options = [*options, "--server", self.game.address]
         with private_home() as home:
             await self._play(request, socket, options, home, width, height)
 
@@ -355,7 +356,14 @@ def _is_loopback(address: str) -> bool:
         return False
 
 
-async def serve_web(settings: WebSettings, host: str, game_port: int, *, task_status: Any) -> None:
+async def serve_web(
+    settings: WebSettings,
+    host: str,
+    game_port: int,
+    *,
+    tls_fingerprint: str | None = None,
+    task_status: Any,
+) -> None:
     """Run the web page from trio until cancelled (then end its sessions and its thread).
 
     ``task_status.started(service)`` once it listens, on ``settings.host`` or else the
@@ -363,7 +371,9 @@ async def serve_web(settings: WebSettings, host: str, game_port: int, *, task_st
     import trio
 
     listen = settings.host if settings.host is not None else host
-    service = WebService(settings, listen, client_address(host, game_port))
+    service = WebService(
+        settings, listen, GameDoor(client_address(host, game_port), tls_fingerprint)
+    )
     await trio.to_thread.run_sync(service.start)
     shown = f"[{listen}]" if ":" in listen else listen
     print(f"web: listening on http://{shown}:{service.port}/", flush=True)

@@ -72,12 +72,13 @@ def test_the_images_command_runs_outside_docker(tmp_path: Path) -> None:
     )
     try:
         assert proc.stdout is not None
-        printed = [proc.stdout.readline() for _ in range(3)]
+        printed = [proc.stdout.readline() for _ in range(4)]
     finally:
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=30)
     assert printed[0].startswith("listening on 127.0.0.1:")
-    assert printed[2].startswith("ssh: listening on 127.0.0.1:")
+    assert printed[2].startswith("tls: certificate SHA256:")  # the game port serves TLS
+    assert printed[3].startswith("ssh: listening on 127.0.0.1:")
     assert proc.returncode == 0, err
     assert json.loads(err.splitlines()[0])["message"] == "signal 15: stopping"  # json
 

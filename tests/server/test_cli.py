@@ -65,7 +65,7 @@ def _read(sock: socket.socket, decoder: WireDecoder, until: str | None) -> list[
 def test_server_prints_where_and_stops_cleanly(tmp_path: Path, signum: int) -> None:
     db = tmp_path / "run.sqlite3"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gbmj_server", "--port", "0", "--db", str(db)],
+        [sys.executable, "-m", "gbmj_server", "--port", "0", "--db", str(db), "--insecure"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

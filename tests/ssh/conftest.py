@@ -49,7 +49,7 @@ def start_host(
     config.write_text("".join(f"ssh_{k} = {v!r}\n" for k, v in settings.items()), "utf-8")
     log = tmp / "server.log"
     command = [sys.executable, "-m", "gbmj_server", "--host", listen, "--port", "0"]
-    command += ["--ssh-port", "0", "--db", str(db), "--config", str(config)]
+    command += ["--ssh-port", "0", "--db", str(db), "--config", str(config), "--insecure"]
     with log.open("w") as err:
         proc = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL, text=True

@@ -58,7 +58,7 @@ def start_web_host(tmp: Path, **settings: object) -> WebHost:
     lines += [f"web_{k} = {json.dumps(v)}\n" for k, v in settings.items()]
     config.write_text("".join(lines), "utf-8")
     log = tmp / "server.log"
-    command = [sys.executable, "-m", "gbmj_server", "--port", "0", "--web-port", "0"]
+    command = [sys.executable, "-m", "gbmj_server", "--port", "0", "--web-port", "0", "--insecure"]
     command += ["--db", str(db), "--config", str(config)]
     env = {**os.environ, MARKER: "1"}
     with log.open("w") as err:
