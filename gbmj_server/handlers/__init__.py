@@ -1,9 +1,14 @@
 """Every request handler, by domain; ``HANDLERS`` is the dispatcher's table."""
 
-from gbmj_server.handlers import accounts, chat, lobby, shop, ssh_keys, table
+from gbmj_server.handlers import accounts, chat, history, lobby, shop, ssh_keys, table
 
 HANDLERS = accounts.handlers.merged(
-    chat.handlers, lobby.handlers, shop.handlers, ssh_keys.handlers, table.handlers
+    chat.handlers,
+    history.handlers,
+    lobby.handlers,
+    shop.handlers,
+    ssh_keys.handlers,
+    table.handlers,
 )
 
 __all__ = ["HANDLERS"]
