@@ -121,6 +121,7 @@ async def hand_over(table: Table, st: MatchState) -> bool:
             salt=hand.wall.salt.hex(),
             commitment=hand.wall.commitment,
             coins=tuple(coins) if stake else None,
+            next_hand_ms=None if match.finished else round(table.ctx.hand_pause * 1000),
         )
     )
     winner = holders[result.winner] if result.winner is not None else None
