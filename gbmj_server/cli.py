@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from gbmj_server import logs
+from gbmj_server import admin_socket, logs
 from gbmj_server.backup import backup, restore
 from gbmj_server.config import (
     DEFAULT_HOST,
@@ -95,8 +95,12 @@ def _admin_parser() -> argparse.ArgumentParser:
         ("reset-password", "set a new password (read from the terminal or stdin)"),
         ("ban", "ban an account and end its sessions"),
         ("unban", "lift a ban"),
+        ("mute", "mute an account: its chat goes nowhere"),
+        ("unmute", "lift a mute"),
+        ("kick", "take a player off their table (the running server only)"),
     ):
         sub.add_parser(name, help=text).add_argument("name")
+    sub.add_parser("announce", help="a message to everyone connected").add_argument("text")
     for name, text in (
         ("grant", "give an account coins from the house"),
         ("take", "take coins from an account back to the house"),
@@ -119,6 +123,10 @@ def _admin_parser() -> argparse.ArgumentParser:
     ).add_argument("file", type=Path)
     return parser
 
+
+# Admin commands that reach a running server through its admin socket (the others, and
+# these without a server, act on the database file).
+LIVE = ("reset-password", "ban", "unban", "mute", "unmute", "kick", "grant", "take", "announce")
 
 # The settings a flag of the same name (``--log-format`` for ``log_format``) sets.
 COMMAND_LINE_KEYS = (
@@ -157,6 +165,30 @@ def admin(argv: Sequence[str]) -> int:
     config = _config(args)
     if args.command in ("backup", "restore"):  # on the file, not through the store
         return _backup_or_restore(args.command, args.file, config.db_path)
+    if args.command in LIVE:  # through the running server, so that it acts at once
+        request = {"command": args.command, "name": getattr(args, "name", None)}
+        if args.command in ("grant", "take"):
+            if args.coins <= 0:
+                print("the amount must be a positive number of coins", file=sys.stderr)
+                return 1
+            request["coins"] = args.coins
+        elif args.command == "reset-password":
+            password = _read_new_password()
+            if not password:
+                print("empty password refused", file=sys.stderr)
+                return 1
+            request["hash"] = hash_password(password)
+        elif args.command == "announce":
+            request["text"] = args.text
+        reply = admin_socket.call(config.db_path, request)
+        if reply is not None:
+            print(reply.get("message", ""), file=sys.stdout if reply.get("ok") else sys.stderr)
+            return 0 if reply.get("ok") else 1
+        if args.command in ("kick", "announce"):
+            print(f"no server is running on {config.db_path}", file=sys.stderr)
+            return 1
+        if args.command == "reset-password":  # the hash made above: the file alone now
+            args.password_hash = request["hash"]
     with Storage(config.db_path) as store:
         try:
             if args.command == "users":
@@ -164,19 +196,19 @@ def admin(argv: Sequence[str]) -> int:
                     flag = "  banned" if account.banned else ""
                     print(f"{account.id}\t{account.name}{flag}")
             elif args.command == "reset-password":
-                password = _read_new_password()
-                if not password:
-                    print("empty password refused", file=sys.stderr)
-                    return 1
-                store.set_password_hash(args.name, hash_password(password))
+                store.set_password_hash(args.name, args.password_hash)
                 print(f"password of {args.name} reset; its sessions ended")
             elif args.command in ("ban", "unban"):
                 store.set_banned(args.name, args.command == "ban")
                 print(f"{args.name} {args.command}ned")
-            elif args.command in ("grant", "take"):
-                if args.coins <= 0:
-                    print("the amount must be a positive number of coins", file=sys.stderr)
+            elif args.command in ("mute", "unmute"):
+                account = store.account_by_name(args.name)
+                if account is None:
+                    print(f"no account named {args.name!r}", file=sys.stderr)
                     return 1
+                store.set_host_muted(account.id, args.command == "mute")
+                print(f"{args.name} {args.command}d")
+            elif args.command in ("grant", "take"):
                 sign = 1 if args.command == "grant" else -1
                 balance = store.admin_adjust(args.name, sign * args.coins)
                 print(f"{args.name}: {balance} coins")

@@ -22,8 +22,10 @@ from functools import partial
 import trio
 
 from gbmj_server import metrics
+from gbmj_server.admin_socket import serve_admin
 from gbmj_server.config import ServerConfig
 from gbmj_server.handlers import HANDLERS
+from gbmj_server.moderation import Moderator
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.dispatch import Dispatcher
 from gbmj_server.net.guard import Guard
@@ -204,6 +206,9 @@ async def run_server(config: ServerConfig, tls: ServerTls | None = None) -> None
                         config.host,
                         port,
                     )
+                # The host's admin commands reach the running server here.
+                assert server.services is not None
+                await nursery.start(serve_admin, config.db_path, Moderator(server.services))
                 if config.metrics_port is not None:  # the host's metrics and health
                     where = await nursery.start(
                         metrics.serve_metrics, config.metrics_host, config.metrics_port

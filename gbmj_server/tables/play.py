@@ -306,14 +306,14 @@ class Play:
         except IllegalAction as exc:  # the legal list said yes: should not happen
             raise RequestError(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
 
-    async def escape(self, slot: int) -> None:
-        """The player of ``slot`` left on purpose (§2.4): the hand in play ends, the
-        escaper pays; a bot plays the seat for the rest of the match."""
+    async def escape(self, slot: int, reason: LeaveReason = LeaveReason.LEFT) -> None:
+        """The player of ``slot`` left on purpose (§2.4), or the host kicked them: the
+        hand in play ends, they pay; a bot plays the seat for the rest of the match."""
         st, table = self.st, self.table
         seat = table.seats[slot]
         assert seat is not None
         who = seat.holder
-        st.leave(who, LeaveReason.LEFT)
+        st.leave(who, reason)
         stand_in = Seat(bot_participant(slot, STAND_IN_LEVEL), ready=True)
         st.join(slot, stand_in.holder)
         table.set_seat(slot, stand_in)

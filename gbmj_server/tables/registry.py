@@ -159,7 +159,11 @@ class Tables:
             if step.kind == "escape":
                 slot = match.player_at(step.seat)
                 match.escape(slot)
-                left = [p for p in st.participants if p.slot == slot and p.left is LeaveReason.LEFT]
+                left = [
+                    p
+                    for p in st.participants
+                    if p.slot == slot and p.left in (LeaveReason.LEFT, LeaveReason.KICKED)
+                ]
                 if left:
                     st.escapers[slot] = left[-1]
             else:

@@ -47,7 +47,7 @@ class MatchRunner(Protocol):
     def snapshot(self, conn: Connection) -> m.Snapshot: ...
     def player_back(self, slot: int) -> None: ...
     def player_gone(self, slot: int) -> None: ...
-    async def escape(self, slot: int) -> None: ...
+    async def escape(self, slot: int, reason: LeaveReason = ...) -> None: ...
     def seat_filled(self, slot: int) -> None: ...
     async def abort(self) -> None: ...
 
@@ -466,6 +466,30 @@ class Table:
             self.muted.add(account_id)
         else:
             self.muted.discard(account_id)
+
+    async def host_kick(self, account_id: int) -> None:
+        """The host takes a player off this table (docs/rules.md §2.11): a seat in the
+        running match goes to a bot, as for an escape; no seat here until the next match
+        has ended."""
+        conn = next((c for c in self.members if c.account_id == account_id), None)
+        slot = next(
+            (
+                i
+                for i, s in enumerate(self.seats)
+                if s is not None and s.holder.account_id == account_id
+            ),
+            None,
+        )
+        if conn is None and slot is None:
+            raise RequestError(ErrorCode.NOT_SEATED, "that player is not at this table")
+        self.kicked.add(account_id)
+        if slot is not None:
+            if self.play is not None:
+                await self.play.escape(slot, LeaveReason.KICKED)
+            else:
+                self.set_seat(slot, None)
+        if conn is not None:
+            self._dismiss(conn, LeaveReason.KICKED)
 
     # -- the match -----------------------------------------------------------------
     def maybe_start(self) -> None:
