@@ -16,12 +16,13 @@ import random
 import signal
 import ssl
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from functools import partial
 
 import trio
 
-from gbmj_server import metrics
+from gbmj_server import logs, metrics
 from gbmj_server.admin_socket import serve_admin
 from gbmj_server.config import ServerConfig
 from gbmj_server.handlers import HANDLERS
@@ -46,6 +47,7 @@ from protocol.vocabulary import NoticeCode
 log = logging.getLogger(__name__)
 
 FAREWELL = 0.5  # seconds to let "the server restarts" reach the clients
+GAUGES_EVERY = 5.0  # seconds between two readings of the counts the metrics show
 
 
 class Server:
@@ -91,6 +93,7 @@ class Server:
             self.dispatcher = Dispatcher(self.services, HANDLERS)
             nursery.start_soon(self.journal.run)
             nursery.start_soon(self.lobby.run)
+            nursery.start_soon(self._gauges)
             self.resumed = await self.services.tables.resume()
             task_status.started()
 
@@ -111,6 +114,14 @@ class Server:
             await nursery.start(self.run)
             await nursery.start(trio.serve_listeners, self.handle_stream, serving)
             task_status.started()
+
+    async def _gauges(self) -> None:
+        """The metrics that are counts of what is now (players, tables by state)."""
+        while True:
+            metrics.set_signed_in(self.sessions.signed_in)
+            counts = Counter(a.table.status for a in self.tables.actors.values())
+            metrics.set_tables(counts)
+            await trio.sleep(GAUGES_EVERY)
 
     @property
     def tables(self) -> Tables:
@@ -147,13 +158,22 @@ class Server:
             return
         conn = Connection(address, self.config.limits)
         self.sessions.opened(conn)
+        logs.event("connection_opened", connection=conn.id, address=address)
         try:
-            await conn.serve(stream, self.dispatcher.dispatch, self.dispatcher.bad_frame)
+            with metrics.connection():
+                await conn.serve(stream, self.dispatcher.dispatch, self.dispatcher.bad_frame)
         except* (trio.BrokenResourceError, trio.ClosedResourceError):
             pass
         except* Exception:
             log.exception("%r: the connection failed", conn)
+            conn.close_reason = "server error"
         finally:
+            logs.event(
+                "connection_closed",
+                connection=conn.id,
+                account=conn.account_id,
+                reason=conn.close_reason or "closed",
+            )
             conn.closed = True
             self.guard.disconnect(address)
             self.sessions.closed(conn)

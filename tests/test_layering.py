@@ -49,6 +49,7 @@ root_packages =
     gbmj_server
     gbmj_tui
 include_external_packages = True
+exclude_type_checking_imports = False
 
 [importlinter:contract:pure]
 name = the rules and game engine are pure
@@ -69,6 +70,54 @@ forbidden_modules =
     gbmj
     gbmj_server
     gbmj_tui
+
+[importlinter:contract:server-layers]
+name = the server's layers import only downwards (no cycle anywhere)
+type = layers
+containers =
+    gbmj_server
+layers =
+    __main__
+    cli
+    server
+    admin_socket
+    moderation
+    handlers
+    services
+    tables
+    net
+    profiles | export | backup | tls | logs
+    config
+    ssh | web
+    hosted
+    storage
+    metrics | names | limits
+
+[importlinter:contract:client-layers]
+name = the client's layers import only downwards
+type = layers
+containers =
+    gbmj_tui
+layers =
+    __main__
+    cli
+    app
+    screens | session | tools
+    widgets | dispatch | solo | pinning
+    config | explain | narrate | wire | local_server
+    connection | messages | reducers | tiles
+    model | words
+    i18n
+
+[importlinter:contract:game-layers]
+name = the pure game's layers import only downwards
+type = layers
+containers =
+    gbmj
+layers =
+    replay | bots | economy
+    game
+    rules
 
 [importlinter:contract:client]
 name = the terminal client talks to the server only through protocol

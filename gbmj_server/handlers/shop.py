@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from gbmj.economy.items import TIMER_EXTENSION_SHARE
 from gbmj.economy.levels import THRESHOLDS, level_of
+from gbmj_server import logs
 from gbmj_server.handlers.common import signed_in_id
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.dispatch import Handlers
@@ -91,5 +92,12 @@ async def buy(services: Services, conn: Connection, request: m.Buy) -> m.Message
         await purchase()
     else:
         await actor.call(lambda table: table.spend(conn, purchase))
+    logs.event(
+        "item_bought",
+        account=account.id,
+        item=request.item.value,
+        count=request.count,
+        coins=price * request.count,
+    )
     conn.send(m.ProfileUpdate(profile=await profile(store, account.id, account.name, False)))
     return await inventory(services, conn)

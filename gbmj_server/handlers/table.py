@@ -11,6 +11,7 @@ import trio
 
 from gbmj.economy.items import TABLE_SIGN_PROTECTION
 from gbmj.game.actions import Action
+from gbmj_server import metrics
 from gbmj_server.handlers.common import at_table, signed_in_id
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.dispatch import Handlers
@@ -133,7 +134,9 @@ async def action(services: Services, conn: Connection, request: m.Action) -> Non
     async def act(table: Table) -> None:
         await running(table).act(conn, request.seq, chosen)
 
+    arrived = trio.current_time()
     await actor.request(conn, request.id, act)
+    metrics.action_answered(trio.current_time() - arrived)  # its events are out too
 
 
 @handlers.on(m.ArmTimerExtension)

@@ -6,6 +6,7 @@ the host's moderation reaches a signed-in account through ``of_account``.
 
 from __future__ import annotations
 
+from gbmj_server import logs
 from gbmj_server.net.connection import Connection
 from gbmj_server.storage import Account
 from protocol import messages as m
@@ -36,6 +37,7 @@ class Sessions:
         conn.account = account
         conn.token = token
         self._by_account[account.id] = conn
+        logs.event("signed_in", connection=conn.id, account=account.id, guest=account.is_guest)
         return old
 
     def sign_out(self, conn: Connection) -> None:

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 import trio
 
+from gbmj_server import metrics
 from gbmj_server.storage.db import Storage
 from gbmj_server.storage.passwords import hash_password, verify_password
 
@@ -35,7 +36,8 @@ class AsyncStorage:
             with self.storage.lock:  # never while the storage is being closed
                 return call()
 
-        return await trio.to_thread.run_sync(locked, limiter=self._db_limiter)
+        with metrics.db_call(getattr(fn, "__name__", "call")):
+            return await trio.to_thread.run_sync(locked, limiter=self._db_limiter)
 
     async def hash_password(self, password: str) -> str:
         return await trio.to_thread.run_sync(hash_password, password, limiter=self._hash_limiter)

@@ -11,6 +11,7 @@ import logging
 
 from gbmj.economy.counter import unseen_counts
 from gbmj.economy.items import TIMER_EXTENSION_SECONDS, TIMER_EXTENSION_SHARE
+from gbmj_server import logs
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.errors import RequestError
 from gbmj_server.storage import LedgerError, NoSuchItem, Payment
@@ -77,6 +78,7 @@ async def fire_extension(table: Table, st: MatchState, engine_seat: int) -> bool
     except LedgerError:
         return False
     seat.extension_armed = False  # one arming, one use
+    logs.event("item_used", table=table.id, account=wallet, item=Item.TIMER_EXTENSION.value)
     paid = [seat.holder] + [
         s.holder for s in table.seats if s is not None and s is not seat and s.holder.wallet
     ]
@@ -106,6 +108,7 @@ async def use_tile_counter(table: Table, st: MatchState, conn: Connection) -> m.
         raise RequestError(ErrorCode(exc.code), str(exc)) from None
     seat.counting = hand
     seat.counted = _counts(st, slot)
+    logs.event("item_used", table=table.id, account=wallet, item=Item.TILE_COUNTER.value)
     return m.TileCounts(table_id=table.id, seq=table.seq, counts=seat.counted)
 
 

@@ -27,6 +27,7 @@ from gbmj.game.actions import Action
 from gbmj.game.events import SPECTATOR, Event
 from gbmj.game.hand_state import HandState, IllegalAction
 from gbmj.game.match import Match
+from gbmj_server import logs
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.errors import RequestError
 from gbmj_server.storage.matches import ActionDone
@@ -107,6 +108,7 @@ class Play:
                 table.password_digest,
                 [st.joined(p) for p in st.participants],
             )
+            logs.event("match_started", table=table.id, match=st.match_id)
             return True
         if st.pending:
             await self.ctx.journal.write(*st.take_pending())
@@ -344,6 +346,7 @@ class Play:
             st.match_id, st.number, 0, hand.dealer, "deal", None, 0, table.seq + len(events)
         )
         await self.ctx.journal.write(*st.take_pending(), deal)
+        logs.event("hand_started", table=table.id, match=st.match_id, number=st.number)
         self.publish(events)
         # The first seating is drawn and seats change between rounds: a snapshot tells
         # every member who sits where, with the clock already set.

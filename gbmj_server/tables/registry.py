@@ -16,6 +16,7 @@ import trio
 from gbmj.bots import make_bot
 from gbmj.game.actions import Action
 from gbmj.game.match import Match
+from gbmj_server import logs
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.errors import RequestError
 from gbmj_server.storage.matches import RunningMatch
@@ -70,6 +71,7 @@ class Tables:
             Play.start,
         )
         self._made_from[table.id] = address
+        logs.event("table_created", table=table.id, account=owner.account.id)
         return self._run(table)
 
     def owned_from(self, address: str) -> int:
@@ -83,6 +85,7 @@ class Tables:
         return actor
 
     def _closed(self, table_id: int) -> None:
+        logs.event("table_closed", table=table_id)
         self.actors.pop(table_id, None)
         self._made_from.pop(table_id, None)
 
@@ -101,6 +104,7 @@ class Tables:
                 await store.call(store.storage.end_match, record.id, "abandoned")
                 continue
             self._run(table)
+            logs.event("match_resumed", table=table.id, match=record.id)
             resumed += 1
         return resumed
 

@@ -16,6 +16,7 @@ import logging
 from gbmj.economy.items import roll_drop
 from gbmj.economy.stakes import hand_payments, min_coins
 from gbmj.game.events import to_plain
+from gbmj_server import logs, metrics
 from gbmj_server.profiles import profile
 from gbmj_server.storage.ledger import Payment
 from gbmj_server.storage.logs import write_log
@@ -96,6 +97,16 @@ async def hand_over(table: Table, st: MatchState) -> bool:
         h.coins += coins[s]
     match.finish_hand()
     st.hand = None  # booked: the next hand comes after the pause
+    metrics.hand_played()
+    logs.event(
+        "hand_ended",
+        table=table.id,
+        match=st.match_id,
+        hand=settled.hand_id,
+        outcome=result.outcome.value,
+        total=score.total if score else 0,
+        coins=sum(moved for moved in settled.moved),
+    )
     st.escapers.clear()
     table.broadcast(
         m.HandResult(
@@ -216,6 +227,7 @@ async def match_over(table: Table, st: MatchState, reason: MatchEnd) -> None:
             reason.value,
             [s.to_wire() for s in ranked],
         )
+    logs.event("match_ended", table=table.id, match=st.match_id, reason=reason.value)
     table.broadcast(
         m.MatchResult(table_id=table.id, match_id=st.match_id, reason=reason, standings=ranked)
     )
