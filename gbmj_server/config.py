@@ -11,6 +11,7 @@ line (``gbmj_server.cli``).
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -91,7 +92,8 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read config {path}: {exc}") from exc
     data = data.get("server", data)
-    known = {"host", "port", "db", "log_level", "bot_delay", "hand_pause", "shop"}
+    known = {"host", "port", "db", "log_level", "bot_delay", "hand_pause", "shop", "limits"}
+    known |= {"abandon_grace"}
     known |= {"log_format", "log_file", "tls_cert", "tls_key", "insecure"}
     known |= {"metrics_port", "metrics_host"}
     unknown = set(data) - known
@@ -123,16 +125,18 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
         if not isinstance(data["insecure"], bool):
             raise ConfigError("insecure must be true or false")
         config = replace(config, insecure=data["insecure"])
-    for key in ("bot_delay", "hand_pause"):
+    for key, most in (("bot_delay", 60), ("hand_pause", 60), ("abandon_grace", 86_400)):
         if key in data:
             value = data[key]
             if (
                 not isinstance(value, int | float)
                 or isinstance(value, bool)
-                or not 0 <= value <= 60
+                or not 0 <= value <= most
             ):
-                raise ConfigError(f"{key} must be a number of seconds 0-60")
+                raise ConfigError(f"{key} must be a number of seconds 0-{most}")
             config = replace(config, **{key: float(value)})
+    if "limits" in data:
+        config = replace(config, limits=_limits(data["limits"], config.limits))
     if "shop" in data:
         config = replace(config, shop=_shop(data["shop"]))
     for key, choices in (("log_level", LOG_LEVELS), ("log_format", LOG_FORMATS)):
@@ -141,6 +145,30 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
                 raise ConfigError(f"{key} must be one of {', '.join(choices)}")
             config = replace(config, **{key: data[key]})
     return config
+
+
+def _limits(table: object, base: Limits) -> Limits:
+    """The ``[limits]`` table: any field of ``Limits``, each of its own type, not below 0
+    (``trusted``: a list of addresses)."""
+    if not isinstance(table, dict):
+        raise ConfigError("limits must be a table of limit = value")
+    known = {f.name: f for f in dataclasses.fields(Limits)}
+    changes: dict[str, object] = {}
+    for key, value in table.items():
+        if key not in known:
+            raise ConfigError(f"limits: unknown limit {key!r} (known: {', '.join(known)})")
+        kind = type(getattr(base, key))
+        if kind is tuple:
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"limits.{key} must be a list of addresses")
+            changes[key] = tuple(value)
+            continue
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if not number or value < 0 or (kind is int and not isinstance(value, int)):
+            what = "a whole number" if kind is int else "a number"
+            raise ConfigError(f"limits.{key} must be {what}, at least 0")
+        changes[key] = kind(value)
+    return replace(base, **changes)  # type: ignore[arg-type]  # each checked above
 
 
 def check_config(config: ServerConfig) -> ServerConfig:

@@ -115,64 +115,67 @@ class Tables:
         table = Table(self.ctx, record.table_id, settings, None, owner, Play.start)
         table.password_digest = record.password_digest
         table.seq = record.last_seq
-        st = MatchState(Match(record.seed, settings.rounds), match_id=record.id)
-        for p in record.players:
-            st.participants.append(
-                Participant(
-                    p.name,
-                    p.account_id,
-                    guest=p.guest,
-                    bot_level=None if p.bot_level is None else BotLevel(p.bot_level),
-                    points=p.points,
-                    coins=p.coins,
-                    left=None if p.left_reason is None else LeaveReason(p.left_reason),
-                    slot=p.slot,
-                    record_id=p.n,
-                )
-            )
+        st = match_state(record)
         for who in st.participants:  # the latest of each seat who has not left holds it
             if who.left is None:
                 seat = Seat(who, ready=True)
                 if who.is_bot:
-                    seat.brain = make_bot(
-                        who.bot_level or BotLevel.HARD, seed=self.ctx.rng.getrandbits(64)
-                    )
+                    level = who.bot_level or BotLevel.HARD
+                    seat.brain = make_bot(level, seed=self.ctx.rng.getrandbits(64))
                 table.set_seat(who.slot, seat)
-        self._replay(st, record)
+        # The hand's clock goes on from its last step (the times stay in order).
+        st.hand_started = trio.current_time() - (st.times[-1] if st.times else 0) / 1000
         table.play = Play(table, st)
         table.changed()
         return table
 
-    @staticmethod
-    def _replay(st: MatchState, record: RunningMatch) -> None:
-        match = st.match
-        for booked in record.hand_logs:
-            hand = match.start_hand()
-            for seat, action in booked["hand"]["log"]:
-                if action["kind"] == "escape":
-                    match.escape(match.player_at(seat))
-                else:
-                    hand.apply(seat, Action.from_dict(action))
-            match.finish_hand()
-        st.number = len(record.hand_logs)
-        if not record.actions:
-            return
-        hand = st.hand = match.start_hand()
-        st.number += 1
-        for step in record.actions[1:]:  # 0 is the deal
-            if step.kind == "escape":
-                slot = match.player_at(step.seat)
-                match.escape(slot)
-                left = [
-                    p
-                    for p in st.participants
-                    if p.slot == slot and p.left in (LeaveReason.LEFT, LeaveReason.KICKED)
-                ]
-                if left:
-                    st.escapers[slot] = left[-1]
+
+def match_state(record: RunningMatch) -> MatchState:
+    """An unfinished match as the disk has it: its participants, and the engine replayed
+    through the settled hands and the steps written ahead of the hand in play."""
+    settings = m.TableSettings.from_wire(record.settings)
+    st = MatchState(Match(record.seed, settings.rounds), match_id=record.id)
+    for p in record.players:
+        st.participants.append(
+            Participant(
+                p.name,
+                p.account_id,
+                guest=p.guest,
+                bot_level=None if p.bot_level is None else BotLevel(p.bot_level),
+                points=p.points,
+                coins=p.coins,
+                left=None if p.left_reason is None else LeaveReason(p.left_reason),
+                slot=p.slot,
+                record_id=p.n,
+            )
+        )
+    match = st.match
+    for booked in record.hand_logs:
+        hand = match.start_hand()
+        for seat, action in booked["hand"]["log"]:
+            if action["kind"] == "escape":
+                match.escape(match.player_at(seat))
             else:
-                tile = None if step.tile is None else Tile(step.tile)
-                hand.apply(step.seat, Action(ActionKind(step.kind), tile))
-            st.times.append(step.ms)
-        # The hand's clock goes on from its last step (the times stay in order).
-        st.hand_started = trio.current_time() - (st.times[-1] if st.times else 0) / 1000
+                hand.apply(seat, Action.from_dict(action))
+        match.finish_hand()
+    st.number = len(record.hand_logs)
+    if not record.actions:
+        return st
+    hand = st.hand = match.start_hand()
+    st.number += 1
+    for step in record.actions[1:]:  # 0 is the deal
+        if step.kind == "escape":
+            slot = match.player_at(step.seat)
+            match.escape(slot)
+            left = [
+                p
+                for p in st.participants
+                if p.slot == slot and p.left in (LeaveReason.LEFT, LeaveReason.KICKED)
+            ]
+            if left:
+                st.escapers[slot] = left[-1]
+        else:
+            tile = None if step.tile is None else Tile(step.tile)
+            hand.apply(step.seat, Action(ActionKind(step.kind), tile))
+        st.times.append(step.ms)
+    return st

@@ -130,3 +130,14 @@ def test_shop_prices_are_a_setting(tmp_path: Path) -> None:
     config_file.write_text("[shop]\ntile_counter = -1\n")
     with pytest.raises(ConfigError, match="tile_counter"):
         load_config_file(config_file)
+
+
+def test_the_limits_table_sets_each_limit_and_refuses_bad_values(tmp_path: Path) -> None:
+    path = tmp_path / "server.toml"
+    path.write_text('[limits]\nrequest_rate = 5.5\noutbox_frames = 64\ntrusted = ["10.0.0.1"]\n')
+    limits = load_config_file(path).limits
+    assert (limits.request_rate, limits.outbox_frames, limits.trusted) == (5.5, 64, ("10.0.0.1",))
+    for bad in ("outbox_frames = 1.5", "request_rate = -1", "nonsense = 3", 'trusted = "x"'):
+        path.write_text(f"[limits]\n{bad}\n")
+        with pytest.raises(ConfigError):
+            load_config_file(path)
