@@ -228,12 +228,14 @@ class Play:
                 m.TimerExtended(table_id=self.table.id, seat=s, ms_left=self._ms_left(s) or 0)
             )
             return
-        await self._apply(s, hand.default_action(s))
-        if own_turn and not seat.is_bot:  # a claim window left to run out is a pass (§2.4)
+        counted = own_turn and not seat.is_bot  # a claim window run out is a pass (§2.4)
+        if counted:  # told first: what the server then plays for the seat follows
             seat.timeouts += 1
             self.table.broadcast(m.TimedOut(table_id=self.table.id, seat=s, timeouts=seat.timeouts))
-            if seat.timeouts >= auto_play_after(self.table.settings) and not seat.auto_play:
-                self.set_auto_play(self.st.match.player_at(s), True)
+        await self._apply(s, hand.default_action(s))
+        limit = auto_play_after(self.table.settings)
+        if counted and seat.timeouts >= limit and not seat.auto_play:
+            self.set_auto_play(self.st.match.player_at(s), True)
 
     def _prompt(self, hand: HandState, s: int) -> None:
         table = self.table
