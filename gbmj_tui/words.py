@@ -81,7 +81,6 @@ TECHNICAL = frozenset(
 )
 
 NOTICES: dict[NoticeCode, str] = {
-    NoticeCode.SHUTDOWN: N_("the server is stopping"),
     NoticeCode.RESTARTING: N_("the server is restarting: back in a moment"),
     NoticeCode.REPLACED: N_("you signed in somewhere else: this client is signed out"),
     NoticeCode.BANNED: N_("the host banned this account"),

@@ -159,7 +159,6 @@ class LeaveReason(StrEnum):
 class NoticeCode(StrEnum):
     """What the server tells a client unasked."""
 
-    SHUTDOWN = "shutdown"  # the server stops for good
     RESTARTING = "restarting"  # the server restarts: reconnect, the match goes on
     REPLACED = "replaced"  # the account signed in elsewhere
     BANNED = "banned"  # the host banned the account
