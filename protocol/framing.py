@@ -1,4 +1,4 @@
-"""The sans-IO codec: bytes in, messages out; messages in, bytes out (SPEC §4).
+"""The sans-IO codec: bytes in, messages out; messages in, bytes out (docs/protocol.md).
 
 A frame is a 4-byte big-endian body length, then the body: one msgpack map. The decoder
 checks the length against the frame limit *before* buffering the body, decodes each body

@@ -60,7 +60,7 @@ from .vocabulary import (
 PROTOCOL_VERSION = 1
 
 # -- the product's closed lists (protocol.vocabulary) ---------------------------------------
-# Coins per point: 0 (free) and the 1-2-5 series (SPEC §2.2).
+# Coins per point: 0 (free) and the 1-2-5 series (docs/rules.md §2.2).
 STAKES = (0, *(m * 10**e for e in range(5) for m in (1, 2, 5)))
 MAX_LEVEL = 37
 INVENTORY_SLOTS = 30
@@ -99,7 +99,7 @@ CHAT_TEXT = Str(MAX_CHAT)
 ITEM = Choice(Item)
 POINTS_PER_SEAT = ListOf(POINTS, 4, 4)
 FAN_COUNT = Tuple((FanId(), Int(1, 8)))  # [fan id, times scored], e.g. two 幺九刻
-DICE = ListOf(Tuple((Int(1, 6), Int(1, 6))), 2, 2)  # two rolls of two dice (seed 003)
+DICE = ListOf(Tuple((Int(1, 6), Int(1, 6))), 2, 2)  # two rolls of two dice (docs/rules.md §1.1)
 CONCEALED = ListOf(PLAYING_TILE, 14)
 ACTION_RULES = (
     When("kind", tuple(k for k in ActionKind if k in TILE_ACTIONS), require=("tile",)),
@@ -200,13 +200,13 @@ class Profile(Record):
     name: str = field(NAME)
     guest: bool = field(Bool(), "a guest keeps no coins")
     coins: int = field(COINS)
-    rating: int = field(RATING, "level points (SPEC §2.7)")
+    rating: int = field(RATING, "level points (docs/rules.md §2.7)")
     level: int = field(LEVEL)
 
 
 @record
 class TimerSettings(Record):
-    """A table's timers in seconds (SPEC §2.3); ``on`` false: no timers at all."""
+    """A table's timers in seconds (docs/rules.md §2.3); ``on`` false: no timers at all."""
 
     on: bool = field(Bool())
     first_discard: int = field(Int(5, 600), "the dealer's first discard")
@@ -216,7 +216,7 @@ class TimerSettings(Record):
 
 @record
 class TableSettings(Record):
-    """What a table's owner chooses (SPEC §2.2); the password travels beside it."""
+    """What a table's owner chooses (docs/rules.md §2.2); the password travels beside it."""
 
     name: str = field(TABLE_NAME)
     stake: int = field(Choice(STAKES), "coins per point; 0 = free")
@@ -253,7 +253,7 @@ class LobbySeat(Record):
     bot: bool = field(Bool())
     bot_level: BotLevel | None = field(Optional(Choice(BotLevel)), "for a bot")
     ready: bool = field(Bool())
-    level: int | None = field(Optional(LEVEL), "a player's level (SPEC §2.7)")
+    level: int | None = field(Optional(LEVEL), "a player's level (docs/rules.md §2.7)")
 
 
 @record
@@ -277,7 +277,7 @@ class PlayerView(Record):
     bot: bool = field(Bool())
     presence: Presence = field(Choice(Presence), "online, offline, or auto-play (托管)")
     score: int = field(POINTS, "match points so far")
-    level: int | None = field(Optional(LEVEL), "a player's level (SPEC §2.7)")
+    level: int | None = field(Optional(LEVEL), "a player's level (docs/rules.md §2.7)")
 
 
 @record
@@ -498,7 +498,7 @@ class ExhaustiveDraw(EventBody):
 
 @tagged("escape")
 class Escape(EventBody):
-    """A seat left the running match on purpose (SPEC §2.4); the hand ends."""
+    """A seat left the running match on purpose (docs/rules.md §2.4); the hand ends."""
 
     seat: int = field(SEAT)
 
@@ -626,7 +626,7 @@ class ProfileUpdate(Message):
 
 @message("get_levels", "client", "levels")
 class GetLevels(Message):
-    """Ask for the level thresholds (SPEC §2.7)."""
+    """Ask for the level thresholds (docs/rules.md §2.7)."""
 
 
 @message("levels", "server")
@@ -708,7 +708,7 @@ class CreateTable(Message):
 @message("configure_table", "client", "ok")
 class ConfigureTable(Message):
     """The owner replaces the settings (and password) before the match. A new name costs
-    one ``table_sign`` and is protected for an hour (seed 000 招牌)."""
+    one ``table_sign`` and is protected for an hour (招牌, docs/rules.md §2.6)."""
 
     table_id: int = field(TABLE_ID)
     settings: TableSettings = field(Struct(TableSettings))
@@ -781,7 +781,7 @@ class Kick(Message):
 
 @message("leave_table", "client", "ok")
 class LeaveTable(Message):
-    """Back to the lobby; during a match this is an escape (SPEC §2.4)."""
+    """Back to the lobby; during a match this is an escape (docs/rules.md §2.4)."""
 
     table_id: int = field(TABLE_ID)
 
@@ -919,7 +919,7 @@ class TimedOut(Message):
 
 @message("timer_extended", "server")
 class TimerExtended(Message):
-    """A seat's timer extension fired: its deadline moved (SPEC §2.6)."""
+    """A seat's timer extension fired: its deadline moved (docs/rules.md §2.6)."""
 
     table_id: int = field(TABLE_ID)
     seat: int = field(SEAT)
@@ -962,7 +962,7 @@ class Buy(Message):
 
 @message("item_awarded", "server")
 class ItemAwarded(Message):
-    """A random item for a win (SPEC §2.6)."""
+    """A random item for a win (docs/rules.md §2.6)."""
 
     item: Item = field(ITEM)
     count: int = field(Int(1, STACK_LIMIT))

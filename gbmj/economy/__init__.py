@@ -1,4 +1,4 @@
-"""Coins, prop items and levels (SPEC §2.5–2.7): the pure parts.
+"""Coins, prop items and levels (docs/rules.md §2.5–2.7): the pure parts.
 
 - ``items``: the item kinds registry (shop prices, drops, stack sizes);
 - ``levels``: rating thresholds, the level of a rating;

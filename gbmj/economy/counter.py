@@ -1,4 +1,4 @@
-"""The tile counter (算牌器, SPEC §2.6): how many of each tile are unseen from one seat.
+"""The tile counter (算牌器, docs/rules.md §2.6): how many of each tile are unseen from one seat.
 
 4 minus the copies in the seat's own hand (concealed tiles and melds, its concealed kongs
 included), in every discard pool and in every exposed meld of the others; another

@@ -1,4 +1,4 @@
-"""The item kinds (SPEC §2.6, seed 000 道具): one registry entry per kind.
+"""The item kinds (道具, docs/rules.md §2.6): one registry entry per kind.
 
 How to add an item kind:
 

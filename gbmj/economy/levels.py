@@ -1,4 +1,4 @@
-"""Levels by rating points (SPEC §2.7, seed 000 等级): level L starts at ``50 × (L−1) × L``."""
+"""Levels by rating points (等级, docs/rules.md §2.7): level L starts at ``50 × (L−1) × L``."""
 
 from __future__ import annotations
 

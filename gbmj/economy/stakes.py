@@ -1,4 +1,4 @@
-"""Who pays whom after a hand at a stake table (SPEC §2.5, seed 000 金币押宝).
+"""Who pays whom after a hand at a stake table (金币押宝, docs/rules.md §2.5).
 
 A hand's points × the table's stake move as coins: every seat that loses points pays them
 to the winner; an escaper pays ``80 × stake`` to the house. The amounts here are what the

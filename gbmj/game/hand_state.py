@@ -7,7 +7,7 @@ is not listed raises ``IllegalAction`` and changes nothing. The state is mutable
 copies per step); ``HandState.replay`` rebuilds it from the wall and the action log, and
 ``to_dict``/``from_dict`` carry it as plain data.
 
-Flow (SPEC §1): the deal with flower replacement; turns of draw then discard (or a
+Flow (docs/rules.md §1.2, §1.3): the deal with flower replacement; turns of draw then discard (or a
 self-drawn win, a concealed or added kong); after a discard a claim window where every
 seat with a claim answers; claims resolve by priority (win > pung/kong > chow, several
 wins: the first seat counter-clockwise from the discarder) as soon as the outcome is
@@ -316,7 +316,7 @@ class HandState:
         return self.events[start:]
 
     def timeout(self, seat: int) -> list[E.Event]:
-        """The default action of SPEC §2.3 for ``seat``: declare a valid win, else
+        """The default action of docs/rules.md §2.3 for ``seat``: declare a valid win, else
         discard the drawn tile (the rightmost tile after a chow or pung), else pass."""
         return self.apply(seat, self.default_action(seat))
 
@@ -335,7 +335,7 @@ class HandState:
         return _DISCARDS[max(t for t in range(34) if c[t])]
 
     def escape(self, seat: int) -> list[E.Event]:
-        """``seat`` leaves the match on purpose (SPEC §2.4): the hand ends at once."""
+        """``seat`` leaves the match on purpose (docs/rules.md §2.4): the hand ends at once."""
         if self.phase is Phase.ENDED:
             raise IllegalAction("hand_over", "the hand is over")
         start = len(self.events)
@@ -601,7 +601,7 @@ class HandState:
         )
 
     def _visible(self, tile: Tile) -> int:
-        """Copies of ``tile`` on the table (和绝张, SPEC §1.3): in every discard pool and
+        """Copies of ``tile`` on the table (和绝张, docs/rules.md §3.10): in every discard pool and
         every exposed meld.
 
         The winner's own concealed tiles do not count: the calculator refuses 和绝张 for
@@ -700,7 +700,7 @@ class HandState:
 
     # -- views, replay and plain data -------------------------------------------------
     def view(self, viewer: int) -> HandView:
-        """What ``viewer`` (a seat or ``SPECTATOR``) may see now (SPEC §2.8)."""
+        """What ``viewer`` (a seat or ``SPECTATOR``) may see now (docs/rules.md §2.8)."""
         from .views import make_view
 
         return make_view(self, viewer)

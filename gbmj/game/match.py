@@ -4,7 +4,7 @@ Players 0-3 are the match's participants; seats 0-3 are the places at the table 
 order (the hand engine's seats). Seat 0 is the East place (东风位): in every round its
 player deals the first hand, then the deal passes to seats 1, 2, 3 (no repeats). The
 first seating is drawn from the seed, so the first dealer is random. Between rounds the
-players change places as seed 003 says (SPEC §1.5):
+players change places as docs/rules.md §1.5 says:
 
 - after round 1: East <-> South, West <-> North;
 - after round 2: East and South to the opposite places, West -> South, North -> East;

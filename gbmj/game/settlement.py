@@ -1,4 +1,4 @@
-"""Judging a win and settling a hand (SPEC §1.4, §2.4).
+"""Judging a win and settling a hand (docs/rules.md §1.4, §2.4).
 
 Points per hand, ``total`` = every fan including flowers:
 

@@ -1,4 +1,4 @@
-"""Per-viewer views of a hand (SPEC §2.8).
+"""Per-viewer views of a hand (docs/rules.md §2.8).
 
 A seat sees its own concealed tiles (and the tile it just drew), every public thing
 (discards, exposed melds, flowers, counts, the wall's size, the timer) and its own legal

@@ -6,14 +6,14 @@ right end of the dealer's wall and going left (clockwise), so the dealer's wall 
 stacks 0-17, the dealer's left seat's wall 18-35, the opposite seat's 36-53 and the right
 seat's 54-71.
 
-Dice and break point (seed 003): the dealer rolls two dice; counting counter-clockwise
+Dice and break point (docs/rules.md §1.1): the dealer rolls two dice; counting counter-clockwise
 from the dealer (the dealer is 1) that total names the second roller; the second roller
 rolls; the sum of both rolls counts stacks leftwards from the right end of the second
 roller's wall (past its left end into the wall of its left seat) and drawing starts at
 the next stack. The *draw sequence* is the order rotated to start there: normal draws
 take it from the front, replacement draws (flowers, kongs) from the back.
 
-Commitment (SPEC §1.1): SHA-256 over the order (one byte per tile code) plus the salt,
+Commitment (docs/rules.md §1.1): SHA-256 over the order (one byte per tile code) plus the salt,
 announced before the deal and revealed with the salt when the hand ends;
 ``verify_commitment`` lets anyone check it.
 """
@@ -229,7 +229,7 @@ _FULL_COUNTS = Counter(FULL_SET)
 # A dict lookup is cheaper than Tile(code); any plain value may be looked up (KeyError).
 _TILE_OF_CODE: dict[object, Tile] = {int(t): t for t in Tile}
 
-# The deal (seed 003): three times four tiles each, dealer first; then the dealer takes
+# The deal (docs/rules.md §1.1): three times four tiles each, dealer first; then the dealer takes
 # one tile, skips a stack and takes another (跳牌) while the others take one each.
 DEAL_SIZE = 53
 

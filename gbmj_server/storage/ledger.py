@@ -1,4 +1,4 @@
-"""Coins, items and ratings in the store (SPEC §2.5-2.7): the ``Storage`` methods of the
+"""Coins, items and ratings in the store (docs/rules.md §2.5-2.7): the ``Storage`` methods of the
 ledger, the inventory and the settlement of a hand.
 
 The coin ledger is double-entry: every change is one ``coin_transfer`` row (from wallet,

@@ -5,7 +5,7 @@
 together with the version bump, so a crash leaves the schema at a whole version.
 Never edit a released migration: append a new one.
 
-Migration 2 holds the coins and items (SPEC §2.5-2.7): ``wallet`` (one per player
+Migration 2 holds the coins and items (docs/rules.md §2.5-2.7): ``wallet`` (one per player
 account, and wallet 1, the house, with no account), ``coin_transfer`` (double-entry rows:
 from wallet, to wallet, amount > 0, reason, hand or match), ``inventory_item`` (account,
 slot, item, count) and ``account.rating``. Players that existed before it get their

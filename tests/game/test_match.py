@@ -1,4 +1,4 @@
-"""One match: rounds, dealers, prevailing winds, seat changes (seed 003), standings."""
+"""One match: rounds, dealers, prevailing winds, seat changes (docs/rules.md §1.5), standings."""
 
 import pytest
 

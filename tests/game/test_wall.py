@@ -1,4 +1,4 @@
-"""The wall: seeded shuffles, dice and break point (seed 003), the commitment."""
+"""The wall: seeded shuffles, dice and break point (docs/rules.md §1.1), the commitment."""
 
 from collections import Counter
 
@@ -40,7 +40,7 @@ def test_a_wall_with_a_missing_tile_is_refused():
 
 
 def test_the_dealer_rolling_four_makes_the_left_seat_roll_second():
-    # seed 003: "如庄家点数为4则庄家上家为第二个掷骰人"
+    # docs/rules.md §1.1: a first roll of 4 makes the dealer's left seat the second roller
     assert second_roller(dealer=0, first_roll=4) == 3
     assert second_roller(dealer=2, first_roll=4) == 1
     assert second_roller(dealer=1, first_roll=5) == 1  # 5 comes round to the dealer
@@ -55,7 +55,8 @@ def test_a_sum_of_15_starts_at_the_16th_stack_of_the_second_rollers_wall():
 
 
 def test_a_sum_of_22_counts_on_into_the_left_seats_wall():
-    # seed 003: "如求和数为22，则从第二个掷骰人上家的右牌牆处往左数出4墩从第5墩开始摸牌"
+    # docs/rules.md §1.1: a sum of 22 counts past the second roller's wall, 4 stacks into
+    # the next, and drawing starts at the 5th
     dice = ((4, 6), (6, 6))  # 10: dealer 0 -> seat 1 rolls second; 10 + 12 = 22
     roller = second_roller(0, 10)
     assert roller == 1

@@ -2,7 +2,8 @@
 
 Every hand is written in the compact notation as the 13 tiles *before* the win (the
 winning tile is passed apart, as in the fixture records). Expected fans were worked out
-from the rule texts (seed 004's exclusion lists, seed 003 for 明暗杠 and the kong fans);
+from the rule texts (the exclusion lists of docs/rules.md §1.4 and §3.1, §3.2 for 明暗杠
+and the kong fans);
 totals are asserted only where every fan of the hand is certain.
 """
 
@@ -584,7 +585,7 @@ def test_whole_score(hand: str, tile: str, context: dict, expected: dict[str, in
     assert s.total == sum(FAN_BY_NAME_ZH[n].points * c for n, c in expected.items())
 
 
-# -- the waits of seed 004's examples ---------------------------------------------------------
+# -- the waits of the rule book's examples (docs/rules.md §3.7) -------------------------------
 def test_edge_wait_only_when_it_is_the_only_wait() -> None:
     # 12 3: edge. 12345 waiting 3: also waits on 6, so no edge.
     check(win("12m 456p 678s 99p 789s", "3m"), "边张")

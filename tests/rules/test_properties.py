@@ -241,7 +241,7 @@ def test_a_winning_hand_scores_and_adds_up(w: Win) -> None:
     assert s.total_without_flowers >= 1
 
 
-# Exclusions of seed 004 (and seed 003 for the kong fans) where the excluded fan goes
+# Exclusions of docs/rules.md §1.4 (and §3.2 for the kong fans) where the excluded fan goes
 # entirely; partial ones ("the pungs of 大三元 do not count 幺九刻") are left out.
 EXCLUDES = {
     "大四喜": "三风刻 碰碰和 圈风刻 门风刻 幺九刻 小四喜",

@@ -1,4 +1,4 @@
-"""Coins at stake tables over real TCP with a real SQLite file (SPEC §2.5-2.7): whole
+"""Coins at stake tables over real TCP with a real SQLite file (docs/rules.md §2.5-2.7): whole
 matches settled to the coin, stand-ups, the shop, the table sign, levels, bad input."""
 
 from __future__ import annotations

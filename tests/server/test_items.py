@@ -1,4 +1,4 @@
-"""Prop items at the table (SPEC §2.6): the timer extension on a ``MockClock`` over memory
+"""Prop items at the table (docs/rules.md §2.6): the timer extension on a ``MockClock`` over memory
 streams (the clock moves only when a test jumps it), the tile counter, the random item of
 a win, and refusals."""
 
