@@ -722,5 +722,6 @@ def test_bad_hands_raise(text: str, tile: str, code: str) -> None:
 def test_bad_context_raises(context: dict) -> None:
     kwargs = {"tile": "3m", **context}
     tile = kwargs.pop("tile")
-    with pytest.raises(HandError):
+    with pytest.raises(HandError) as err:
         win(CHICKEN, tile, **kwargs)
+    assert err.value.code == "bad_context"

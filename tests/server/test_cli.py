@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from gbmj_server import cli
 from gbmj_server.cli import admin
 from gbmj_server.config import ConfigError, ServerConfig, load_config_file
 from gbmj_server.storage import Storage, hash_password, verify_password
@@ -21,6 +22,11 @@ def test_config_file_then_command_line(tmp_path: Path) -> None:
     config_file.write_text('[server]\nhost = "0.0.0.0"\nport = 9000\ndb = "data/x.sqlite3"\n')
     config = load_config_file(config_file)
     assert config == ServerConfig(host="0.0.0.0", port=9000, db=tmp_path / "data/x.sqlite3")
+    # The command line wins over the file, setting by setting.
+    args = cli._serve_parser().parse_args(["--config", str(config_file), "--port", "9001"])
+    config = cli._config(args)
+    assert (config.host, config.port) == ("0.0.0.0", 9001)
+    assert config.db == tmp_path / "data/x.sqlite3"
     config_file.write_text("port = 70000\n")
     with pytest.raises(ConfigError, match="port"):
         load_config_file(config_file)
