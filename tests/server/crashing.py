@@ -13,7 +13,9 @@ from __future__ import annotations
 import contextlib
 import random
 import signal
+import socket
 import subprocess
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -26,7 +28,7 @@ from gbmj.economy.stakes import hand_payments
 from gbmj_server.storage import Storage
 from gbmj_server.tables.registry import match_state
 from gbmj_tui.local_server import start_local_server
-from server.wireclient import WireClient, simple_choice
+from server.wireclient import WireClient, WireDecoder, encode, simple_choice
 
 STAKE = 10
 CONFIG = """bot_delay = 0
@@ -297,3 +299,54 @@ def check_books(db: Path) -> tuple[int, int]:
                 assert len(transfers) == len(involved), "a payment missing or made twice"
                 hands += 1
     return hands, len(match_ids)
+
+
+class AutoPlayer:
+    """A player at a stake table with three bots, on auto-play, in a thread that reads
+    (and forgets) what the server sends: the table plays hand after hand by itself, for
+    tests of a server process under load (backups)."""
+
+    def __init__(self, port: int, name: str) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.decoder = WireDecoder()
+        self.ids = 0
+        self._request("hello", version=1, client="auto-player/1")
+        self._request("register", name=name, password="secret-pw")
+        settings = {
+            "name": f"{name}'s table",
+            "stake": STAKE,
+            "rounds": 4,
+            "bots_allowed": True,
+            "timers": {"on": False, "first_discard": 30, "turn": 15, "claim_window": 5},
+        }
+        table_id = self._request("create_table", settings=settings)["table"]["table_id"]
+        self._request("sit", table_id=table_id, seat=0)
+        for s in (1, 2, 3):
+            self._request("add_bot", table_id=table_id, seat=s, level="easy")
+        self._request("ready", table_id=table_id, ready=True)
+        self._request("auto_play", table_id=table_id, on=True)
+        self.sock.settimeout(None)
+        self._reader = threading.Thread(target=self._drain, daemon=True)
+        self._reader.start()
+
+    def _request(self, kind: str, **fields: Any) -> dict[str, Any]:
+        self.ids += 1
+        self.sock.sendall(encode({"type": kind, "id": self.ids, **fields}))
+        while True:
+            data = self.sock.recv(65536)
+            assert data, "the server closed the connection"
+            for message in self.decoder.feed(data):
+                assert isinstance(message, dict)
+                if message.get("id") == self.ids:
+                    assert message["type"] != "error", message
+                    return message
+
+    def _drain(self) -> None:
+        with contextlib.suppress(OSError):
+            while self.sock.recv(65536):
+                pass
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
+        self.sock.close()
