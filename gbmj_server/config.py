@@ -71,6 +71,7 @@ class ServerConfig:
     bot_delay: float = 0.5  # seconds a server bot "thinks" before acting
     hand_pause: float = 5.0  # seconds between hands, to read the result
     abandon_grace: float = 60.0  # seconds a match waits for any of its humans to come back
+    table_linger: float = 300.0  # seconds an empty table waits for its owner to come back
     limits: Limits = Limits()
     ssh: SshSettings = SSH_OFF  # play over SSH (off: no port)
     web: WebSettings = WEB_OFF  # play in a browser (off: no port)
@@ -93,7 +94,7 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
         raise ConfigError(f"cannot read config {path}: {exc}") from exc
     data = data.get("server", data)
     known = {"host", "port", "db", "log_level", "bot_delay", "hand_pause", "shop", "limits"}
-    known |= {"abandon_grace"}
+    known |= {"abandon_grace", "table_linger"}
     known |= {"log_format", "log_file", "tls_cert", "tls_key", "insecure"}
     known |= {"metrics_port", "metrics_host"}
     unknown = set(data) - known
@@ -125,7 +126,12 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
         if not isinstance(data["insecure"], bool):
             raise ConfigError("insecure must be true or false")
         config = replace(config, insecure=data["insecure"])
-    for key, most in (("bot_delay", 60), ("hand_pause", 60), ("abandon_grace", 86_400)):
+    for key, most in (
+        ("bot_delay", 60),
+        ("hand_pause", 60),
+        ("abandon_grace", 86_400),
+        ("table_linger", 86_400),
+    ):
         if key in data:
             value = data[key]
             if (

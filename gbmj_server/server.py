@@ -85,6 +85,7 @@ class Server:
                 bot_delay=config.bot_delay,
                 hand_pause=config.hand_pause,
                 abandon_grace=config.abandon_grace,
+                table_linger=config.table_linger,
                 match_seed=self.match_seed,
             )
             self.services = Services(

@@ -24,6 +24,7 @@ class TableContext:
     bot_delay: float = 0.0  # seconds a bot "thinks" before it acts
     hand_pause: float = 0.0  # seconds between hands, to read the result
     abandon_grace: float = 60.0  # seconds a match waits for any of its humans to return
+    table_linger: float = 300.0  # seconds an empty table waits before it closes
     match_seed: bytes | None = None  # None: a fresh seed per match (tests fix one)
     # account id -> the id of the table where that account holds a seat (kept by tables)
     seated: dict[int, int] = field(default_factory=dict)

@@ -85,6 +85,7 @@ class Table:
         self.name_protected_until = -math.inf  # trio time; a table sign's protection
         self.actor: TableHandle | None = None  # set by the actor that runs this table
         self.closed = False
+        self.empty_since: float | None = None  # trio time the room became empty
         self._dirty = True
 
     # -- what people see -----------------------------------------------------------
@@ -153,11 +154,25 @@ class Table:
         if self.play is not None:
             await self.play.advance()
         self.publish()
-        if not self.members and not self.humans() and self.play is None:
+        self._linger()
+
+    def _linger(self) -> None:
+        """An empty room waits ``table_linger`` seconds for its owner (or anyone) to come
+        back from the lobby before it closes."""
+        if self.members or self.humans() or self.play is not None:
+            self.empty_since = None
+        elif self.empty_since is None:
+            self.empty_since = trio.current_time()
+        if self.empty_since is not None and (
+            trio.current_time() >= self.empty_since + self.ctx.table_linger
+        ):
             self.close()
 
     def wake_at(self) -> float:
-        return math.inf if self.play is None else self.play.wake_at()
+        at = math.inf if self.play is None else self.play.wake_at()
+        if self.empty_since is not None:
+            at = min(at, self.empty_since + self.ctx.table_linger)
+        return at
 
     async def on_wake(self) -> None:
         if self.play is not None:

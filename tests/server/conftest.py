@@ -31,6 +31,7 @@ from server.wireclient import WireClient, memory_connect
 TEST_CONFIG = ServerConfig(
     bot_delay=0.0,
     hand_pause=0.0,
+    table_linger=0.0,  # an empty table closes at once (the linger has its own test)
     limits=Limits(request_rate=100_000.0, request_burst=100_000, chat_lines=1000),
 )
 

@@ -7,12 +7,16 @@ clock: see ENGINEERING-NOTES.)
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 import trio
 import trio.testing
 
-from server.conftest import Probe
-from server.wireclient import solo_table
+from gbmj_server.server import Server
+from gbmj_server.storage import Storage
+from server.conftest import TEST_CONFIG, Probe, start
+from server.wireclient import memory_connect, solo_table
 
 pytestmark = pytest.mark.trio
 
@@ -109,3 +113,43 @@ async def test_a_table_whose_humans_are_gone_ends_its_match(mem, mock_clock) -> 
             await trio.sleep(0)
     storage = srv.store.storage
     assert storage.match(storage.match_ids()[-1]).end_reason == "abandoned"
+
+
+@pytest.fixture
+async def lingering(nursery: trio.Nursery, tmp_path, mock_clock):
+    """A server on the mock clock whose empty tables wait five minutes for their owner."""
+    storage = Storage(tmp_path / "gbmj.sqlite3")
+    srv = Server(storage, replace(TEST_CONFIG, table_linger=300.0))
+    running = await start(nursery, srv, listen=False)
+    yield srv, memory_connect(srv, nursery), mock_clock
+    await running.stop()
+    storage.close()
+
+
+async def test_an_empty_table_waits_for_its_owner_then_closes(lingering, mock_clock) -> None:
+    srv, connect, clock = lingering
+    owner = await connect()
+    await owner.register("table-owner")
+    table_id = await owner.create_table()
+    await owner.ok("add_bot", table_id=table_id, seat=1, level="easy")
+    await owner.ok("leave_table", table_id=table_id)  # a trip to the lobby
+    table = Probe(srv, table_id)
+    clock.jump(299)
+    await trio.testing.wait_all_tasks_blocked()
+    assert table.open
+    listed = await owner.ok("list_tables")
+    assert [t["table_id"] for t in listed["tables"]] == [table_id]
+    # Back at the table: still the owner, with the owner's powers and the bot still there.
+    snapshot = await owner.ok("join_table", table_id=table_id)
+    assert snapshot["table"]["owner"] == "table-owner"
+    assert snapshot["table"]["seats"][1]["bot"]
+    await owner.ok("add_bot", table_id=table_id, seat=2, level="easy")
+    # Leaving again starts the wait afresh; at its end the table is gone.
+    await owner.ok("leave_table", table_id=table_id)
+    clock.jump(299)
+    await trio.testing.wait_all_tasks_blocked()
+    assert table.open
+    clock.jump(2)
+    await trio.testing.wait_all_tasks_blocked()
+    assert not table.open
+    assert (await owner.ok("list_tables"))["tables"] == []
