@@ -148,7 +148,9 @@ class Backoff:
         record = self._live(key, now)
         if record is None:
             return 0.0
-        return max(0.0, record.last + self.delay(record.count) - now)
+        delay = self.delay(record.count)
+        # clamped: ``last + delay - now`` may round a hair above the delay itself
+        return min(delay, max(0.0, record.last + delay - now))
 
     def failed(self, key: str, now: float) -> None:
         record = self._live(key, now)
