@@ -221,22 +221,22 @@ def render() -> str:
     event_examples: dict[str, list[Any]] = {}
     for ex in EVENT_EXAMPLES:
         event_examples.setdefault(ex.TAG or "", []).append(ex)
-    for kind, cls in m.EVENT_KINDS.items():
+    for kind, body in m.EVENT_KINDS.items():
         lines += [f"#### `{kind}`", ""]
-        if _doc(cls) and cls.__doc__ != m.EventBody.__doc__:
-            lines += [_doc(cls), ""]
-        lines += _fields_table(cls, skip_id=False)
+        if _doc(body) and body.__doc__ != m.EventBody.__doc__:
+            lines += [_doc(body), ""]
+        lines += _fields_table(body, skip_id=False)
         for ex in event_examples[kind]:
             lines += ["", "```json", _json(ex.to_wire()), "```"]
         lines.append("")
     lines += ["## Records", ""]
     lines.append("Maps nested in messages.")
     lines.append("")
-    for cls in _records():
-        lines += [f"### `{cls.__name__}`", ""]
-        if _doc(cls):
-            lines += [_doc(cls), ""]
-        lines += _fields_table(cls, skip_id=False)
+    for nested in _records():
+        lines += [f"### `{nested.__name__}`", ""]
+        if _doc(nested):
+            lines += [_doc(nested), ""]
+        lines += _fields_table(nested, skip_id=False)
         lines.append("")
     lines += ["## Error codes", "", "| code | meaning |", "| --- | --- |"]
     for code in ErrorCode:

@@ -11,6 +11,21 @@ from __future__ import annotations
 from . import messages as m
 from .errors import ErrorCode
 from .tiles import Tile as T
+from .vocabulary import (
+    ActionKind,
+    BotLevel,
+    Channel,
+    Item,
+    LeaveReason,
+    MatchEnd,
+    MeldKind,
+    NoticeCode,
+    Outcome,
+    Phase,
+    Presence,
+    TableStatus,
+    TimerClass,
+)
 
 COMMITMENT = "9f2b5c0e7d1a4c3b8e6f0a2d4c6e8b1a3f5d7c9e0b2a4c6e8d1f3a5c7e9b0d2f"
 SALT = "5a1c9e3b7d2f4a6c8e0b1d3f5a7c9e2b"
@@ -27,23 +42,23 @@ TABLE = m.TableInfo(
     has_password=False,
     seats=(
         m.LobbySeat(name="alice", bot=False, ready=True),
-        m.LobbySeat(name="bot-1", bot=True, bot_level="normal", ready=True),
+        m.LobbySeat(name="bot-1", bot=True, bot_level=BotLevel.NORMAL, ready=True),
         m.LobbySeat(bot=False, ready=False),
         m.LobbySeat(name="bob", bot=False, ready=False),
     ),
     spectators=2,
-    status="waiting",
+    status=TableStatus.WAITING,
 )
 # A wall of all 144 tiles (in code order here; a real one is shuffled).
 WALL = tuple(T(c) for c in range(34) for _ in range(4)) + tuple(T(c) for c in range(34, 42))
 DICE = ((3, 5), (2, 6))
 PUNG_EAST = m.MeldView(
-    kind="pung", tile=T.E, concealed=False, claimed_from=2, claimed_tile=T.E, added=False
+    kind=MeldKind.PUNG, tile=T.E, concealed=False, claimed_from=2, claimed_tile=T.E, added=False
 )
 CHOW_123 = m.MeldView(
-    kind="chow", tile=T.M1, concealed=False, claimed_from=1, claimed_tile=T.M2, added=False
+    kind=MeldKind.CHOW, tile=T.M1, concealed=False, claimed_from=1, claimed_tile=T.M2, added=False
 )
-KONG_GREEN = m.MeldView(kind="kong", tile=T.F, concealed=True, claimed_from=0, added=False)
+KONG_GREEN = m.MeldView(kind=MeldKind.KONG, tile=T.F, concealed=True, claimed_from=0, added=False)
 FANS = ((39, 1), (79, 1), (81, 2))  # 花龙 8, 单钓将 1, 花牌 ×2
 POINTS = (35, -19, -8, -8)  # the discarder pays 8 + 11, the others 8 each
 CONCEALED = (
@@ -58,7 +73,7 @@ MATCH = m.MatchSummary(
     table_name="东风局",
     started_at=1_795_000_000,
     ended_at=1_795_003_100,
-    reason="finished",
+    reason=MatchEnd.FINISHED,
     players=("alice", "bot-1", "carol", "bob", "bot-3"),
     hands=16,
     public=False,
@@ -69,7 +84,9 @@ MATCH = m.MatchSummary(
 FLOWERS = ((T.F1, T.F6), (), (T.F3,), ())
 
 
-def _seat(seat: int, **shown: object) -> m.SeatView:
+def _seat(
+    seat: int, concealed: tuple[int, ...] | None = None, drawn: int | None = None
+) -> m.SeatView:
     """Seat ``seat`` of the example hand as seat 0 sees it, before the winning discard."""
     return m.SeatView(
         seat=seat,
@@ -78,7 +95,8 @@ def _seat(seat: int, **shown: object) -> m.SeatView:
         melds=(None,) if seat == 3 else MELDS[seat],  # seat 3's concealed kong: face down
         flowers=FLOWERS[seat],
         discards=((T.N, T.M9, T.S1), (T.P9, T.W), (T.F, T.M1, T.P5), (T.S9, T.P1))[seat],
-        **shown,  # type: ignore[arg-type]
+        concealed=concealed,
+        drawn=drawn,
     )
 
 
@@ -90,7 +108,7 @@ MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
         code=ErrorCode.OUT_OF_RANGE,
         message="action.tile: 45 is not a playing tile code (0..33)",
     ),
-    m.Notice(code="restarting", message="the server restarts: back in a moment"),
+    m.Notice(code=NoticeCode.RESTARTING, message="the server restarts: back in a moment"),
     m.Ok(id=13),
     m.Ping(id=99),
     m.Pong(id=99),
@@ -125,11 +143,11 @@ MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
     m.Sit(id=8, table_id=7, seat=2),
     m.Stand(id=9, table_id=7),
     m.Ready(id=10, table_id=7, ready=True),
-    m.AddBot(id=11, table_id=7, seat=1, level="normal"),
+    m.AddBot(id=11, table_id=7, seat=1, level=BotLevel.NORMAL),
     m.RemoveBot(id=11, table_id=7, seat=1),
     m.Kick(id=11, table_id=7, seat=3),
     m.LeaveTable(id=14, table_id=7),
-    m.TableLeft(table_id=7, reason="kicked"),
+    m.TableLeft(table_id=7, reason=LeaveReason.KICKED),
     m.AutoPlay(id=15, table_id=7, on=True),
     m.Snapshot(
         id=3,
@@ -137,10 +155,10 @@ MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
         seat=0,
         seq=57,
         players=(
-            m.PlayerView(name="alice", bot=False, presence="online", score=24, level=3),
-            m.PlayerView(name="bot-1", bot=True, presence="auto_play", score=-8),
-            m.PlayerView(name="carol", bot=False, presence="offline", score=-8, level=1),
-            m.PlayerView(name="bob", bot=False, presence="online", score=-8, level=12),
+            m.PlayerView(name="alice", bot=False, presence=Presence.ONLINE, score=24, level=3),
+            m.PlayerView(name="bot-1", bot=True, presence=Presence.AUTO_PLAY, score=-8),
+            m.PlayerView(name="carol", bot=False, presence=Presence.OFFLINE, score=-8, level=1),
+            m.PlayerView(name="bob", bot=False, presence=Presence.ONLINE, score=-8, level=12),
         ),
         game=m.GameView(
             round_number=1,
@@ -151,9 +169,9 @@ MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
             break_stack=16,
             commitment=COMMITMENT,
             wall_remaining=83,
-            phase="turn",
+            phase=Phase.TURN,
             to_act=(0,),
-            timer="turn",
+            timer=TimerClass.TURN,
             ms_left=12_400,
             seats=(
                 _seat(0, concealed=(*CONCEALED[0][:-1], T.W), drawn=T.W),
@@ -168,20 +186,20 @@ MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
         table_id=7,
         seq=58,
         actions=(
-            m.ActionChoice(kind="chow", tile=T.S1),
-            m.ActionChoice(kind="pung"),
-            m.ActionChoice(kind="pass"),
+            m.ActionChoice(kind=ActionKind.CHOW, tile=T.S1),
+            m.ActionChoice(kind=ActionKind.PUNG),
+            m.ActionChoice(kind=ActionKind.PASS),
         ),
-        timer="claim_window",
+        timer=TimerClass.CLAIM_WINDOW,
         ms_left=4_800,
     ),
-    m.Action(id=16, table_id=7, seq=58, kind="chow", tile=T.S1),
+    m.Action(id=16, table_id=7, seq=58, kind=ActionKind.CHOW, tile=T.S1),
     m.HandResult(
         table_id=7,
         hand_id=412,
         round_number=1,
         hand_number=2,
-        outcome="win",
+        outcome=Outcome.WIN,
         winner=0,
         from_seat=1,
         win_tile=T.C,
@@ -199,24 +217,26 @@ MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
     m.MatchResult(
         table_id=7,
         match_id=88,
-        reason="finished",
+        reason=MatchEnd.FINISHED,
         standings=(
             m.Standing(name="alice", bot=False, seat=0, rank=1, points=120, coins=1_200),
             m.Standing(name="bob", bot=False, seat=3, rank=2, points=-16, coins=-160),
             m.Standing(name="bot-3", bot=True, seat=2, rank=3, points=-24, coins=-240),
             m.Standing(name="bot-1", bot=True, seat=1, rank=4, points=-64, coins=-640),
-            m.Standing(name="carol", bot=False, rank=5, points=-96, coins=-960, left="left"),
+            m.Standing(
+                name="carol", bot=False, rank=5, points=-96, coins=-960, left=LeaveReason.LEFT
+            ),
         ),
     ),
-    m.PresenceUpdate(table_id=7, seat=2, presence="offline"),
+    m.PresenceUpdate(table_id=7, seat=2, presence=Presence.OFFLINE),
     m.TimedOut(table_id=7, seat=2, timeouts=1),
     m.TimerExtended(table_id=7, seat=2, ms_left=90_000),
     m.GetInventory(id=20),
     m.Inventory(
         id=20,
         slots=(
-            m.ItemStack(item="timer_extension", count=3),
-            m.ItemStack(item="tile_counter", count=1),
+            m.ItemStack(item=Item.TIMER_EXTENSION, count=3),
+            m.ItemStack(item=Item.TILE_COUNTER, count=1),
         ),
         capacity=30,
     ),
@@ -224,12 +244,12 @@ MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
     m.Shop(
         id=21,
         offers=(
-            m.ShopOffer(item="timer_extension", price=500, use_cost=270),
-            m.ShopOffer(item="tile_counter", price=800),
+            m.ShopOffer(item=Item.TIMER_EXTENSION, price=500, use_cost=270),
+            m.ShopOffer(item=Item.TILE_COUNTER, price=800),
         ),
     ),
-    m.Buy(id=22, item="tile_counter", count=2),
-    m.ItemAwarded(item="timer_extension", count=1),
+    m.Buy(id=22, item=Item.TILE_COUNTER, count=2),
+    m.ItemAwarded(item=Item.TIMER_EXTENSION, count=1),
     m.ArmTimerExtension(id=23, table_id=7, armed=True),
     m.UseTileCounter(id=24, table_id=7),
     m.TileCounts(id=24, table_id=7, seq=58, counts=(4, 3, 3, 2, 3, 3, 4, 4, 3) + (3,) * 25),
@@ -256,7 +276,7 @@ MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
                 number=1,
                 round_number=1,
                 hand_number=1,
-                outcome="win",
+                outcome=Outcome.WIN,
                 winner=0,
                 total=11,
                 points=POINTS,
@@ -280,16 +300,16 @@ MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
         commitment=COMMITMENT,
         players=("alice", "bot-1", "carol", "bob"),
         actions=(
-            m.LoggedAction(seat=0, kind="discard", tile=T.N, ms=4_200),
-            m.LoggedAction(seat=2, kind="pass", ms=5_100),
-            m.LoggedAction(seat=1, kind="discard", tile=T.P9, ms=7_900),
+            m.LoggedAction(seat=0, kind=ActionKind.DISCARD, tile=T.N, ms=4_200),
+            m.LoggedAction(seat=2, kind=ActionKind.PASS, ms=5_100),
+            m.LoggedAction(seat=1, kind=ActionKind.DISCARD, tile=T.P9, ms=7_900),
         ),
         escape=3,
         points=(0, 0, 0, -80),
     ),
     m.Mute(id=33, name="spammer", on=True),
-    m.ChatSend(id=25, channel="lobby", text="anyone for a 5-stake table?"),
-    m.Chat(channel="table", table_id=7, sender="bob", text="好牌!"),
+    m.ChatSend(id=25, channel=Channel.LOBBY, text="anyone for a 5-stake table?"),
+    m.Chat(channel=Channel.TABLE, table_id=7, sender="bob", text="好牌!"),
 )
 
 EVENT_EXAMPLES: tuple[m.EventBody, ...] = (
@@ -321,7 +341,7 @@ EVENT_EXAMPLES: tuple[m.EventBody, ...] = (
     m.ExhaustiveDraw(),
     m.Escape(seat=3),
     m.HandEnd(
-        outcome="win",
+        outcome=Outcome.WIN,
         concealed=CONCEALED,
         melds=MELDS,
         wall_order=WALL,

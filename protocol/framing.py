@@ -163,7 +163,7 @@ def encode(message: Message, *, check: bool = True) -> bytes:
 
 def encode_map(wire: dict[str, Any], what: str = "message") -> bytes:
     """One frame for a wire map as it is (built by a trusted sender; no catalog check)."""
-    body = msgpack.packb(wire, use_bin_type=True)
+    body: bytes = msgpack.packb(wire, use_bin_type=True)
     if len(body) > MAX_FRAME:
         raise ProtocolError(
             ErrorCode.FRAME_TOO_LARGE,

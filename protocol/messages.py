@@ -17,7 +17,7 @@ to a request (its answer, ``ok`` or ``error``) carries the same ``id``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from .errors import ErrorCode, ProtocolError
 from .schema import (
@@ -117,14 +117,16 @@ class Message(Record):
     SENDER: ClassVar[str] = ""  # "client", "server" or "both"
     REPLY: ClassVar[str] = ""  # for a request: what answers it
 
-    id: int | None = field(Optional(REQUEST_ID), "request id; a reply echoes it")
+    id: int | None = field(Optional(REQUEST_ID), "request id; a reply echoes it", default=None)
 
     @property
     def type(self) -> str:
-        return self.TAG  # type: ignore[return-value]
+        tag = self.TAG
+        assert tag is not None, "a concrete message has a tag"
+        return tag
 
     @classmethod
-    def from_wire(cls, data: Any, path: str | None = None) -> Message:  # type: ignore[override]
+    def from_wire(cls, data: Any, path: str | None = None) -> Message:
         """The message a decoded msgpack map stands for; ``ProtocolError`` otherwise.
 
         ``Message.from_wire`` accepts any type; ``Hello.from_wire`` only a ``hello``.
@@ -142,16 +144,19 @@ class Message(Record):
             raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {shown!r}", "type")
         # Record.from_wire bound to the concrete class (zero-argument super() does not work
         # in slotted dataclasses).
-        return super(Message, target).from_wire(data, path or kind)  # type: ignore[misc]
+        return super(Message, target).from_wire(data, path or kind)
 
 
+# Message's registry holds only messages (the registry attribute is typed for any base).
 MESSAGE_TYPES: dict[str, type[Message]] = Message._REGISTRY  # type: ignore[assignment]
 
+M = TypeVar("M", bound=Message)
 
-def message(type_: str, sender: str, reply: str = "") -> Callable[[type], type]:
+
+def message(type_: str, sender: str, reply: str = "") -> Callable[[type[M]], type[M]]:
     """Declare a message class: its wire ``type``, who sends it, and what answers it."""
 
-    def wrap(cls: type) -> type:
+    def wrap(cls: type[M]) -> type[M]:
         cls.SENDER = sender
         cls.REPLY = reply
         return tagged(type_)(cls)
@@ -167,7 +172,7 @@ class ActionChoice(Record):
     _RULES = ACTION_RULES
     kind: ActionKind = field(Choice(ActionKind), "action kind (docs/vocabulary.md)")
     tile: int | None = field(
-        Optional(PLAYING_TILE), "for discard, concealed_kong, added_kong, chow"
+        Optional(PLAYING_TILE), "for discard, concealed_kong, added_kong, chow", default=None
     )
 
 
@@ -185,7 +190,9 @@ class MeldView(Record):
     claimed_from: int = field(
         RELATIVE_SEAT, "relative to the owner: 1 left, 2 opposite, 3 right, 0 nobody"
     )
-    claimed_tile: int | None = field(Optional(PLAYING_TILE), "the tile taken from a discard")
+    claimed_tile: int | None = field(
+        Optional(PLAYING_TILE), "the tile taken from a discard", default=None
+    )
     added: bool = field(Bool(), "a kong made by adding to a pung")
 
 
@@ -227,20 +234,24 @@ class TableSettings(Record):
         Optional(Choice(WhenBroke)),
         "a player below 100 × stake after a hand is stood up: a bot takes the seat (bot, "
         "the default) or the match waits for a new player (pause)",
+        default=None,
     )
     auto_play_after: int | None = field(
         Optional(Int(1, 10)),
         "timeouts in a row after which a seat goes to auto-play by itself (default 2)",
+        default=None,
     )
     offline_grace: int | None = field(
         Optional(Int(5, 600)),
         "timers off: seconds a disconnected player's decision waits before the timeout "
         "action (default 30)",
+        default=None,
     )
     public_history: bool | None = field(
         Optional(Bool()),
         "a finished match is readable by anyone by its id (default: on for free tables, "
         "off for stake tables)",
+        default=None,
     )
 
 
@@ -249,11 +260,13 @@ class LobbySeat(Record):
     """One seat of a table as the lobby shows it; empty when ``name`` is absent."""
 
     _RULES = (When("bot", (True,), require=("bot_level", "name")),)
-    name: str | None = field(Optional(NAME))
+    name: str | None = field(Optional(NAME), default=None)
     bot: bool = field(Bool())
-    bot_level: BotLevel | None = field(Optional(Choice(BotLevel)), "for a bot")
+    bot_level: BotLevel | None = field(Optional(Choice(BotLevel)), "for a bot", default=None)
     ready: bool = field(Bool())
-    level: int | None = field(Optional(LEVEL), "a player's level (docs/rules.md §2.7)")
+    level: int | None = field(
+        Optional(LEVEL), "a player's level (docs/rules.md §2.7)", default=None
+    )
 
 
 @record
@@ -277,7 +290,9 @@ class PlayerView(Record):
     bot: bool = field(Bool())
     presence: Presence = field(Choice(Presence), "online, offline, or auto-play (托管)")
     score: int = field(POINTS, "match points so far")
-    level: int | None = field(Optional(LEVEL), "a player's level (docs/rules.md §2.7)")
+    level: int | None = field(
+        Optional(LEVEL), "a player's level (docs/rules.md §2.7)", default=None
+    )
 
 
 @record
@@ -287,13 +302,13 @@ class SeatView(Record):
     seat: int = field(SEAT)
     wind: int = field(WIND, "seat wind this hand")
     concealed: tuple[int, ...] | None = field(
-        Optional(CONCEALED), "the concealed tiles: the viewer's own seat only"
+        Optional(CONCEALED), "the concealed tiles: the viewer's own seat only", default=None
     )
     concealed_count: int = field(Int(0, 14))
     melds: tuple[MeldView | None, ...] = field(SEAT_MELDS, "nil: a face-down concealed kong")
     flowers: tuple[int, ...] = field(ListOf(FLOWER, 8))
     discards: tuple[int, ...] = field(ListOf(PLAYING_TILE, 64), "in order")
-    drawn: int | None = field(Optional(TILE), "the tile just drawn: its owner only")
+    drawn: int | None = field(Optional(TILE), "the tile just drawn: its owner only", default=None)
 
 
 @record
@@ -312,11 +327,16 @@ class GameView(Record):
     to_act: tuple[int, ...] = field(
         ListOf(SEAT, 4), "seats that must act (in a claim window: only the viewer, if asked)"
     )
-    timer: TimerClass | None = field(Optional(Choice(TimerClass)), "the running timer's class")
-    ms_left: int | None = field(Optional(MS_LEFT), "time left on it; absent when untimed")
+    timer: TimerClass | None = field(
+        Optional(Choice(TimerClass)), "the running timer's class", default=None
+    )
+    ms_left: int | None = field(
+        Optional(MS_LEFT), "time left on it; absent when untimed", default=None
+    )
     offer: tuple[int, int, bool] | None = field(
         Optional(Tuple((SEAT, PLAYING_TILE, Bool()))),
         "[seat, tile, robbing a kong]: the discard (or kong tile) that may be claimed",
+        default=None,
     )
     seats: tuple[SeatView, ...] = field(ListOf(Struct(SeatView), 4, 4), "seats 0-3")
 
@@ -329,14 +349,18 @@ class Standing(Record):
 
     name: str = field(NAME)
     bot: bool = field(Bool())
-    seat: int | None = field(Optional(SEAT), "the seat held at the end; absent if they left")
+    seat: int | None = field(
+        Optional(SEAT), "the seat held at the end; absent if they left", default=None
+    )
     rank: int = field(
         Int(1, MAX_PARTICIPANTS), "by points, those who left ranked after those who stayed"
     )
     points: int = field(POINTS)
     coins: int = field(COIN_DELTA, "coins won (or lost, negative) over the match")
     left: LeaveReason | None = field(
-        Optional(Choice(LeaveReason)), "why they left before the end: escaped (left), stood up"
+        Optional(Choice(LeaveReason)),
+        "why they left before the end: escaped (left), stood up",
+        default=None,
     )
 
 
@@ -355,7 +379,7 @@ class ShopOffer(Record):
     item: Item = field(ITEM)
     price: int = field(COINS, "coins per item")
     use_cost: int | None = field(
-        Optional(COINS), "coins using one costs besides (the timer extension: 270)"
+        Optional(COINS), "coins using one costs besides (the timer extension: 270)", default=None
     )
 
 
@@ -378,14 +402,17 @@ class EventBody(Record):
     _REGISTRY: ClassVar[dict[str, type[Record]]] = {}
 
     @classmethod
-    def from_wire(cls, data: Any, path: str | None = None) -> EventBody:  # type: ignore[override]
+    def from_wire(cls, data: Any, path: str | None = None) -> EventBody:
         """``EventBody.from_wire`` takes any kind (e.g. the engine's ``event.to_dict()``)."""
         if cls is EventBody:
-            return Tagged(EventBody).decode(data, path or "event")  # type: ignore[return-value]
+            body = Tagged(EventBody).decode(data, path or "event")
+            assert isinstance(body, EventBody)  # EventBody's registry holds only bodies
+            return body
         # Explicit super: the zero-argument form fails in slotted dataclasses.
-        return super(EventBody, cls).from_wire(data, path)  # type: ignore[return-value]  # noqa: UP008
+        return super(EventBody, cls).from_wire(data, path)  # noqa: UP008
 
 
+# EventBody's registry holds only event bodies.
 EVENT_KINDS: dict[str, type[EventBody]] = EventBody._REGISTRY  # type: ignore[assignment]
 
 
@@ -410,7 +437,9 @@ class Deal(EventBody):
 
     seat: int = field(SEAT)
     count: int = field(Int(13, 14))
-    tiles: tuple[int, ...] | None = field(Optional(ListOf(TILE, 14)), "only to the seat itself")
+    tiles: tuple[int, ...] | None = field(
+        Optional(ListOf(TILE, 14)), "only to the seat itself", default=None
+    )
 
 
 @tagged("flower")
@@ -426,7 +455,7 @@ class Draw(EventBody):
     """A seat draws; others do not see the tile."""
 
     seat: int = field(SEAT)
-    tile: int | None = field(Optional(TILE), "only to the seat itself")
+    tile: int | None = field(Optional(TILE), "only to the seat itself", default=None)
     replacement: bool = field(Bool(), "from the back of the wall")
 
 
@@ -468,7 +497,7 @@ class ConcealedKong(EventBody):
     """暗杠: others see a face-down kong, without its tile."""
 
     seat: int = field(SEAT)
-    tile: int | None = field(Optional(PLAYING_TILE), "only to the seat itself")
+    tile: int | None = field(Optional(PLAYING_TILE), "only to the seat itself", default=None)
 
 
 @tagged("added_kong")
@@ -484,7 +513,7 @@ class Win(EventBody):
     """和: the winning seat, the fans, and the points of each seat."""
 
     seat: int = field(SEAT)
-    from_seat: int | None = field(Optional(SEAT), "absent when self-drawn")
+    from_seat: int | None = field(Optional(SEAT), "absent when self-drawn", default=None)
     win_tile: int = field(PLAYING_TILE)
     fans: tuple[tuple[int, int], ...] = field(ListOf(FAN_COUNT, 82, 1), "[fan id, count]")
     total: int = field(FAN_TOTAL, "all fan including flowers")
@@ -585,7 +614,7 @@ class Login(Message):
 class Guest(Message):
     """Play as a guest (no coins kept); the server picks a name if none is given."""
 
-    name: str | None = field(Optional(NAME))
+    name: str | None = field(Optional(NAME), default=None)
 
 
 @message("resume", "client", "session")
@@ -640,7 +669,7 @@ class Levels(Message):
 class GetLeaderboard(Message):
     """Ask for the best players."""
 
-    limit: int | None = field(Optional(Int(1, 100)), "default 20")
+    limit: int | None = field(Optional(Int(1, 100)), "default 20", default=None)
 
 
 @message("leaderboard", "server")
@@ -655,7 +684,9 @@ class Leaderboard(Message):
 class ListTables(Message):
     """Ask for one page of the table list, once (``watch_lobby`` to follow it)."""
 
-    offset: int | None = field(Optional(Int(0, 1_000_000)), "skip this many tables (default 0)")
+    offset: int | None = field(
+        Optional(Int(0, 1_000_000)), "skip this many tables (default 0)", default=None
+    )
 
 
 @message("watch_lobby", "client", "table_list")
@@ -666,7 +697,7 @@ class WatchLobby(Message):
     entering a table) stops them; answered with an empty page."""
 
     on: bool = field(Bool())
-    offset: int | None = field(Optional(Int(0, 1_000_000)), "the page's first table")
+    offset: int | None = field(Optional(Int(0, 1_000_000)), "the page's first table", default=None)
 
 
 @message("table_list", "server")
@@ -675,7 +706,9 @@ class TableList(Message):
 
     tables: tuple[TableInfo, ...] = field(ListOf(Struct(TableInfo), TABLE_PAGE))
     total: int = field(Int(0, 1_000_000), "tables in the lobby")
-    players_online: int | None = field(Optional(Int(0, 10_000_000)), "signed-in players")
+    players_online: int | None = field(
+        Optional(Int(0, 10_000_000)), "signed-in players", default=None
+    )
 
 
 @message("lobby_update", "server")
@@ -702,7 +735,7 @@ class CreateTable(Message):
     """Create a table and enter it as its owner (not yet seated)."""
 
     settings: TableSettings = field(Struct(TableSettings))
-    password: str | None = field(Optional(TABLE_PASSWORD), "absent: open table")
+    password: str | None = field(Optional(TABLE_PASSWORD), "absent: open table", default=None)
 
 
 @message("configure_table", "client", "ok")
@@ -712,7 +745,7 @@ class ConfigureTable(Message):
 
     table_id: int = field(TABLE_ID)
     settings: TableSettings = field(Struct(TableSettings))
-    password: str | None = field(Optional(TABLE_PASSWORD), "absent: open table")
+    password: str | None = field(Optional(TABLE_PASSWORD), "absent: open table", default=None)
 
 
 @message("join_table", "client", "snapshot")
@@ -720,7 +753,7 @@ class JoinTable(Message):
     """Enter a table to play (then ``sit``)."""
 
     table_id: int = field(TABLE_ID)
-    password: str | None = field(Optional(TABLE_PASSWORD))
+    password: str | None = field(Optional(TABLE_PASSWORD), default=None)
 
 
 @message("spectate", "client", "snapshot")
@@ -728,7 +761,7 @@ class Spectate(Message):
     """Watch a table: a snapshot of what spectators may see, then events."""
 
     table_id: int = field(TABLE_ID)
-    password: str | None = field(Optional(TABLE_PASSWORD))
+    password: str | None = field(Optional(TABLE_PASSWORD), default=None)
 
 
 @message("sit", "client", "ok")
@@ -808,12 +841,16 @@ class Snapshot(Message):
     """Everything the viewer may see of a table; events with a higher ``seq`` follow."""
 
     table: TableInfo = field(Struct(TableInfo))
-    seat: int | None = field(Optional(SEAT), "the viewer's seat; absent for a spectator")
+    seat: int | None = field(
+        Optional(SEAT), "the viewer's seat; absent for a spectator", default=None
+    )
     seq: int = field(SEQ, "the last event this snapshot includes (0: none yet)")
     players: tuple[PlayerView, ...] | None = field(
-        Optional(ListOf(Struct(PlayerView), 4, 4)), "seats 0-3 during a match"
+        Optional(ListOf(Struct(PlayerView), 4, 4)), "seats 0-3 during a match", default=None
     )
-    game: GameView | None = field(Optional(Struct(GameView)), "the hand in play, if any")
+    game: GameView | None = field(
+        Optional(Struct(GameView)), "the hand in play, if any", default=None
+    )
 
 
 @message("event", "server")
@@ -833,7 +870,7 @@ class Prompt(Message):
     seq: int = field(SEQ, "the table's seq when asked; the action echoes it")
     actions: tuple[ActionChoice, ...] = field(ListOf(Struct(ActionChoice), 64, 1))
     timer: TimerClass = field(Choice(TimerClass))
-    ms_left: int | None = field(Optional(MS_LEFT), "absent when the table is untimed")
+    ms_left: int | None = field(Optional(MS_LEFT), "absent when the table is untimed", default=None)
 
 
 @message("action", "client", "ok")
@@ -845,7 +882,7 @@ class Action(Message):
     seq: int = field(SEQ, "the prompt's seq; an old one gets error `stale`")
     kind: ActionKind = field(Choice(ActionKind))
     tile: int | None = field(
-        Optional(PLAYING_TILE), "for discard, concealed_kong, added_kong, chow"
+        Optional(PLAYING_TILE), "for discard, concealed_kong, added_kong, chow", default=None
     )
 
 
@@ -860,14 +897,16 @@ class HandResult(Message):
         When("outcome", ("win", "exhaustive_draw"), forbid=("escaper",)),
     )
     table_id: int = field(TABLE_ID)
-    hand_id: int | None = field(Optional(ID), "for the replay (``get_hand``)")
+    hand_id: int | None = field(Optional(ID), "for the replay (``get_hand``)", default=None)
     round_number: int = field(Int(1, 4))
     hand_number: int = field(Int(1, 4))
     outcome: Outcome = field(Choice(Outcome))
-    winner: int | None = field(Optional(SEAT))
-    from_seat: int | None = field(Optional(SEAT), "the discarder; absent if self-drawn")
-    win_tile: int | None = field(Optional(PLAYING_TILE))
-    escaper: int | None = field(Optional(SEAT))
+    winner: int | None = field(Optional(SEAT), default=None)
+    from_seat: int | None = field(
+        Optional(SEAT), "the discarder; absent if self-drawn", default=None
+    )
+    win_tile: int | None = field(Optional(PLAYING_TILE), default=None)
+    escaper: int | None = field(Optional(SEAT), default=None)
     fans: tuple[tuple[int, int], ...] = field(ListOf(FAN_COUNT, 82), "[fan id, count]")
     total: int = field(FAN_TOTAL, "all fan including flowers")
     points: tuple[int, ...] = field(POINTS_PER_SEAT, "this hand")
@@ -879,10 +918,14 @@ class HandResult(Message):
     salt: str = field(Hex(2, 128))
     commitment: str = field(Hex(64, 64))
     coins: tuple[int, ...] | None = field(
-        Optional(ListOf(COIN_DELTA, 4, 4)), "coins each seat won (lost) this hand; stake tables"
+        Optional(ListOf(COIN_DELTA, 4, 4)),
+        "coins each seat won (lost) this hand; stake tables",
+        default=None,
     )
     next_hand_ms: int | None = field(
-        Optional(MS_LEFT), "when the next hand starts by itself; absent after the last hand"
+        Optional(MS_LEFT),
+        "when the next hand starts by itself; absent after the last hand",
+        default=None,
     )
 
 
@@ -891,7 +934,7 @@ class MatchResult(Message):
     """The match is over: how it ended and the standings of everyone who played."""
 
     table_id: int = field(TABLE_ID)
-    match_id: int | None = field(Optional(ID), "for the history (``get_match``)")
+    match_id: int | None = field(Optional(ID), "for the history (``get_match``)", default=None)
     reason: MatchEnd = field(Choice(MatchEnd))
     standings: tuple[Standing, ...] = field(
         ListOf(Struct(Standing), MAX_PARTICIPANTS, 4), "by rank"
@@ -1000,16 +1043,18 @@ class MatchSummary(Record):
     match_id: int = field(ID)
     table_name: str = field(TABLE_NAME)
     started_at: int = field(Int(0, 2**40), "Unix time, seconds")
-    ended_at: int | None = field(Optional(Int(0, 2**40)), "absent while it runs")
-    reason: MatchEnd | None = field(Optional(Choice(MatchEnd)), "absent while it runs")
+    ended_at: int | None = field(Optional(Int(0, 2**40)), "absent while it runs", default=None)
+    reason: MatchEnd | None = field(
+        Optional(Choice(MatchEnd)), "absent while it runs", default=None
+    )
     players: tuple[str, ...] = field(ListOf(NAME, MAX_PARTICIPANTS, 1), "everyone who held a seat")
     hands: int = field(Int(0, 16), "hands played")
     public: bool = field(Bool(), "readable by anyone")
     rank: int | None = field(
-        Optional(Int(1, MAX_PARTICIPANTS)), "the asking player's, if they played"
+        Optional(Int(1, MAX_PARTICIPANTS)), "the asking player's, if they played", default=None
     )
-    points: int | None = field(Optional(POINTS), "the asking player's")
-    coins: int | None = field(Optional(COIN_DELTA), "the asking player's")
+    points: int | None = field(Optional(POINTS), "the asking player's", default=None)
+    coins: int | None = field(Optional(COIN_DELTA), "the asking player's", default=None)
 
 
 @record
@@ -1021,7 +1066,7 @@ class HandSummary(Record):
     round_number: int = field(Int(1, 4))
     hand_number: int = field(Int(1, 4))
     outcome: Outcome = field(Choice(Outcome))
-    winner: int | None = field(Optional(SEAT))
+    winner: int | None = field(Optional(SEAT), default=None)
     total: int = field(FAN_TOTAL)
     points: tuple[int, ...] = field(POINTS_PER_SEAT)
     players: tuple[str, ...] = field(ListOf(NAME, 4, 4), "who played seats 0-3")
@@ -1031,8 +1076,8 @@ class HandSummary(Record):
 class ListMatches(Message):
     """The matches the player played, newest first, a page at a time."""
 
-    offset: int | None = field(Optional(Int(0, 10_000_000)), "default 0")
-    limit: int | None = field(Optional(Int(1, MATCH_PAGE)), "default 20")
+    offset: int | None = field(Optional(Int(0, 10_000_000)), "default 0", default=None)
+    limit: int | None = field(Optional(Int(1, MATCH_PAGE)), "default 20", default=None)
 
 
 @message("match_list", "server")
@@ -1057,7 +1102,7 @@ class MatchDetail(Message):
     match: MatchSummary = field(Struct(MatchSummary))
     hands: tuple[HandSummary, ...] = field(ListOf(Struct(HandSummary), 16))
     standings: tuple[Standing, ...] | None = field(
-        Optional(ListOf(Struct(Standing), MAX_PARTICIPANTS, 1))
+        Optional(ListOf(Struct(Standing), MAX_PARTICIPANTS, 1)), default=None
     )
 
 
@@ -1076,7 +1121,7 @@ class LoggedAction(Record):
     seat: int = field(SEAT)
     kind: ActionKind = field(Choice(ActionKind))
     tile: int | None = field(
-        Optional(PLAYING_TILE), "for discard, concealed_kong, added_kong, chow"
+        Optional(PLAYING_TILE), "for discard, concealed_kong, added_kong, chow", default=None
     )
     ms: int = field(Int(0, 24 * 3600 * 1000), "from the hand's start")
 
@@ -1101,9 +1146,11 @@ class HandLog(Message):
     commitment: str = field(Hex(64, 64))
     players: tuple[str, ...] = field(ListOf(NAME, 4, 4), "who played seats 0-3")
     actions: tuple[LoggedAction, ...] = field(ListOf(Struct(LoggedAction), 600))
-    escape: int | None = field(Optional(SEAT), "the seat that left, ending the hand")
+    escape: int | None = field(Optional(SEAT), "the seat that left, ending the hand", default=None)
     points: tuple[int, ...] = field(POINTS_PER_SEAT)
-    coins: tuple[int, ...] | None = field(Optional(ListOf(COIN_DELTA, 4, 4)), "stake tables")
+    coins: tuple[int, ...] | None = field(
+        Optional(ListOf(COIN_DELTA, 4, 4)), "stake tables", default=None
+    )
 
 
 # -- moderation ---------------------------------------------------------------------------
@@ -1114,7 +1161,7 @@ class Mute(Message):
 
     name: str = field(NAME)
     on: bool = field(Bool())
-    table_id: int | None = field(Optional(TABLE_ID))
+    table_id: int | None = field(Optional(TABLE_ID), default=None)
 
 
 # -- SSH keys (playing over SSH, docs/hosting.md) ------------------------------------------
@@ -1171,7 +1218,7 @@ class ChatSend(Message):
 
     _RULES = CHAT_RULES
     channel: Channel = field(Choice(Channel))
-    table_id: int | None = field(Optional(TABLE_ID), "for the table channel")
+    table_id: int | None = field(Optional(TABLE_ID), "for the table channel", default=None)
     text: str = field(CHAT_TEXT)
 
 
@@ -1181,6 +1228,6 @@ class Chat(Message):
 
     _RULES = CHAT_RULES
     channel: Channel = field(Choice(Channel))
-    table_id: int | None = field(Optional(TABLE_ID))
-    sender: str | None = field(Optional(NAME))
+    table_id: int | None = field(Optional(TABLE_ID), default=None)
+    sender: str | None = field(Optional(NAME), default=None)
     text: str = field(CHAT_TEXT)

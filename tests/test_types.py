@@ -1,6 +1,5 @@
-"""The pure game (``gbmj.rules``, ``.game``, ``.bots``, ``.economy``) passes mypy in
-strict mode, as configured in pyproject.toml (``protocol`` is followed for its types,
-its own errors are not reported yet)."""
+"""The protocol and the pure game (``gbmj``: rules, game, bots, economy, replays) pass
+mypy in strict mode, as configured in pyproject.toml."""
 
 from __future__ import annotations
 
@@ -11,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from protocol.schema import Int, Optional, field
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("protocol", "gbmj")
@@ -27,7 +28,7 @@ def _mypy(root: Path, cache: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_the_pure_game_is_strictly_typed(tmp_path: Path) -> None:
+def test_the_protocol_and_the_pure_game_are_strictly_typed(tmp_path: Path) -> None:
     result = _mypy(ROOT, tmp_path / "cache")
     if result.returncode != 0:
         pytest.fail("mypy --strict fails:\n" + result.stdout + result.stderr)
@@ -42,3 +43,12 @@ def test_the_check_can_fail(tmp_path: Path) -> None:
     result = _mypy(copy, tmp_path / "cache")
     assert result.returncode != 0
     assert "_typing_probe.py" in result.stdout
+
+
+def test_an_optional_field_must_say_its_default() -> None:
+    """The type checker learns which record fields may be left out from ``default=None``;
+    the schema refuses a field whose default and spec disagree, so it cannot lie."""
+    with pytest.raises(TypeError, match="default=None"):
+        field(Optional(Int(0, 3)))
+    with pytest.raises(TypeError, match="default=None"):
+        field(Int(0, 3), default=None)

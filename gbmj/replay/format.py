@@ -68,7 +68,9 @@ class ReplayAction(Record):
     seat: int = field(SEAT)
     kind: ActionKind = field(Choice(ActionKind))
     tile: Tile | None = field(
-        Optional(PLAYING_TILE), "for discard, concealed_kong, added_kong, chow (its lowest)"
+        Optional(PLAYING_TILE),
+        "for discard, concealed_kong, added_kong, chow (its lowest)",
+        default=None,
     )
     ms: int = field(MS, "milliseconds from the hand's start")
 
@@ -101,17 +103,17 @@ class ReplayResult(Record):
         When("outcome", ("win", "exhaustive_draw"), forbid=("escaper",)),
     )
     outcome: Outcome = field(Choice(Outcome))
-    winner: int | None = field(Optional(SEAT))
+    winner: int | None = field(Optional(SEAT), default=None)
     from_seat: int | None = field(
-        Optional(SEAT), "the discarder (or robbed seat); self-drawn: absent"
+        Optional(SEAT), "the discarder (or robbed seat); self-drawn: absent", default=None
     )
-    win_tile: Tile | None = field(Optional(PLAYING_TILE))
-    escaper: int | None = field(Optional(SEAT), "the seat that left, ending the hand")
+    win_tile: Tile | None = field(Optional(PLAYING_TILE), default=None)
+    escaper: int | None = field(Optional(SEAT), "the seat that left, ending the hand", default=None)
     fans: tuple[tuple[int, int], ...] = field(ListOf(FAN_COUNT, 82), "[fan id, count]")
     total: int = field(FAN_TOTAL, "every fan, flowers included")
     points: tuple[int, ...] = field(POINTS_PER_SEAT, "by seat; negative: paid")
     coins: tuple[int, ...] | None = field(
-        Optional(ListOf(COIN_DELTA, 4, 4)), "by seat, at a stake table"
+        Optional(ListOf(COIN_DELTA, 4, 4)), "by seat, at a stake table", default=None
     )
 
 
@@ -135,11 +137,13 @@ class ReplayStanding(Record):
 
     name: str = field(NAME)
     bot: bool = field(Bool())
-    seat: int | None = field(Optional(SEAT), "the seat held at the end; absent if they left")
+    seat: int | None = field(
+        Optional(SEAT), "the seat held at the end; absent if they left", default=None
+    )
     rank: int = field(Int(1, 8))
     points: int = field(POINTS)
     coins: int = field(COIN_DELTA)
-    left: LeaveReason | None = field(Optional(Choice(LeaveReason)))
+    left: LeaveReason | None = field(Optional(Choice(LeaveReason)), default=None)
 
 
 @record
@@ -147,14 +151,14 @@ class ReplayMatch(Record):
     match_id: int = field(ID)
     table_name: str = field(TABLE_NAME)
     started_at: int = field(UNIX_TIME, "Unix time, seconds")
-    ended_at: int | None = field(Optional(UNIX_TIME))
-    reason: MatchEnd | None = field(Optional(Choice(MatchEnd)))
+    ended_at: int | None = field(Optional(UNIX_TIME), default=None)
+    reason: MatchEnd | None = field(Optional(Choice(MatchEnd)), default=None)
     public: bool = field(Bool())
-    stake: int | None = field(Optional(Choice(STAKES)), "coins per point, when known")
+    stake: int | None = field(Optional(Choice(STAKES)), "coins per point, when known", default=None)
     players: tuple[str, ...] = field(ListOf(NAME, 8, 1), "everyone who held a seat")
     hands_played: int = field(Int(0, 16))
     standings: tuple[ReplayStanding, ...] | None = field(
-        Optional(ListOf(Struct(ReplayStanding), 8, 1)), "once the match has ended"
+        Optional(ListOf(Struct(ReplayStanding), 8, 1)), "once the match has ended", default=None
     )
 
 
@@ -166,7 +170,7 @@ class Replay(Record):
     version: int = field(Int(VERSION, VERSION))
     server: str = field(Str(200), "the server that kept the match")
     exporter: str = field(Str(64), "the program that wrote the file")
-    exported_at: int | None = field(Optional(UNIX_TIME))
+    exported_at: int | None = field(Optional(UNIX_TIME), default=None)
     match: ReplayMatch = field(Struct(ReplayMatch))
     hands: tuple[ReplayHand, ...] = field(ListOf(Struct(ReplayHand), 16, 1), "by number")
 
