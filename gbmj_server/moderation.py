@@ -19,6 +19,7 @@ from gbmj_server.net.errors import RequestError
 from gbmj_server.profiles import profile
 from gbmj_server.services import Services
 from gbmj_server.storage import Account, LedgerError, StorageError
+from gbmj_server.tables import powers
 from protocol import messages as m
 from protocol.vocabulary import NoticeCode
 
@@ -93,7 +94,7 @@ class Moderator:
         if actor is None:
             raise ModerationError(f"{name} is at no table")
         try:
-            await actor.call(lambda table: table.host_kick(account.id))
+            await actor.call(lambda table: powers.host_kick(table, account.id))
         except RequestError as exc:
             raise ModerationError(exc.message) from None
         logs.event("moderation", action="kick", account=account.id, table=actor.id)

@@ -10,6 +10,7 @@ from gbmj_server.net.connection import Connection
 from gbmj_server.net.dispatch import Handlers
 from gbmj_server.net.errors import RequestError
 from gbmj_server.services import Services
+from gbmj_server.tables import powers
 from protocol import messages as m
 from protocol.errors import ErrorCode
 from protocol.vocabulary import Channel
@@ -50,7 +51,7 @@ async def mute(services: Services, conn: Connection, request: m.Mute) -> m.Messa
         raise RequestError(ErrorCode.NO_SUCH_PLAYER, f"no player named {request.name!r}")
     if request.table_id is not None:
         actor = at_table(services, conn, request.table_id)
-        await actor.call(lambda table: table.mute(conn, other.id, request.on))
+        await actor.call(lambda table: powers.mute(table, conn, other.id, request.on))
         return m.Ok()
     if other.id == me:
         raise RequestError(ErrorCode.NOT_EXPECTED, "you cannot mute yourself")

@@ -19,7 +19,7 @@ from gbmj_server.net.errors import RequestError
 from gbmj_server.profiles import profile
 from gbmj_server.services import Services
 from gbmj_server.storage import LedgerError
-from gbmj_server.tables import items
+from gbmj_server.tables import items, powers
 from gbmj_server.tables.play import Play
 from gbmj_server.tables.settings import checked
 from gbmj_server.tables.table import Table
@@ -71,19 +71,20 @@ async def leave_table(services: Services, conn: Connection, request: m.LeaveTabl
 @handlers.on(m.Kick)
 async def kick(services: Services, conn: Connection, request: m.Kick) -> None:
     actor = at_table(services, conn, request.table_id)
-    await actor.request(conn, request.id, lambda t: t.kick(conn, request.seat))
+    await actor.request(conn, request.id, lambda t: powers.kick(t, conn, request.seat))
 
 
 @handlers.on(m.AddBot)
 async def add_bot(services: Services, conn: Connection, request: m.AddBot) -> None:
     actor = at_table(services, conn, request.table_id)
-    await actor.request(conn, request.id, lambda t: t.add_bot(conn, request.seat, request.level))
+    level = request.level
+    await actor.request(conn, request.id, lambda t: powers.add_bot(t, conn, request.seat, level))
 
 
 @handlers.on(m.RemoveBot)
 async def remove_bot(services: Services, conn: Connection, request: m.RemoveBot) -> None:
     actor = at_table(services, conn, request.table_id)
-    await actor.request(conn, request.id, lambda t: t.remove_bot(conn, request.seat))
+    await actor.request(conn, request.id, lambda t: powers.remove_bot(t, conn, request.seat))
 
 
 @handlers.on(m.ConfigureTable)
@@ -94,7 +95,7 @@ async def configure_table(services: Services, conn: Connection, request: m.Confi
     store = services.store
 
     async def configure(table: Table) -> None:
-        renaming = table.check_rename(conn, settings)
+        renaming = powers.check_rename(table, conn, settings)
         for seat in table.humans():  # a new stake: everyone seated must cover it
             coins = await store.call(store.storage.balance, seat.holder.account_id)
             who = "you" if seat.conn is conn else seat.holder.name
@@ -109,7 +110,7 @@ async def configure_table(services: Services, conn: Connection, request: m.Confi
             except LedgerError as exc:
                 raise RequestError(ErrorCode(exc.code), str(exc)) from None
             protect_until = trio.current_time() + TABLE_SIGN_PROTECTION
-        table.configure(conn, settings, request.password, protect_until)
+        powers.configure(table, conn, settings, request.password, protect_until)
 
     await actor.request(conn, request.id, configure)
 

@@ -3,7 +3,7 @@
 Only the table's actor calls into a ``Table`` (``gbmj_server.tables.actor``), one
 command at a time; nothing else reads or changes its state. Members are everyone who
 entered (players and spectators); seats are the four places (0-3) of docs/rules.md §2.2.
-Membership changes in one place (``_admit``/``_dismiss``, which also set the
+Membership changes in one place (``_admit``/``dismiss``, which also set the
 connection's ``table``) and so do seats (``set_seat``, which keeps the accounts' seated
 index). After every command the actor calls ``settle_down``: the running match takes
 its automatic steps, and a changed room is published once to the lobby and the members.
@@ -20,17 +20,16 @@ from typing import Protocol, TypeVar
 
 import trio
 
-from gbmj.bots import make_bot
 from gbmj.economy.stakes import min_coins
 from gbmj_server.net.connection import Connection, TableHandle
 from gbmj_server.net.errors import RequestError
 from gbmj_server.tables.context import TableContext
-from gbmj_server.tables.seat import EMPTY_SEAT, Participant, Seat, bot_participant
+from gbmj_server.tables.seat import EMPTY_SEAT, Participant, Seat
 from gbmj_server.tables.settings import checked
 from protocol import messages as m
 from protocol.errors import ErrorCode
 from protocol.framing import encode
-from protocol.vocabulary import BotLevel, Channel, LeaveReason, TableStatus
+from protocol.vocabulary import Channel, LeaveReason, TableStatus
 
 log = logging.getLogger(__name__)
 
@@ -189,7 +188,7 @@ class Table:
         if self.closed:
             return
         for conn in list(self.members):
-            self._dismiss(conn, LeaveReason.TABLE_CLOSED)
+            self.dismiss(conn, LeaveReason.TABLE_CLOSED)
         self.closed = True
         self.ctx.lobby.remove(self.id)
         self.ctx.on_closed(self.id)
@@ -201,7 +200,7 @@ class Table:
         self.ctx.lobby.unwatch(conn)  # at a table, a client follows the table, not the lobby
         self.changed()
 
-    def _dismiss(self, conn: Connection, reason: LeaveReason | None) -> None:
+    def dismiss(self, conn: Connection, reason: LeaveReason | None) -> None:
         if self.members.pop(conn, False) is None:
             self.changed()
         if conn.table is self.actor:
@@ -259,7 +258,7 @@ class Table:
         assert seat is not None
         old = seat.conn
         if old is not None and old is not conn:
-            self._dismiss(old, None)
+            self.dismiss(old, None)
         if conn not in self.members:
             self._admit(conn)
         seat.conn = conn
@@ -269,7 +268,7 @@ class Table:
     async def leave(self, conn: Connection) -> None:
         """Back to the lobby; a seated player leaving a running match escapes."""
         slot = self.slot_of(conn)
-        self._dismiss(conn, None)
+        self.dismiss(conn, None)
         if slot is not None:
             if self.play is not None:
                 await self.play.escape(slot)
@@ -281,7 +280,7 @@ class Table:
         """The connection dropped: spectators go; a player keeps the seat during a match
         (the clocks run, §2.4) but not before one."""
         slot = self.slot_of(conn)
-        self._dismiss(conn, None)
+        self.dismiss(conn, None)
         if slot is not None:
             seat = self.seats[slot]
             assert seat is not None
@@ -368,88 +367,6 @@ class Table:
         self.changed()
         self.maybe_start()
 
-    # -- the owner's powers --------------------------------------------------------
-    def require_owner(self, conn: Connection, *, before_match: bool = True) -> None:
-        if conn.account_id != self.owner_id:
-            raise RequestError(ErrorCode.NOT_OWNER, "only the table's owner may do that")
-        if before_match and self.play is not None:
-            raise RequestError(ErrorCode.MATCH_RUNNING, "not once the match has started")
-
-    def check_rename(self, conn: Connection, settings: m.TableSettings) -> bool:
-        """Whether ``configure`` would rename the table (it costs a table sign)."""
-        self.require_owner(conn)
-        self._check_bots(settings)
-        if checked(settings).name == self.settings.name:
-            return False
-        now = trio.current_time()
-        if now < self.name_protected_until:
-            minutes = math.ceil((self.name_protected_until - now) / 60)
-            raise RequestError(
-                ErrorCode.NAME_PROTECTED, f"the name is protected {minutes} min more"
-            )
-        return True
-
-    def _check_bots(self, settings: m.TableSettings) -> None:
-        if not settings.bots_allowed and any(s is not None and s.is_bot for s in self.seats):
-            raise RequestError(ErrorCode.BOTS_NOT_ALLOWED, "remove the bots first")
-
-    def configure(
-        self,
-        conn: Connection,
-        settings: m.TableSettings,
-        password: str | None,
-        protect_until: float | None,
-    ) -> None:
-        """New settings; everyone seated confirms again (ready flags cleared)."""
-        self.require_owner(conn)
-        settings = checked(settings)
-        self._check_bots(settings)
-        self.settings = settings
-        self.password_digest = password_digest(password)
-        if protect_until is not None:
-            self.name_protected_until = protect_until
-        for seat in self.seats:
-            if seat is not None:
-                seat.ready = False
-        self.changed()
-
-    def add_bot(self, conn: Connection, slot: int, level: BotLevel) -> None:
-        """A bot in an empty seat: before the match, or in a seat left empty for want of
-        coins during one (the match then goes on)."""
-        self.require_owner(conn, before_match=self.seats[slot] is not None or self.play is None)
-        if not self.settings.bots_allowed:
-            raise RequestError(ErrorCode.BOTS_NOT_ALLOWED, "this table allows no bots")
-        if self.seats[slot] is not None:
-            raise RequestError(ErrorCode.SEAT_TAKEN, f"seat {slot} is taken")
-        bot = Seat(bot_participant(slot, level), ready=True)
-        bot.brain = make_bot(level, seed=self.ctx.rng.getrandbits(64))
-        self.set_seat(slot, bot)
-        if self.play is not None:
-            self.play.seat_filled(slot)
-        self.maybe_start()
-
-    def remove_bot(self, conn: Connection, slot: int) -> None:
-        self.require_owner(conn)
-        held = self.seats[slot]
-        if held is None or not held.is_bot:
-            raise RequestError(ErrorCode.SEAT_EMPTY, f"no bot in seat {slot}")
-        self.set_seat(slot, None)
-
-    def kick(self, conn: Connection, slot: int) -> None:
-        """The owner removes a player before the match; they may not sit here again until
-        the table's next match has ended (§2.11)."""
-        self.require_owner(conn)
-        held = self.seats[slot]
-        if held is None or held.is_bot:
-            raise RequestError(ErrorCode.SEAT_EMPTY, f"no player in seat {slot}")
-        if held.holder.account_id == self.owner_id:
-            raise RequestError(ErrorCode.NOT_EXPECTED, "you cannot kick yourself")
-        assert held.holder.account_id is not None
-        self.kicked.add(held.holder.account_id)
-        self.set_seat(slot, None)
-        if held.conn is not None:
-            self._dismiss(held.conn, LeaveReason.KICKED)
-
     async def spend(self, conn: Connection, purchase: Callable[[], Awaitable[T]]) -> T:
         """Coins leaving a seated player's account (docs/rules.md §2.5): refused while a
         match runs at a stake table, so what the player may owe stays payable; run here,
@@ -473,38 +390,6 @@ class Table:
         for member in self.members:
             if sender not in member.mutes:
                 member.send_frame(frame)
-
-    def mute(self, conn: Connection, account_id: int, on: bool) -> None:
-        """The owner mutes (or unmutes) a player at this table, for everyone."""
-        self.require_owner(conn, before_match=False)
-        if on:
-            self.muted.add(account_id)
-        else:
-            self.muted.discard(account_id)
-
-    async def host_kick(self, account_id: int) -> None:
-        """The host takes a player off this table (docs/rules.md §2.11): a seat in the
-        running match goes to a bot, as for an escape; no seat here until the next match
-        has ended."""
-        conn = next((c for c in self.members if c.account_id == account_id), None)
-        slot = next(
-            (
-                i
-                for i, s in enumerate(self.seats)
-                if s is not None and s.holder.account_id == account_id
-            ),
-            None,
-        )
-        if conn is None and slot is None:
-            raise RequestError(ErrorCode.NOT_SEATED, "that player is not at this table")
-        self.kicked.add(account_id)
-        if slot is not None:
-            if self.play is not None:
-                await self.play.escape(slot, LeaveReason.KICKED)
-            else:
-                self.set_seat(slot, None)
-        if conn is not None:
-            self._dismiss(conn, LeaveReason.KICKED)
 
     # -- the match -----------------------------------------------------------------
     def maybe_start(self) -> None:
@@ -534,4 +419,4 @@ class Table:
         takes the seat)."""
         seat = self.seats[slot]
         if seat is not None and seat.conn is not None and seat.conn in self.members:
-            self._dismiss(seat.conn, reason)
+            self.dismiss(seat.conn, reason)
