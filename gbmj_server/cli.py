@@ -202,11 +202,11 @@ def admin(argv: Sequence[str]) -> int:
                 store.set_banned(args.name, args.command == "ban")
                 print(f"{args.name} {args.command}ned")
             elif args.command in ("mute", "unmute"):
-                account = store.account_by_name(args.name)
-                if account is None:
+                found = store.account_by_name(args.name)
+                if found is None:
                     print(f"no account named {args.name!r}", file=sys.stderr)
                     return 1
-                store.set_host_muted(account.id, args.command == "mute")
+                store.set_host_muted(found.id, args.command == "mute")
                 print(f"{args.name} {args.command}d")
             elif args.command in ("grant", "take"):
                 sign = 1 if args.command == "grant" else -1

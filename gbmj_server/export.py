@@ -34,10 +34,11 @@ def stored_replay(store: Storage, target: ReplayId, server: str) -> Replay:
         detail = None if found is None else store.match_detail(found.match_id)
     else:
         detail = store.match_detail(target.id)
-        logs = [] if detail is None else [store.hand_log(h.hand_id) for h in detail.hands]
+        found_logs = [] if detail is None else [store.hand_log(h.hand_id) for h in detail.hands]
+        logs = [log for log in found_logs if log is not None]
     if detail is None:
         raise NothingToExport(f"no {target} in this database")
-    hands = [hand_from_log(log, recorded_result(log)) for log in logs if log is not None]
+    hands = [hand_from_log(log, recorded_result(log)) for log in logs]
     if not hands:
         raise NothingToExport(f"{target} has no ended hand yet")
     return replay_file(

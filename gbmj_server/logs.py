@@ -158,7 +158,7 @@ class TextFormatter(logging.Formatter):
         head = f"{_time(record)} {record.levelname}"
         name = getattr(record, "gbmj_event", None)
         if name is not None:
-            fields = record.gbmj_fields  # type: ignore[attr-defined]
+            fields: dict[str, Any] = getattr(record, "gbmj_fields", {})
             line = " ".join([head, name, *(f"{k}={_text(v)}" for k, v in fields.items())])
         else:
             line = f"{head} {record.name}: {_one_line(record.getMessage())}"
@@ -198,7 +198,7 @@ class JsonFormatter(logging.Formatter):
         name = getattr(record, "gbmj_event", None)
         if name is not None:
             line["event"] = name
-            fields = record.gbmj_fields  # type: ignore[attr-defined]
+            fields = getattr(record, "gbmj_fields", {})
             line.update((k, _scalar(v)) for k, v in fields.items())
         else:
             line["logger"] = record.name

@@ -172,7 +172,8 @@ def wsgi_app(heartbeat: Heartbeat = HEARTBEAT) -> Callable[..., Iterable[bytes]]
         if environ.get("REQUEST_METHOD") not in ("GET", "HEAD"):
             return _text(start_response, "405 Method Not Allowed", "GET only")
         if path == "/metrics":
-            return metrics(environ, start_response)  # type: ignore[no-any-return]
+            body: Iterable[bytes] = metrics(environ, start_response)
+            return body
         if path == "/healthz":
             healthy, line = heartbeat.status()
             return _text(start_response, "200 OK" if healthy else "503 Service Unavailable", line)

@@ -96,4 +96,5 @@ def has_key(storage: Storage, account_id: int, key: asyncssh.SSHKey) -> bool:
     ).fetchone()
     if row is None:
         return False
-    return row[0].split() == key.export_public_key("openssh").decode().split()[:2]
+    stored: str = row[0]
+    return stored.split() == key.export_public_key("openssh").decode().split()[:2]

@@ -308,13 +308,13 @@ class AuthServer(asyncssh.SSHServer):
         return ClientSession(self)
 
 
-class ClientSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
+class ClientSession(asyncssh.SSHServerSession[bytes]):
     """One SSH session: a pty with the ``gbmj`` client in it, bytes passed both ways."""
 
     def __init__(self, auth: AuthServer) -> None:
         self.auth = auth
         self.service = auth.service
-        self.chan: asyncssh.SSHServerChannel | None = None  # type: ignore[type-arg]
+        self.chan: asyncssh.SSHServerChannel[bytes] | None = None
         self.term: str | None = None
         self.size = (80, 24)
         self.command = ""
@@ -332,7 +332,7 @@ class ClientSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self.exit_message = ""
 
     # -- asyncssh callbacks -------------------------------------------------------------
-    def connection_made(self, chan: asyncssh.SSHServerChannel) -> None:  # type: ignore[type-arg]
+    def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self.chan = chan
 
     def pty_requested(self, term_type: str, term_size: tuple[int, ...], modes: Any) -> bool:
@@ -461,8 +461,10 @@ class ClientSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self.reading = on
 
     def _readable(self) -> None:
+        if self.master is None:  # closed while the loop still held the reader
+            return
         try:
-            data = os.read(self.master, READ_SIZE)  # type: ignore[arg-type]
+            data = os.read(self.master, READ_SIZE)
         except BlockingIOError:
             return
         except OSError:  # EIO: every process holding the pty has exited

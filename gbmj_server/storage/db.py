@@ -285,11 +285,12 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin):
                     (name, name_skeleton(name), kind.value, password_hash, time.time()),
                 )
                 account_id = cur.lastrowid
+                assert account_id is not None  # an INSERT's row id
                 if kind is AccountKind.PLAYER:  # guests hold no coins
-                    self._open_wallet(db, account_id)  # type: ignore[arg-type]
+                    self._open_wallet(db, account_id)
         except sqlite3.IntegrityError as exc:
             raise NameTaken(name) from exc
-        account = self.account_by_id(account_id)  # type: ignore[arg-type]
+        account = self.account_by_id(account_id)
         assert account is not None
         return account
 

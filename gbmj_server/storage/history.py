@@ -27,6 +27,7 @@ from typing import Any
 from gbmj.economy.stakes import hand_payments
 from gbmj.game.wall import commitment_of
 from gbmj_server.storage.logs import read_log
+from protocol.vocabulary import ActionKind, LeaveReason, MatchEnd, Outcome
 
 PAGE_LIMIT = 50  # matches in one page at most (protocol: list_matches.limit)
 
@@ -37,7 +38,7 @@ class MatchSummary:
     table_name: str
     started_at: int  # Unix seconds
     ended_at: int | None  # None while the match runs
-    reason: str | None  # finished, abandoned; None while it runs
+    reason: MatchEnd | None  # None while it runs
     players: tuple[str, ...]  # everyone who held a seat, in the order they sat down
     hands: int  # hands played (settled)
     public: bool
@@ -60,7 +61,7 @@ class HandSummary:
     number: int  # 1-based in the match
     round_number: int
     hand_number: int
-    outcome: str
+    outcome: Outcome
     winner: int | None
     total: int
     points: tuple[int, ...]  # by seat
@@ -75,7 +76,7 @@ class Standing:
     rank: int
     points: int
     coins: int
-    left: str | None = None
+    left: LeaveReason | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +93,7 @@ class MatchDetail:
 @dataclass(frozen=True, slots=True)
 class LoggedAction:
     seat: int
-    kind: str
+    kind: ActionKind
     tile: int | None
     ms: int  # from the hand's start
 
@@ -116,7 +117,7 @@ class HandLog:
     points: tuple[int, ...]
     coins: tuple[int, ...] | None  # stake tables: what each seat won (lost) in the ledger
     # The recorded result, for the host's export (not in the protocol's hand_log):
-    outcome: str
+    outcome: Outcome
     winner: int | None
     from_seat: int | None
     win_tile: int | None
@@ -242,7 +243,7 @@ class HistoryMixin:
             table_name=name,
             started_at=int(started),
             ended_at=None if ended is None else int(ended),
-            reason=reason,
+            reason=None if reason is None else MatchEnd(reason),
             players=tuple(dict.fromkeys(p.name for p in people)),
             hands=hands,
             public=bool(public),
@@ -270,7 +271,7 @@ class HistoryMixin:
             number=number,
             round_number=round_,
             hand_number=hand_number,
-            outcome=result["outcome"],
+            outcome=Outcome(result["outcome"]),
             winner=result.get("winner"),
             total=result.get("total", 0),
             points=tuple(result["points"]),
@@ -300,7 +301,8 @@ class HistoryMixin:
             if action["kind"] == "escape":
                 escape = seat
             else:
-                actions.append(LoggedAction(seat, action["kind"], action.get("tile"), ms))
+                kind = ActionKind(action["kind"])
+                actions.append(LoggedAction(seat, kind, action.get("tile"), ms))
         people = self._participants(match_id)
         players = _seat_names(result, people, log.get("players"))
         points = tuple(result["points"])
@@ -326,7 +328,7 @@ class HistoryMixin:
             escape=escape,
             points=points,
             coins=self._hand_coins(hand_id, result, players, people, stake) if stake else None,
-            outcome=result["outcome"],
+            outcome=Outcome(result["outcome"]),
             winner=result.get("winner"),
             from_seat=result.get("from_seat"),
             win_tile=result.get("win_tile"),
@@ -403,7 +405,7 @@ def _standings(raw: str | None, people: Sequence[_Participant]) -> tuple[Standin
             rank=s["rank"],
             points=s["points"],
             coins=s.get("coins", 0),
-            left=s.get("left"),
+            left=None if s.get("left") is None else LeaveReason(s["left"]),
         )
         for s in data
     )

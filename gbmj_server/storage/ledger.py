@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
 from gbmj.economy.items import ITEM_RULES, SLOTS
+from protocol.vocabulary import Item
 
 HOUSE_WALLET = 1
 START_COINS = 10_000
@@ -110,18 +111,11 @@ class LedgerMixin:
 
     _db: sqlite3.Connection
 
-    def _write(self) -> AbstractContextManager[sqlite3.Connection]: ...  # pragma: no cover
+    _write: Callable[[], AbstractContextManager[sqlite3.Connection]]
 
-    def _insert_hand(  # Storage's: the hand row inside the caller's transaction
-        self,
-        db: sqlite3.Connection,
-        match_id: int,
-        number: int,
-        round_: int,
-        hand_number: int,
-        result: dict[str, Any],
-        event_log: bytes,
-    ) -> int: ...  # pragma: no cover
+    # Storage's: the hand row inside the caller's transaction (db, match_id, number,
+    # round, hand_number, result, event_log) -> the hand's id
+    _insert_hand: Callable[[sqlite3.Connection, int, int, int, int, dict[str, Any], bytes], int]
 
     # -- wallets -------------------------------------------------------------------
 
@@ -131,12 +125,14 @@ class LedgerMixin:
         row = db.execute("SELECT id FROM wallet WHERE account_id = ?", (account_id,)).fetchone()
         if row is None:
             raise NoWallet("guests play only free tables and hold no coins")
-        return row[0]
+        return int(row[0])
 
     def _open_wallet(self, db: sqlite3.Connection, account_id: int) -> None:
         """A new player's wallet with the starting coins from the house."""
         cur = db.execute("INSERT INTO wallet (account_id, balance) VALUES (?, 0)", (account_id,))
-        self._move(db, HOUSE_WALLET, cur.lastrowid, START_COINS, "welcome")  # type: ignore[arg-type]
+        wallet = cur.lastrowid
+        assert wallet is not None  # an INSERT's row id
+        self._move(db, HOUSE_WALLET, wallet, START_COINS, "welcome")
 
     def _move(
         self,
@@ -160,7 +156,7 @@ class LedgerMixin:
         db.execute("UPDATE wallet SET balance = balance + ? WHERE id = ?", (amount, target))
 
     def _balance(self, db: sqlite3.Connection, wallet: int) -> int:
-        return db.execute("SELECT balance FROM wallet WHERE id = ?", (wallet,)).fetchone()[0]
+        return int(db.execute("SELECT balance FROM wallet WHERE id = ?", (wallet,)).fetchone()[0])
 
     def balance(self, account_id: int | None) -> int | None:
         """Coins of an account (None: a guest, who holds none); ``None`` → the house."""
@@ -175,7 +171,7 @@ class LedgerMixin:
 
     def total_coins(self) -> int:
         """The sum of every balance, the house's included: always 0."""
-        return self._db.execute("SELECT coalesce(sum(balance), 0) FROM wallet").fetchone()[0]
+        return int(self._db.execute("SELECT coalesce(sum(balance), 0) FROM wallet").fetchone()[0])
 
     def ledger_balanced(self) -> bool:
         """The books agree: the balances sum to 0 and each balance is what its transfers
@@ -187,7 +183,7 @@ class LedgerMixin:
             "coalesce((SELECT sum(amount) FROM coin_transfer WHERE to_wallet = w.id), 0) - "
             "coalesce((SELECT sum(amount) FROM coin_transfer WHERE from_wallet = w.id), 0)"
         ).fetchone()[0]
-        return off == 0
+        return bool(off == 0)
 
     def transfer(self, payment: Payment, *, match_id: int | None = None) -> None:
         """One payment, whole or refused (``NotEnoughCoins``): never capped."""
@@ -256,15 +252,18 @@ class LedgerMixin:
         return [Slot(*r) for r in rows]
 
     def item_count(self, account_id: int, item: str) -> int:
-        return self._db.execute(
-            "SELECT coalesce(sum(count), 0) FROM inventory_item WHERE account_id = ? AND item = ?",
-            (account_id, item),
-        ).fetchone()[0]
+        return int(
+            self._db.execute(
+                "SELECT coalesce(sum(count), 0) FROM inventory_item "
+                "WHERE account_id = ? AND item = ?",
+                (account_id, item),
+            ).fetchone()[0]
+        )
 
     def _add_items(self, db: sqlite3.Connection, account_id: int, item: str, count: int) -> None:
         """Fill the item's stacks, then free slots; ``InventoryFull`` if it does not fit
         (the caller's transaction then rolls back)."""
-        stack = ITEM_RULES[item].stack
+        stack = ITEM_RULES[Item(item)].stack
         rows = db.execute(
             "SELECT slot, item, count FROM inventory_item WHERE account_id = ?", (account_id,)
         ).fetchall()
@@ -392,10 +391,10 @@ class LedgerMixin:
             db.execute(
                 "DELETE FROM match_action WHERE match_id = ? AND hand = ?", (match_id, number)
             )
-            for account_id, points in ratings:
+            for account_id, change in ratings:
                 db.execute(
                     "UPDATE account SET rating = max(0, rating + ?) WHERE id = ?",
-                    (points, account_id),
+                    (change, account_id),
                 )
             awarded = None
             if award is not None:

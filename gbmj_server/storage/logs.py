@@ -15,13 +15,14 @@ import msgpack
 
 
 def write_log(hand: dict[str, Any], times: Sequence[int], players: Sequence[str]) -> bytes:
-    return msgpack.packb(
+    blob: bytes = msgpack.packb(
         {"hand": hand, "times": list(times), "players": list(players)}, use_bin_type=True
     )
+    return blob
 
 
 def read_log(blob: bytes) -> dict[str, Any]:
-    data = msgpack.unpackb(blob, raw=False, strict_map_key=False)
+    data: dict[str, Any] = msgpack.unpackb(blob, raw=False, strict_map_key=False)
     data.setdefault("times", [0] * len(data["hand"]["log"]))
     data.setdefault("players", ["", "", "", ""])
     data.pop("events", None)  # older rows also kept the events: the log replays them

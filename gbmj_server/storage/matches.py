@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
@@ -98,7 +98,7 @@ class MatchesMixin:
 
     _db: sqlite3.Connection
 
-    def _write(self) -> AbstractContextManager[sqlite3.Connection]: ...  # pragma: no cover
+    _write: Callable[[], AbstractContextManager[sqlite3.Connection]]
 
     def start_match(
         self,

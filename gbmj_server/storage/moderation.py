@@ -4,6 +4,7 @@ player's own list of the players whose chat they do not want to see."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 
 
@@ -12,7 +13,7 @@ class ModerationMixin:
 
     _db: sqlite3.Connection
 
-    def _write(self) -> AbstractContextManager[sqlite3.Connection]: ...  # pragma: no cover
+    _write: Callable[[], AbstractContextManager[sqlite3.Connection]]
 
     def mutes_of(self, account_id: int) -> set[int]:
         """The accounts ``account_id`` has muted for themselves."""

@@ -16,9 +16,9 @@ import contextlib
 import dataclasses
 import inspect
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import trio
 
@@ -55,10 +55,14 @@ class TableActor:
     def __repr__(self) -> str:
         return f"<TableActor {self.id}>"
 
-    async def call(self, command: Callable[[Table], T]) -> T:
+    @overload
+    async def call(self, command: Callable[[Table], Awaitable[T]]) -> T: ...
+    @overload
+    async def call(self, command: Callable[[Table], T]) -> T: ...
+    async def call(self, command: Callable[[Table], Any]) -> Any:
         """Run ``command(table)`` (a plain or an async function) in the table's task and
-        return what it returns; its ``RequestError`` is raised here."""
-        return await self._queue(_Call(command))  # type: ignore[no-any-return]
+        return what it returns (awaited); its ``RequestError`` is raised here."""
+        return await self._queue(_Call(command))
 
     async def request(
         self, conn: Connection, request_id: int | None, command: Callable[[Table], Any]

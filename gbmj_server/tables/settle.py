@@ -25,7 +25,7 @@ from gbmj_server.tables.settings import when_broke
 from gbmj_server.tables.state import MatchState
 from gbmj_server.tables.table import Table
 from protocol import messages as m
-from protocol.vocabulary import LeaveReason, MatchEnd, WhenBroke
+from protocol.vocabulary import Item, LeaveReason, MatchEnd, WhenBroke
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +62,7 @@ async def hand_over(table: Table, st: MatchState) -> bool:
         if item is not None and winner_wallet is not None:
             award = (winner_wallet, item)
     score = result.score
+    players = [h.name for h in holders]
     summary = {
         "outcome": result.outcome.value,
         "winner": result.winner,
@@ -71,7 +72,7 @@ async def hand_over(table: Table, st: MatchState) -> bool:
         "fans": [[fc.fan.id, fc.count] for fc in score.fans] if score else [],
         "total": score.total if score else 0,
         "points": list(result.points),
-        "players": [h.name for h in holders],
+        "players": players,
         "seq": table.seq,
     }
     settled = await store.call(
@@ -81,7 +82,7 @@ async def hand_over(table: Table, st: MatchState) -> bool:
         hand.round_number,
         hand.hand_number,
         summary,
-        write_log(hand.to_dict(), st.times, summary["players"]),
+        write_log(hand.to_dict(), st.times, players),
         payments,
         ratings,
         award,
@@ -139,7 +140,7 @@ async def hand_over(table: Table, st: MatchState) -> bool:
     if settled.awarded is not None and winner is not None:
         seat = table.seats[winner.slot]
         if seat is not None and seat.holder is winner and seat.conn is not None:
-            seat.conn.send(m.ItemAwarded(item=settled.awarded, count=1))
+            seat.conn.send(m.ItemAwarded(item=Item(settled.awarded), count=1))
     await send_profiles(table, [h for h in holders if h.wallet is not None])
     if stake and not match.finished:
         await _stand_up_broke(table, st)

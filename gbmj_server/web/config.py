@@ -58,7 +58,8 @@ def web_settings_from(data: dict[str, Any], base: WebSettings) -> WebSettings:
         ("web_client_memory", "client_memory", 64, 65536),
     ):
         if key in data:
-            settings = replace(settings, **{field: integer(key, low, high)})
+            change: dict[str, Any] = {field: integer(key, low, high)}  # a field by its name
+            settings = replace(settings, **change)
     if "web_host" in data:
         if not isinstance(data["web_host"], str):
             raise ValueError("web_host must be a string")

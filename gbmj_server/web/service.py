@@ -197,7 +197,7 @@ class WebService:
             await runner.setup()
             site = web.TCPSite(runner, self.host, self.settings.port or 0)
             await site.start()
-            self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+            self.port = runner.addresses[0][1]
         except BaseException as exc:
             self._error = exc
             self._ready.set()

@@ -9,7 +9,7 @@ import pytest
 
 from gbmj_server.server import Server
 from server.conftest import table_of
-from server.wireclient import play, solo_table
+from server.wireclient import never_win, play, solo_table
 
 pytestmark = pytest.mark.trio
 
@@ -72,7 +72,6 @@ async def test_a_match_that_runs_out_of_humans_ends_with_its_result(
     human = await connect()
     await human.register("broke")
     store = server.store
-    await store.call(store.storage.admin_adjust, "broke", -(10_000 - 100 * stake))
     table_id = await human.create_table(stake=stake, rounds=4, when_broke="bot")
     await human.ok("sit", table_id=table_id, seat=0)
     for seat in (1, 2, 3):
@@ -81,11 +80,16 @@ async def test_a_match_that_runs_out_of_humans_ends_with_its_result(
     await watcher.register("watcher")
     await watcher.ok("spectate", table_id=table_id)
     await human.ok("ready", table_id=table_id, ready=True)
-    await human.ok("auto_play", table_id=table_id, on=True)
-    left = await human.expect("table_left", timeout=60)  # the first hand lost
+    # The host takes all but 999 coins; the player never wins, so the first hand leaves
+    # them under 100 × stake (1,000), whatever else happens in it.
+    await store.call(store.storage.admin_adjust, "broke", -(10_000 - 999))
+    await play(human, table_id, until="table_left", choose=never_win)
+    left = next(m for m in human.seen if m["type"] == "table_left")
     assert left["reason"] == "not_enough_coins"
     result = await watcher.expect("match_result", timeout=30)
     assert result["table_id"] == table_id and result["reason"] == "abandoned"
     lines = {s["name"]: s for s in result["standings"]}
     assert lines["broke"]["left"] == "not_enough_coins" and "seat" not in lines["broke"]
-    assert lines["broke"]["coins"] < 0  # what the hand cost, on the player's own line
+    account = await store.call(store.storage.account_by_name, "broke")
+    balance = await store.call(store.storage.balance, account.id)
+    assert lines["broke"]["coins"] == balance - 999  # the hand's cost, on their own line

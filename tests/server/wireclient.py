@@ -158,6 +158,15 @@ def simple_choice(prompt: dict[str, Any]) -> dict[str, Any]:
     return dict(actions[0])
 
 
+def never_win(prompt: dict[str, Any]) -> dict[str, Any]:
+    """A legal answer that never wins a hand: pass claims, else the first discard."""
+    for wanted in ("pass", "discard"):
+        for action in prompt["actions"]:
+            if action["kind"] == wanted:
+                return dict(action)
+    raise AssertionError(f"neither a pass nor a discard offered: {prompt['actions']}")
+
+
 class Pause:
     """Holds players at their next prompt while ``event`` is set to an unset Event."""
 
@@ -176,9 +185,11 @@ async def play(
     until: str = "match_result",
     prompts: int | None = None,
     pause: Pause | None = None,
+    choose: Callable[[dict[str, Any]], dict[str, Any]] = simple_choice,
 ) -> list[dict[str, Any]]:
-    """Answer prompts until a message of type ``until`` (or ``prompts`` answered);
-    returns the hand results seen. Errors other than lost races fail the test."""
+    """Answer prompts (with ``choose``) until a message of type ``until`` (or ``prompts``
+    answered); returns the hand results seen. Errors other than lost races fail the
+    test."""
     results: list[dict[str, Any]] = []
     answered = 0
     while True:
@@ -196,7 +207,7 @@ async def play(
         if kind == "prompt":
             if pause is not None:
                 await pause.wait()
-            choice = simple_choice(message)
+            choice = choose(message)
             await client.send(
                 {
                     "type": "action",
