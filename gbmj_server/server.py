@@ -134,7 +134,8 @@ class Server:
     async def handle_connection(self, stream: trio.abc.Stream, address: str) -> None:
         """Serve one client on ``stream`` (a socket, or a memory stream in tests)."""
         assert self.dispatcher is not None, "the server is not running"
-        refused = self.guard.connect(address)
+        conn = Connection(address, self.config.limits)
+        refused = self.guard.admit(conn)
         if refused is not None:
             with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
                 with trio.move_on_after(1):
@@ -143,7 +144,6 @@ class Server:
                     )
             await trio.aclose_forcefully(stream)
             return
-        conn = Connection(address, self.config.limits)
         self.sessions.opened(conn)
         try:
             await conn.serve(stream, self.dispatcher.dispatch, self.dispatcher.bad_frame)
@@ -153,7 +153,7 @@ class Server:
             log.exception("%r: the connection failed", conn)
         finally:
             conn.closed = True
-            self.guard.disconnect(address)
+            self.guard.release(conn)
             self.sessions.closed(conn)
             self.lobby.unwatch(conn)
             with trio.move_on_after(5) as cleanup:

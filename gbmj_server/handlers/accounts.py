@@ -4,10 +4,12 @@
 Throttles (docs/hosting.md, "Limits"): wrong passwords slow down the (name, address)
 pair that tries them, with a doubling wait, and more loosely the address, so an attacker
 cannot lock the account's owner out from elsewhere; an unknown name costs the same
-password check as a known one, so timing tells nothing. New accounts and guests are
-limited per address. A new sign-in ends the account's older connection and makes its
-older session tokens stop working. Signing in while seated in a running match puts the
-player straight back at the seat (docs/rules.md §2.4).
+password check as a known one, so timing tells nothing; the checks of one address take
+their turns (``Guard.hash_in_turn``), so no address queues a crowd of slow hashes in
+front of everyone else's sign-in. New accounts and guests are limited per address. A
+new sign-in ends the account's older connection and makes its older session tokens stop
+working. Signing in while seated in a running match puts the player straight back at the
+seat (docs/rules.md §2.4).
 """
 
 from __future__ import annotations
@@ -89,7 +91,9 @@ async def register(services: Services, conn: Connection, request: m.Register) ->
     guard = services.guard
     if not guard.per_address(guard.registrations, conn.address, trio.current_time()):
         raise RequestError(ErrorCode.RATE_LIMITED, "too many new accounts from your address")
-    password_hash = await services.store.hash_password(request.password)
+    password_hash = await guard.hash_in_turn(
+        conn.address, lambda: services.store.hash_password(request.password)
+    )
     storage = services.store.storage
     try:
         account = await services.store.call(storage.create_account, name, password_hash)
@@ -104,20 +108,27 @@ async def register(services: Services, conn: Connection, request: m.Register) ->
 @handlers.on(m.Login, signed_out=True)
 async def login(services: Services, conn: Connection, request: m.Login) -> None:
     _signed_out(conn)
-    guard, now = services.guard, trio.current_time()
+    guard = services.guard
     name = unicodedata.normalize("NFKC", request.name)
     address = guard.key(conn.address)
     pair = f"{name.casefold()}\0{address}"
-    wait = max(guard.passwords.wait(pair, now), guard.password_addresses.wait(address, now))
-    if wait > 0:
-        raise _throttled(wait)
     storage = services.store.storage
-    account = await services.store.call(storage.account_by_name, name)
-    stored = None if account is None else account.password_hash
-    if not await _check_password(services, stored, request.password) or account is None:
-        guard.passwords.failed(pair, now)
-        guard.password_addresses.failed(address, now)
-        raise RequestError(ErrorCode.BAD_CREDENTIALS, "wrong name or password")
+
+    async def attempt() -> Account:
+        """The waits, the check and its record, in this address's turn."""
+        now = trio.current_time()
+        wait = max(guard.passwords.wait(pair, now), guard.password_addresses.wait(address, now))
+        if wait > 0:
+            raise _throttled(wait)
+        account = await services.store.call(storage.account_by_name, name)
+        stored = None if account is None else account.password_hash
+        if not await _check_password(services, stored, request.password) or account is None:
+            guard.passwords.failed(pair, now)
+            guard.password_addresses.failed(address, now)
+            raise RequestError(ErrorCode.BAD_CREDENTIALS, "wrong name or password")
+        return account
+
+    account = await guard.hash_in_turn(conn.address, attempt)
     if account.banned:
         raise RequestError(ErrorCode.BAD_CREDENTIALS, "this account is banned")
     guard.passwords.succeeded(pair)
@@ -194,10 +205,15 @@ async def change_password(
     account = await services.store.call(storage.account_by_id, account_id)
     if account is None or account.password_hash is None:
         raise RequestError(ErrorCode.GUEST_NOT_ALLOWED, "guests have no password: register")
-    if not await services.store.verify_password(account.password_hash, request.old):
-        guard.passwords.failed(pair, now)
-        raise RequestError(ErrorCode.BAD_CREDENTIALS, "the old password is wrong")
-    new_hash = await services.store.hash_password(request.new)
+    old_hash = account.password_hash
+
+    async def rehash() -> str:
+        if not await services.store.verify_password(old_hash, request.old):
+            guard.passwords.failed(pair, now)
+            raise RequestError(ErrorCode.BAD_CREDENTIALS, "the old password is wrong")
+        return await services.store.hash_password(request.new)
+
+    new_hash = await guard.hash_in_turn(conn.address, rehash)
     await services.store.call(storage.set_password_hash, account.name, new_hash)
     token = await services.store.call(storage.create_session, account.id, only=True)
     conn.token = token
