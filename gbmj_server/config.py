@@ -48,6 +48,7 @@ class Limits:
     request_burst: int = 60
     registrations_per_hour: int = 5  # new accounts per address
     guests_per_hour: int = 30  # new guests per address
+    guest_keep: float = 7 * 86400.0  # seconds a guest not seen since is kept
     tables_per_address: int = 4  # tables an address owns at once
     bot_tables_per_address: int = 1  # of those, tables with bots
     max_tables: int = 1000  # tables on the server at once

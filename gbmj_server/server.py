@@ -24,6 +24,7 @@ import trio
 from gbmj_server import metrics
 from gbmj_server.config import ServerConfig
 from gbmj_server.handlers import HANDLERS
+from gbmj_server.handlers.accounts import housekeeping
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.dispatch import Dispatcher
 from gbmj_server.net.guard import Guard
@@ -89,6 +90,7 @@ class Server:
             self.dispatcher = Dispatcher(self.services, HANDLERS)
             nursery.start_soon(self.journal.run)
             nursery.start_soon(self.lobby.run)
+            nursery.start_soon(housekeeping, self.services)
             self.resumed = await self.services.tables.resume()
             task_status.started()
 

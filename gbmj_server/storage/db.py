@@ -19,7 +19,7 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -160,6 +160,11 @@ def _why(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
         return "permission denied (read-only)"
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _marks(values: Sequence[Any]) -> str:
+    """``?, ?, ?``: one SQL parameter for each of ``values``."""
+    return ", ".join("?" * len(values))
 
 
 def _token_hash(token: str) -> bytes:
@@ -378,6 +383,46 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin):
     def delete_session(self, token: str) -> None:
         with self._write() as db:
             db.execute("DELETE FROM session WHERE token_hash = ?", (_token_hash(token),))
+
+    def ended_sessions(self, sessions: Collection[tuple[str, int]]) -> dict[str, bool]:
+        """Of ``sessions`` (token, account id), those that ended: the token is gone
+        (logged out, replaced by a newer sign-in, a password reset, a purged guest) or
+        the account is banned; each with whether it is banned."""
+        tokens = {_token_hash(t): t for t, _ in sessions}
+        accounts = sorted({a for _, a in sessions})
+        stored: set[str] = set()
+        banned: set[int] = set()
+        hashes = list(tokens)
+        for start in range(0, len(hashes), 500):  # within SQLite's limit on parameters
+            chunk = hashes[start : start + 500]
+            rows = self._db.execute(
+                f"SELECT token_hash FROM session WHERE token_hash IN ({_marks(chunk)})", chunk
+            )
+            stored.update(tokens[h] for (h,) in rows)
+        for start in range(0, len(accounts), 500):
+            ids = accounts[start : start + 500]
+            rows = self._db.execute(
+                f"SELECT id FROM account WHERE banned = 1 AND id IN ({_marks(ids)})", ids
+            )
+            banned.update(i for (i,) in rows)
+        return {t: a in banned for t, a in sessions if t not in stored or a in banned}
+
+    def purge_guests(self, seen_before: float, keep: Collection[int] = ()) -> int:
+        """Delete the guests last signed in before ``seen_before`` (a ``time.time()``),
+        but not those of ``keep`` (online or seated) nor a running match's players;
+        their sessions and mutes go with them, their finished matches keep their names.
+        How many went."""
+        with self._write() as db:
+            cur = db.execute(
+                "DELETE FROM account WHERE kind = 'guest' "
+                "AND coalesce(last_login_at, created_at) < ? "
+                "AND id NOT IN (SELECT value FROM json_each(?)) "
+                "AND id NOT IN (SELECT p.account_id FROM match_player p "
+                "JOIN match m ON m.id = p.match_id "
+                "WHERE m.ended_at IS NULL AND p.account_id IS NOT NULL)",
+                (seen_before, json.dumps(sorted(keep))),
+            )
+            return cur.rowcount
 
     # -- match and hand history ----------------------------------------------------
 
