@@ -11,10 +11,9 @@ new sign-in ends the account's older connection and makes its older session toke
 working. Signing in while seated in a running match puts the player straight back at the
 seat (docs/rules.md §2.4).
 
-``housekeeping`` is the periodic part: every ``SWEEP_EVERY`` seconds a signed-in
-connection whose token the database no longer holds (a ban or a password reset by the
-host's ``admin`` command, a newer sign-in) is told why and closed; every
-``PURGE_EVERY`` seconds the guests not seen for ``Limits.guest_keep`` are deleted.
+``housekeeping`` is the periodic part: every ``PURGE_EVERY`` seconds the guests not
+seen for ``Limits.guest_keep`` who are neither online nor seated are deleted, so a flood
+of guests does not stay in the database for ever.
 """
 
 from __future__ import annotations
@@ -36,12 +35,10 @@ from gbmj_server.services import Services
 from gbmj_server.storage import Account, NameTaken
 from protocol import messages as m
 from protocol.errors import ErrorCode
-from protocol.vocabulary import NoticeCode
 
 handlers = Handlers()
 
 GUEST_NAME_TRIES = 10
-SWEEP_EVERY = 5.0  # seconds between two checks of the live sessions against the database
 PURGE_EVERY = 600.0  # seconds between two purges of the guests not seen for a while
 _dummy_hash: list[str] = []  # checked against for unknown names (equal timing)
 
@@ -235,37 +232,10 @@ async def change_password(
 
 
 async def housekeeping(services: Services) -> None:
-    """End the sessions the database ended, and purge the guests long gone, for ever."""
-    purged_at = -math.inf
+    """Purge the guests long gone, for ever."""
     while True:
-        await trio.sleep(SWEEP_EVERY)
-        await end_lapsed_sessions(services)
-        if trio.current_time() - purged_at >= PURGE_EVERY:
-            purged_at = trio.current_time()
-            await purge_guests(services)
-
-
-async def end_lapsed_sessions(services: Services) -> int:
-    """Close every signed-in connection whose session token is gone from the database
-    or whose account is banned, told why; how many."""
-    live = {c.token: c for c in services.sessions.connections if c.token and c.account}
-    if not live:
-        return 0
-    sessions = [(token, conn.account.id) for token, conn in live.items() if conn.account]
-    ended = await services.store.call(services.store.storage.ended_sessions, sessions)
-    closed = 0
-    for token, banned in ended.items():
-        conn = live[token]
-        if conn.closed or conn.token != token:  # signed out or in again meanwhile
-            continue
-        if banned:
-            notice = m.Notice(code=NoticeCode.BANNED, message="the host banned this account")
-        else:
-            notice = m.Notice(code=NoticeCode.SIGNED_OUT, message="your session ended: sign in")
-        conn.send(notice)
-        conn.close(notice.code.value, flush=True)
-        closed += 1
-    return closed
+        await trio.sleep(PURGE_EVERY)
+        await purge_guests(services)
 
 
 async def purge_guests(services: Services) -> int:

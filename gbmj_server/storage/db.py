@@ -162,11 +162,6 @@ def _why(exc: BaseException) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
-def _marks(values: Sequence[Any]) -> str:
-    """``?, ?, ?``: one SQL parameter for each of ``values``."""
-    return ", ".join("?" * len(values))
-
-
 def _token_hash(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
@@ -383,29 +378,6 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin):
     def delete_session(self, token: str) -> None:
         with self._write() as db:
             db.execute("DELETE FROM session WHERE token_hash = ?", (_token_hash(token),))
-
-    def ended_sessions(self, sessions: Collection[tuple[str, int]]) -> dict[str, bool]:
-        """Of ``sessions`` (token, account id), those that ended: the token is gone
-        (logged out, replaced by a newer sign-in, a password reset, a purged guest) or
-        the account is banned; each with whether it is banned."""
-        tokens = {_token_hash(t): t for t, _ in sessions}
-        accounts = sorted({a for _, a in sessions})
-        stored: set[str] = set()
-        banned: set[int] = set()
-        hashes = list(tokens)
-        for start in range(0, len(hashes), 500):  # within SQLite's limit on parameters
-            chunk = hashes[start : start + 500]
-            rows = self._db.execute(
-                f"SELECT token_hash FROM session WHERE token_hash IN ({_marks(chunk)})", chunk
-            )
-            stored.update(tokens[h] for (h,) in rows)
-        for start in range(0, len(accounts), 500):
-            ids = accounts[start : start + 500]
-            rows = self._db.execute(
-                f"SELECT id FROM account WHERE banned = 1 AND id IN ({_marks(ids)})", ids
-            )
-            banned.update(i for (i,) in rows)
-        return {t: a in banned for t, a in sessions if t not in stored or a in banned}
 
     def purge_guests(self, seen_before: float, keep: Collection[int] = ()) -> int:
         """Delete the guests last signed in before ``seen_before`` (a ``time.time()``),

@@ -1,21 +1,23 @@
-"""Sessions the database ended end the live connections too, guests long gone are
-purged, and coins stay at a stake table while its match runs (docs/hosting.md,
-"Limits"; docs/rules.md §2.5) — over TCP with a real SQLite file, the host's ``admin``
-commands as the storage calls they are."""
+"""A newer sign-in ends the older token, guests long gone are purged, and coins stay at
+a stake table while its match runs (docs/hosting.md, "Limits"; docs/rules.md §2.5),
+over TCP (the purge's own clock: a MockClock over memory streams) with a real SQLite
+file."""
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from functools import partial
 
 import pytest
 import trio
+import trio.testing
 
-from gbmj_server.handlers.accounts import SWEEP_EVERY, end_lapsed_sessions, purge_guests
+from gbmj_server.handlers.accounts import PURGE_EVERY, purge_guests
 from gbmj_server.server import Server
-from gbmj_server.storage import hash_password
-from server.conftest import table_of
-from server.wireclient import connect_from
+from gbmj_server.storage import Storage
+from server.conftest import TEST_CONFIG, start, table_of
+from server.wireclient import connect_from, memory_connect
 
 pytestmark = pytest.mark.trio
 
@@ -23,26 +25,6 @@ pytestmark = pytest.mark.trio
 def storage_of(server: Server):
     assert server.services is not None
     return server.services.store.storage
-
-
-async def test_a_ban_and_a_password_reset_end_the_live_connections(connect, server) -> None:
-    spammer, victim, bystander = await connect(), await connect(), await connect()
-    await spammer.register("spammer")
-    await victim.register("victim")
-    await bystander.register("bystander")
-    storage = storage_of(server)
-    storage.set_banned("spammer", True)  # what ``admin ban`` does, from another process
-    storage.set_password_hash("victim", hash_password("a-new-password"))  # reset-password
-    assert await end_lapsed_sessions(server.services) == 2
-    notice = await spammer.expect("notice")
-    assert notice["code"] == "banned"
-    assert (await victim.expect("notice"))["code"] == "signed_out"
-    for client in (spammer, victim):
-        with pytest.raises(EOFError):
-            await client.expect("never")
-    assert (await bystander.ok("ping"))["type"] == "pong"
-    assert server.sessions.signed_in == 1
-    assert await end_lapsed_sessions(server.services) == 0  # nothing more to end
 
 
 async def test_a_newer_sign_in_ends_the_older_token(connect) -> None:
@@ -55,13 +37,29 @@ async def test_a_newer_sign_in_ends_the_older_token(connect) -> None:
     assert (await third.request("resume", token=token))["code"] == "bad_token"
 
 
-async def test_the_sweep_runs_by_itself(mem, mock_clock) -> None:
-    srv, connect, clock = mem
-    spammer = await connect()
-    await spammer.register("spammer")
-    storage_of(srv).set_banned("spammer", True)
-    clock.jump(SWEEP_EVERY + 0.1)
-    assert (await spammer.expect("notice"))["code"] == "banned"
+async def test_the_purge_runs_by_itself(nursery, tmp_path, mock_clock) -> None:
+    storage = Storage(tmp_path / "gbmj.sqlite3")
+    config = replace(TEST_CONFIG, limits=replace(TEST_CONFIG.limits, guest_keep=0.0))
+    server = Server(storage, config)
+    running = await start(nursery, server, listen=False)
+    connect = memory_connect(server, nursery)
+    gone = await connect()
+    token = (await gone.ok("guest"))["token"]
+    await gone.aclose()
+    await trio.testing.wait_all_tasks_blocked()
+    assert server.sessions.signed_in == 0
+    mock_clock.jump(PURGE_EVERY - 1)
+    await trio.testing.wait_all_tasks_blocked()
+    assert len(storage.list_accounts(include_guests=True)) == 1  # not yet
+    mock_clock.jump(2)
+    await trio.testing.wait_all_tasks_blocked()  # the purge waits for the database...
+    assert server.services is not None
+    await server.services.store.call(lambda: None)  # ...which answers in turn
+    assert storage.list_accounts(include_guests=True) == []
+    again = await connect()
+    assert (await again.request("resume", token=token))["code"] == "bad_token"
+    await running.stop()
+    storage.close()
 
 
 async def test_guests_not_seen_for_a_while_are_purged(limited) -> None:
