@@ -150,6 +150,11 @@ class Backoff:
             return 0.0
         return max(0.0, record.last + self.delay(record.count) - now)
 
+    def failures(self, key: str, now: float) -> int:
+        """The failures of ``key`` not forgotten yet."""
+        record = self._live(key, now)
+        return 0 if record is None else record.count
+
     def failed(self, key: str, now: float) -> None:
         record = self._live(key, now)
         count = 1 if record is None else record.count + 1

@@ -5,8 +5,9 @@ Throttles (docs/hosting.md, "Limits"): wrong passwords slow down the (name, addr
 pair that tries them, with a doubling wait, and more loosely the address, so an attacker
 cannot lock the account's owner out from elsewhere; an unknown name costs the same
 password check as a known one, so timing tells nothing; the checks of one address take
-their turns (``Guard.hash_in_turn``), so no address queues a crowd of slow hashes in
-front of everyone else's sign-in. New accounts and guests are limited per address. A
+their turns, and sign-ins from addresses with no recent wrong password go before new
+accounts and the rest (``Guard.hash_in_turn``), so no crowd of slow hashes queues in
+front of a player's sign-in. New accounts and guests are limited per address. A
 new sign-in ends the account's older connection and makes its older session tokens stop
 working. Signing in while seated in a running match puts the player straight back at the
 seat (docs/rules.md §2.4).
@@ -98,7 +99,7 @@ async def register(services: Services, conn: Connection, request: m.Register) ->
     if not guard.per_address(guard.registrations, conn.address, trio.current_time()):
         raise RequestError(ErrorCode.RATE_LIMITED, "too many new accounts from your address")
     password_hash = await guard.hash_in_turn(
-        conn.address, lambda: services.store.hash_password(request.password)
+        conn.address, lambda: services.store.hash_password(request.password), new_account=True
     )
     storage = services.store.storage
     try:

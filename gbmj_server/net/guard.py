@@ -23,13 +23,16 @@ from __future__ import annotations
 
 import logging
 import resource
-from collections.abc import Awaitable, Callable
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, TypeVar
 
 import trio
 
 from gbmj_server.config import Limits
 from gbmj_server.limits import MAX_KEYS, Backoff, Counter, TokenBucket, address_key
+from gbmj_server.storage.threads import HASH_THREADS
 
 if TYPE_CHECKING:
     from gbmj_server.net.connection import Connection
@@ -107,6 +110,7 @@ class Guard:
         self.guests = TokenBucket(limits.guests_per_hour / hour, limits.guests_per_hour)
         self.chat = TokenBucket(limits.chat_lines / 10.0, limits.chat_lines)
         self._hashing: dict[str, _Turn] = {}  # addresses with password checks under way
+        self._hash_gate = _HashGate(HASH_THREADS)
 
     def key(self, address: str) -> str:
         return address_key(address)
@@ -168,24 +172,66 @@ class Guard:
         key = address_key(address)
         return key in self.trusted or bucket.allow(key, now)
 
-    async def hash_in_turn(self, address: str, check: Callable[[], Awaitable[T]]) -> T:
+    async def hash_in_turn(
+        self, address: str, check: Callable[[], Awaitable[T]], *, new_account: bool = False
+    ) -> T:
         """Run a password check (``check``: a slow hash) once the checks of the same
-        address before it are done. The hashing threads are few: one address cannot
-        queue a crowd of checks in front of everyone else's sign-in."""
+        address before it are done, and once a hashing thread is free: the sign-ins of
+        addresses with no recent wrong password go first, new accounts and the other
+        addresses' checks after them. The threads are few: no crowd of guesses or new
+        accounts queues in front of a player's sign-in."""
         key = address_key(address)
         if key in self.trusted:
             return await check()
+        later = new_account or self.password_addresses.failures(key, trio.current_time()) > 0
         turn = self._hashing.get(key)
         if turn is None:
             turn = self._hashing[key] = _Turn()
         turn.waiting += 1
         try:
-            async with turn.lock:
+            async with turn.lock, self._hash_gate.slot(later):
                 return await check()
         finally:
             turn.waiting -= 1
             if not turn.waiting:
                 del self._hashing[key]
+
+
+class _HashGate:
+    """At most ``slots`` password checks at once; those waiting in the first queue go
+    before those in the second."""
+
+    def __init__(self, slots: int) -> None:
+        self.free = slots
+        self.queues: tuple[deque[trio.Event], deque[trio.Event]] = (deque(), deque())
+
+    @asynccontextmanager
+    async def slot(self, later: bool) -> AsyncIterator[None]:
+        if self.free:  # free slots mean nobody waits
+            self.free -= 1
+        else:
+            turn = trio.Event()
+            queue = self.queues[later]
+            queue.append(turn)
+            try:
+                await turn.wait()
+            except BaseException:
+                if turn.is_set():  # handed the slot as it was cancelled: pass it on
+                    self._release()
+                else:
+                    queue.remove(turn)
+                raise
+        try:
+            yield
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        for queue in self.queues:
+            if queue:
+                queue.popleft().set()  # the slot goes straight to the next in line
+                return
+        self.free += 1
 
 
 class _Turn:

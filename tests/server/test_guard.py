@@ -5,15 +5,18 @@ everyone else went on. The clients connect from loopback addresses of their own
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import pytest
 import trio
+import trio.testing
 
 from gbmj_server.config import Limits
 from gbmj_server.net.dispatch import MAX_ERRORS
 from gbmj_server.net.guard import Buffers, Guard
 from gbmj_server.server import Server
+from gbmj_server.storage.threads import HASH_THREADS
 from server.conftest import Make, table_of
 from server.wireclient import WireClient, connect_from, play
 
@@ -219,6 +222,44 @@ async def test_password_checks_of_one_address_take_turns() -> None:
     assert most == {"10.0.0.1": 1, "10.0.0.2": 1}  # one at a time per address
     assert together == 2  # two addresses at once
     assert not guard._hashing  # nothing kept once done
+
+
+async def test_sign_ins_from_clean_addresses_go_before_guesses_and_new_accounts() -> None:
+    guard = Guard(Limits())
+    release = trio.Event()
+    order: list[str] = []
+
+    async def hold() -> None:
+        await release.wait()
+
+    async def check(what: str) -> None:
+        order.append(what)
+
+    guard.password_addresses.failed("10.0.1.9", trio.current_time())  # a recent guess
+    async with trio.open_nursery() as nursery:
+        for n in range(HASH_THREADS):  # every hashing thread busy
+            nursery.start_soon(guard.hash_in_turn, f"10.0.1.{n + 1}", hold)
+        await trio.testing.wait_all_tasks_blocked()
+        nursery.start_soon(
+            partial(guard.hash_in_turn, "10.0.1.8", partial(check, "new"), new_account=True)
+        )
+        await trio.testing.wait_all_tasks_blocked()
+        nursery.start_soon(guard.hash_in_turn, "10.0.1.9", partial(check, "guess"))
+        await trio.testing.wait_all_tasks_blocked()
+        cancelled = trio.CancelScope()
+
+        async def given_up() -> None:
+            with cancelled:
+                await guard.hash_in_turn("10.0.1.7", partial(check, "gave up"))
+
+        nursery.start_soon(given_up)
+        nursery.start_soon(guard.hash_in_turn, "10.0.1.6", partial(check, "player"))
+        await trio.testing.wait_all_tasks_blocked()
+        cancelled.cancel()  # a sign-in given up while waiting loses its place, no slot
+        await trio.testing.wait_all_tasks_blocked()
+        release.set()
+    assert order == ["player", "new", "guess"]
+    assert guard._hash_gate.free == HASH_THREADS
 
 
 async def test_lobby_chat_is_limited_per_address_too(limited: Make) -> None:
