@@ -13,10 +13,9 @@ Two rules keep a crowd of connections from locking anyone out or filling the mem
   only when every one has signed in is it refused (``server_busy``). Sockets that never
   sign in cannot keep a player out, and each is closed by its deadline anyway.
 - **One memory budget.** What connections hold in buffers — a frame still arriving,
-  and what a client has left unread beyond its first 64 KiB (``connection.FREE_OUTBOX``) — counts
-  against ``buffers_total``; over it, the connection that has held bytes the longest is
-  dropped. A client that reads at a normal pace holds nothing for long, so it is never
-  the one.
+  and what a client has left unread beyond ``connection.FREE_OUTBOX`` — counts against
+  ``buffers_total``; over it, the connection that has held bytes the longest is dropped.
+  A client that reads at a normal pace holds nothing for long, so it is never the one.
 """
 
 from __future__ import annotations
@@ -103,12 +102,9 @@ class Guard:
         self.passwords = Backoff(free=5, base=1.0, cap=300.0, forget=3600.0)
         self.password_addresses = Backoff(free=30, base=1.0, cap=300.0, forget=3600.0)
         self.tokens = Backoff(free=10, base=1.0, cap=60.0, forget=600.0)  # bad resume tokens
-        hour = 3600.0
-        self.registrations = TokenBucket(
-            limits.registrations_per_hour / hour, limits.registrations_per_hour
-        )
-        self.guests = TokenBucket(limits.guests_per_hour / hour, limits.guests_per_hour)
-        self.chat = TokenBucket(limits.chat_lines / 10.0, limits.chat_lines)
+        self.registrations = _allowance(limits.registrations_per_hour, 3600.0)
+        self.guests = _allowance(limits.guests_per_hour, 3600.0)
+        self.chat = _allowance(limits.chat_lines, 10.0)
         self._hashing: dict[str, _Turn] = {}  # addresses with password checks under way
         self._hash_gate = _HashGate(HASH_THREADS)
 
@@ -167,10 +163,10 @@ class Guard:
         """One more request of a connection (costing ``cost`` tokens), within its rate."""
         return self.requests.allow(str(connection_id), now, min(cost, self.requests.burst))
 
-    def per_address(self, bucket: TokenBucket, address: str, now: float) -> bool:
+    def per_address(self, bucket: TokenBucket | None, address: str, now: float) -> bool:
         """One more of a per-address allowance (the host's own addresses have no cap)."""
         key = address_key(address)
-        return key in self.trusted or bucket.allow(key, now)
+        return key in self.trusted or (bucket is not None and bucket.allow(key, now))
 
     async def hash_in_turn(
         self, address: str, check: Callable[[], Awaitable[T]], *, new_account: bool = False
@@ -232,6 +228,11 @@ class _HashGate:
                 queue.popleft().set()  # the slot goes straight to the next in line
                 return
         self.free += 1
+
+
+def _allowance(count: int, seconds: float) -> TokenBucket | None:
+    """``count`` in every ``seconds``, all of them at once if saved up (None: none)."""
+    return TokenBucket(count / seconds, count) if count > 0 else None
 
 
 class _Turn:

@@ -362,3 +362,19 @@ def table_settings(**over: Any) -> dict[str, Any]:
         "timers": {"on": False, "first_discard": 30, "turn": 15, "claim_window": 5},
     }
     return {**base, **over}
+
+
+async def test_a_limit_of_none_allows_none(limited: Make) -> None:
+    srv = await limited(registrations_per_hour=0, guests_per_hour=0, chat_lines=0)
+    client = await connect_from(srv, "127.0.16.1")
+    assert (await client.request("guest"))["code"] == "rate_limited"
+    reply = await client.request("register", name="nobody", password="secret-pw")
+    assert reply["code"] == "rate_limited"
+    assert srv.services is not None
+    assert srv.services.store.storage.list_accounts(include_guests=True) == []
+    assert srv.port is not None  # the host's own address has no per-address caps...
+    host = WireClient(await trio.open_tcp_stream("127.0.0.1", srv.port))
+    await host.hello()
+    await host.ok("guest")
+    reply = await host.request("chat_send", channel="lobby", text="hello")
+    assert reply["code"] == "rate_limited"  # ...but no chat is no chat
