@@ -44,11 +44,16 @@ class Limits:
     frame_timeout: float = 30.0  # seconds a begun frame may take to arrive whole
     outbox_frames: int = 1024  # frames queued for a client before it is dropped
     outbox_bytes: int = 2 * 1024 * 1024  # bytes queued for a client before it is dropped
+    buffers_total: int = 32 * 1024 * 1024  # bytes all clients' buffers hold, together
     request_rate: float = 20.0  # requests per second per connection, on average
     request_burst: int = 60
     registrations_per_hour: int = 5  # new accounts per address
     guests_per_hour: int = 30  # new guests per address
+    guest_keep: float = 7 * 86400.0  # seconds a guest not seen since is kept
     tables_per_address: int = 4  # tables an address owns at once
+    bot_tables_per_address: int = 1  # of those, tables with bots
+    max_tables: int = 1000  # tables on the server at once
+    max_bot_tables: int = 20  # of those, tables with bots
     chat_lines: int = 5  # chat lines per account (and per address) per 10 seconds
     trusted: tuple[str, ...] = ("127.0.0.1", "::1")
 

@@ -152,6 +152,11 @@ class Backoff:
         # clamped: ``last + delay - now`` may round a hair above the delay itself
         return min(delay, max(0.0, record.last + delay - now))
 
+    def failures(self, key: str, now: float) -> int:
+        """The failures of ``key`` not forgotten yet."""
+        record = self._live(key, now)
+        return 0 if record is None else record.count
+
     def failed(self, key: str, now: float) -> None:
         record = self._live(key, now)
         count = 1 if record is None else record.count + 1

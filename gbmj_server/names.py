@@ -3,8 +3,9 @@ the web page).
 
 A name is taken as Unicode NFKC (so fullwidth ``ａｌｉｃｅ`` is ``alice``), then must be
 2-20 characters of letters, digits and ``_ - .``, with no invisible filler (U+3164 HANGUL
-FILLER is a "letter" to Unicode) and one script: a name that mixes Latin with Cyrillic
-or Greek is how a look-alike is made. Latin may go with the scripts of Chinese,
+FILLER is a "letter" to Unicode), no combining mark left loose over a Latin letter or a
+digit (``0`` + U+0301), and one script: a name that mixes Latin with Cyrillic or Greek
+is how a look-alike is made. Latin may go with the scripts of Chinese,
 Japanese and Korean names (Han, Hiragana, Katakana, Bopomofo, Hangul), the "highly
 restrictive" level of Unicode's identifier security (UTS #39): a player writes ``阿Q``
 or ``小明2`` naturally, and no CJK character passes for a Latin letter.
@@ -28,6 +29,7 @@ import disarm
 
 MIN_NAME, MAX_NAME = 2, 20
 MIN_PASSWORD, MAX_PASSWORD = 6, 128
+MAX_MARKS = 3  # combining marks on one letter (a vowel sign and a tone mark, say)
 PUNCTUATION = frozenset("_-.")
 RESERVED_PREFIXES = ("guest", "bot")  # the server's own names: guest-1a2b3c, bot players
 NAME_RULE = "2-20 letters, digits, _ - . (not guest… or bot…)"
@@ -87,6 +89,7 @@ def normalise_name(name: str) -> str:
             raise NameRefused(f"a name is letters, digits and _ - . only (not {what})")
     if unicodedata.category(name[0])[0] == "M":
         raise NameRefused("a name may not start with a combining mark")
+    _check_marks(name)
     if all(char in PUNCTUATION for char in name):
         raise NameRefused("a name needs a letter or a digit")
     scripts = set(disarm.detect_scripts(name))
@@ -95,6 +98,26 @@ def normalise_name(name: str) -> str:
     if name_skeleton(name).startswith(RESERVED_PREFIXES):
         raise NameRefused("names starting guest or bot (or a look-alike) are the server's")
     return name
+
+
+def _check_marks(name: str) -> None:
+    """A combining mark left after NFKC over a Latin letter or a digit has no letter of
+    its own (``0`` + U+0301): it draws as a speck over a name another player has, so it
+    is refused; a script that writes with marks (Devanagari, Thai) keeps them, at most
+    ``MAX_MARKS`` on one letter."""
+    base, marks = "", 0
+    for char in name:
+        if unicodedata.category(char)[0] != "M":
+            base, marks = char, 0
+            continue
+        marks += 1
+        if base.isascii() or unicodedata.name(base, "").startswith("LATIN"):
+            raise NameRefused(
+                f"a name may not put U+{ord(char):04X} over {base!r}: type the letter with "
+                "its accent (é, ñ)"
+            )
+        if marks > MAX_MARKS:
+            raise NameRefused(f"a name may put at most {MAX_MARKS} marks on one letter")
 
 
 def name_skeleton(name: str) -> str:

@@ -26,6 +26,7 @@ from gbmj_server import logs, metrics
 from gbmj_server.admin_socket import serve_admin
 from gbmj_server.config import ServerConfig
 from gbmj_server.handlers import HANDLERS
+from gbmj_server.handlers.accounts import housekeeping
 from gbmj_server.moderation import Moderator
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.dispatch import Dispatcher
@@ -95,6 +96,7 @@ class Server:
             nursery.start_soon(self.journal.run)
             nursery.start_soon(self.lobby.run)
             nursery.start_soon(self._gauges)
+            nursery.start_soon(housekeeping, self.services)
             self.resumed = await self.services.tables.resume()
             task_status.started()
 
@@ -148,7 +150,8 @@ class Server:
     async def handle_connection(self, stream: trio.abc.Stream, address: str) -> None:
         """Serve one client on ``stream`` (a socket, or a memory stream in tests)."""
         assert self.dispatcher is not None, "the server is not running"
-        refused = self.guard.connect(address)
+        conn = Connection(address, self.config.limits)
+        refused = self.guard.admit(conn)
         if refused is not None:
             with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
                 with trio.move_on_after(1):
@@ -157,7 +160,6 @@ class Server:
                     )
             await trio.aclose_forcefully(stream)
             return
-        conn = Connection(address, self.config.limits)
         self.sessions.opened(conn)
         logs.event("connection_opened", connection=conn.id, address=address)
         try:
@@ -176,7 +178,7 @@ class Server:
                 reason=conn.close_reason or "closed",
             )
             conn.closed = True
-            self.guard.disconnect(address)
+            self.guard.release(conn)
             self.sessions.closed(conn)
             self.lobby.unwatch(conn)
             with trio.move_on_after(5) as cleanup:

@@ -32,6 +32,8 @@ from gbmj_server.names import (
         ("さくら2", "さくら2"),
         ("김민수x", "김민수x"),
         ("42", "42"),
+        ("नमस्ते", "नमस्ते"),  # a script that writes with marks keeps them
+        ("ไทย", "ไทย"),
     ],
 )
 def test_good_names_are_kept_in_nfkc(typed: str, stored: str) -> None:
@@ -54,6 +56,10 @@ def test_good_names_are_kept_in_nfkc(typed: str, stored: str) -> None:
         ("ali\ufe0fce", "invisible character U+FE0F"),
         ("\u202eecila", "invisible character U+202E"),  # right-to-left override
         ("\u0301ab", "combining mark"),
+        ("alice0\u0301", "may not put U+0301 over '0'"),  # nothing to compose with
+        ("ali\u0307ce", "may not put U+0307 over 'i'"),  # a dot over the dot of i
+        ("e\u0301\u0301clair", "may not put U+0301 over 'é'"),  # stacked
+        ("न\u093e\u0901\u0902\u0903", "at most 3 marks"),
         ("__", "a letter or a digit"),
         ("аlice", "one script, not Cyrillic and Latin"),  # Cyrillic а
         ("Ωmega", "one script, not Greek and Latin"),

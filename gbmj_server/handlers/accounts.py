@@ -4,16 +4,24 @@
 Throttles (docs/hosting.md, "Limits"): wrong passwords slow down the (name, address)
 pair that tries them, with a doubling wait, and more loosely the address, so an attacker
 cannot lock the account's owner out from elsewhere; an unknown name costs the same
-password check as a known one, so timing tells nothing. New accounts and guests are
-limited per address. A new sign-in ends the account's older connection and makes its
-older session tokens stop working. Signing in while seated in a running match puts the
-player straight back at the seat (docs/rules.md §2.4).
+password check as a known one, so timing tells nothing; the checks of one address take
+their turns, and sign-ins from addresses with no recent wrong password go before new
+accounts and the rest (``Guard.hash_in_turn``), so no crowd of slow hashes queues in
+front of a player's sign-in. New accounts and guests are limited per address. A
+new sign-in ends the account's older connection and makes its older session tokens stop
+working. Signing in while seated in a running match puts the player straight back at the
+seat (docs/rules.md §2.4).
+
+``housekeeping`` is the periodic part: every ``PURGE_EVERY`` seconds the guests not
+seen for ``Limits.guest_keep`` who are neither online nor seated are deleted, so a flood
+of guests does not stay in the database for ever.
 """
 
 from __future__ import annotations
 
 import math
 import secrets
+import time
 import unicodedata
 
 import trio
@@ -32,6 +40,7 @@ from protocol.errors import ErrorCode
 handlers = Handlers()
 
 GUEST_NAME_TRIES = 10
+PURGE_EVERY = 600.0  # seconds between two purges of the guests not seen for a while
 _dummy_hash: list[str] = []  # checked against for unknown names (equal timing)
 
 
@@ -89,7 +98,9 @@ async def register(services: Services, conn: Connection, request: m.Register) ->
     guard = services.guard
     if not guard.per_address(guard.registrations, conn.address, trio.current_time()):
         raise RequestError(ErrorCode.RATE_LIMITED, "too many new accounts from your address")
-    password_hash = await services.store.hash_password(request.password)
+    password_hash = await guard.hash_in_turn(
+        conn.address, lambda: services.store.hash_password(request.password), new_account=True
+    )
     storage = services.store.storage
     try:
         account = await services.store.call(storage.create_account, name, password_hash)
@@ -104,20 +115,27 @@ async def register(services: Services, conn: Connection, request: m.Register) ->
 @handlers.on(m.Login, signed_out=True)
 async def login(services: Services, conn: Connection, request: m.Login) -> None:
     _signed_out(conn)
-    guard, now = services.guard, trio.current_time()
+    guard = services.guard
     name = unicodedata.normalize("NFKC", request.name)
     address = guard.key(conn.address)
     pair = f"{name.casefold()}\0{address}"
-    wait = max(guard.passwords.wait(pair, now), guard.password_addresses.wait(address, now))
-    if wait > 0:
-        raise _throttled(wait)
     storage = services.store.storage
-    account = await services.store.call(storage.account_by_name, name)
-    stored = None if account is None else account.password_hash
-    if not await _check_password(services, stored, request.password) or account is None:
-        guard.passwords.failed(pair, now)
-        guard.password_addresses.failed(address, now)
-        raise RequestError(ErrorCode.BAD_CREDENTIALS, "wrong name or password")
+
+    async def attempt() -> Account:
+        """The waits, the check and its record, in this address's turn."""
+        now = trio.current_time()
+        wait = max(guard.passwords.wait(pair, now), guard.password_addresses.wait(address, now))
+        if wait > 0:
+            raise _throttled(wait)
+        account = await services.store.call(storage.account_by_name, name)
+        stored = None if account is None else account.password_hash
+        if not await _check_password(services, stored, request.password) or account is None:
+            guard.passwords.failed(pair, now)
+            guard.password_addresses.failed(address, now)
+            raise RequestError(ErrorCode.BAD_CREDENTIALS, "wrong name or password")
+        return account
+
+    account = await guard.hash_in_turn(conn.address, attempt)
     if account.banned:
         raise RequestError(ErrorCode.BAD_CREDENTIALS, "this account is banned")
     guard.passwords.succeeded(pair)
@@ -161,6 +179,7 @@ async def resume(services: Services, conn: Connection, request: m.Resume) -> Non
     if account is None or account.banned:
         guard.tokens.failed(address, now)
         raise RequestError(ErrorCode.BAD_TOKEN, "unknown or expired session")
+    await services.store.call(storage.note_login, account.id)  # a guest seen is kept
     await _sign_in(services, conn, request, account, request.token)
 
 
@@ -194,12 +213,36 @@ async def change_password(
     account = await services.store.call(storage.account_by_id, account_id)
     if account is None or account.password_hash is None:
         raise RequestError(ErrorCode.GUEST_NOT_ALLOWED, "guests have no password: register")
-    if not await services.store.verify_password(account.password_hash, request.old):
-        guard.passwords.failed(pair, now)
-        raise RequestError(ErrorCode.BAD_CREDENTIALS, "the old password is wrong")
-    new_hash = await services.store.hash_password(request.new)
+    old_hash = account.password_hash
+
+    async def rehash() -> str:
+        if not await services.store.verify_password(old_hash, request.old):
+            guard.passwords.failed(pair, now)
+            raise RequestError(ErrorCode.BAD_CREDENTIALS, "the old password is wrong")
+        return await services.store.hash_password(request.new)
+
+    new_hash = await guard.hash_in_turn(conn.address, rehash)
     await services.store.call(storage.set_password_hash, account.name, new_hash)
     token = await services.store.call(storage.create_session, account.id, only=True)
     conn.token = token
     mine = await profile(services.store, account.id, account.name, False)
     return m.Session(token=token, profile=mine)
+
+
+# -- the periodic part ---------------------------------------------------------------------
+
+
+async def housekeeping(services: Services) -> None:
+    """Purge the guests long gone, for ever."""
+    while True:
+        await trio.sleep(PURGE_EVERY)
+        await purge_guests(services)
+
+
+async def purge_guests(services: Services) -> int:
+    """Delete the guests not seen for ``guest_keep`` seconds who are neither online nor
+    seated; how many."""
+    keep = {c.account_id for c in services.sessions.connections if c.account_id is not None}
+    keep |= set(services.tables.ctx.seated)
+    seen_before = time.time() - services.config.limits.guest_keep
+    return await services.store.call(services.store.storage.purge_guests, seen_before, keep)

@@ -28,8 +28,11 @@ async def chat_send(services: Services, conn: Connection, request: m.ChatSend) -
         raise RequestError(ErrorCode.MUTED, "the host muted you: your lines are not sent")
     guard, now = services.guard, trio.current_time()
     # Per account and per address: fresh guests do not chat faster than one.
-    if not guard.chat.allow(f"#{sender}", now) or not guard.per_address(
-        guard.chat, conn.address, now
+    lines = guard.chat  # None: the host allows no chat
+    if (
+        lines is None
+        or not lines.allow(f"#{sender}", now)
+        or not guard.per_address(lines, conn.address, now)
     ):
         raise RequestError(ErrorCode.RATE_LIMITED, "you are chatting too fast")
     if request.channel is Channel.TABLE:

@@ -1,4 +1,10 @@
-"""The lobby's requests: the table list, following it, creating and entering tables."""
+"""The lobby's requests: the table list, following it, creating and entering tables.
+
+The tables' share of the limits (docs/hosting.md, "Limits"): an address owns at most
+``tables_per_address`` tables at once and runs bots at ``bot_tables_per_address`` of
+them; the server holds at most ``max_tables``, ``max_bot_tables`` of them with bots. A
+table with bots plays by itself, so it is what costs the server's time.
+"""
 
 from __future__ import annotations
 
@@ -35,12 +41,14 @@ async def create_table(services: Services, conn: Connection, request: m.CreateTa
     """A new table, entered by its owner (not yet seated)."""
     if conn.table is not None:
         raise RequestError(ErrorCode.NOT_EXPECTED, f"leave table {conn.table.id} first")
-    tables, guard = services.tables, services.guard
+    tables, guard, limits = services.tables, services.guard, services.config.limits
     address = guard.key(conn.address)
     if not guard.is_trusted(conn.address) and (
-        tables.owned_from(address) >= services.config.limits.tables_per_address
+        tables.owned_from(address) >= limits.tables_per_address
     ):
         raise RequestError(ErrorCode.RATE_LIMITED, "your address owns as many tables as allowed")
+    if len(tables) >= limits.max_tables:
+        raise RequestError(ErrorCode.SERVER_BUSY, "the server has as many tables as it can hold")
     actor = tables.create(request.settings, request.password, conn, address)
     await actor.request(conn, request.id, lambda table: table.enter(conn, request.password))
 
@@ -57,3 +65,18 @@ async def join_table(services: Services, conn: Connection, request: m.JoinTable)
 async def spectate(services: Services, conn: Connection, request: m.Spectate) -> None:
     actor = services.tables.get(request.table_id)
     await actor.request(conn, request.id, lambda table: table.enter(conn, request.password))
+
+
+def check_bot_room(services: Services, conn: Connection) -> None:
+    """Refuse a first bot at a table when ``conn``'s address runs bots at as many tables
+    as allowed, or the server at ``max_bot_tables``. Called in the table's task, in the
+    same step as the bot is seated, so two tables cannot both take the last place."""
+    tables, guard, limits = services.tables, services.guard, services.config.limits
+    if not guard.is_trusted(conn.address) and (
+        tables.with_bots(guard.key(conn.address)) >= limits.bot_tables_per_address
+    ):
+        raise RequestError(
+            ErrorCode.RATE_LIMITED, "your address has bots at as many tables as allowed"
+        )
+    if tables.with_bots() >= limits.max_bot_tables:
+        raise RequestError(ErrorCode.SERVER_BUSY, "the server runs as many bot tables as it can")

@@ -13,6 +13,7 @@ from gbmj.economy.items import TABLE_SIGN_PROTECTION
 from gbmj.game.actions import Action
 from gbmj_server import metrics
 from gbmj_server.handlers.common import at_table, signed_in_id
+from gbmj_server.handlers.lobby import check_bot_room
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.dispatch import Handlers
 from gbmj_server.net.errors import RequestError
@@ -21,6 +22,7 @@ from gbmj_server.services import Services
 from gbmj_server.storage import LedgerError
 from gbmj_server.tables import items, powers
 from gbmj_server.tables.play import Play
+from gbmj_server.tables.registry import has_bots
 from gbmj_server.tables.settings import checked
 from gbmj_server.tables.table import Table
 from protocol import messages as m
@@ -78,7 +80,13 @@ async def kick(services: Services, conn: Connection, request: m.Kick) -> None:
 async def add_bot(services: Services, conn: Connection, request: m.AddBot) -> None:
     actor = at_table(services, conn, request.table_id)
     level = request.level
-    await actor.request(conn, request.id, lambda t: powers.add_bot(t, conn, request.seat, level))
+
+    def add(table: Table) -> None:
+        if not has_bots(table):
+            check_bot_room(services, conn)  # a table with bots plays by itself: limited
+        powers.add_bot(table, conn, request.seat, level)
+
+    await actor.request(conn, request.id, add)
 
 
 @handlers.on(m.RemoveBot)

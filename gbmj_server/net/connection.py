@@ -4,8 +4,11 @@ The reader turns bytes into typed messages (``protocol.framing``) and hands each
 dispatcher, one at a time: a connection's requests are answered in order. The writer
 sends whatever the outbox holds in one write. ``send`` never blocks; a full outbox
 drops the connection (``Outbox``). Deadlines guard the reader: ``hello`` must come soon,
-a session soon after, and a frame once begun must arrive whole in time; a peer that
-misses one is told why and closed.
+a session soon after (and again after signing out), and a frame once begun must arrive
+whole in time; a peer that misses one is told why and closed. What the connection holds
+in its buffers (a frame arriving, frames unsent) is reported to the server's budget
+(``gbmj_server.net.guard.Buffers``), which drops the connection holding longest when
+all of them together hold too much.
 
 Membership of a table (``table``) is set and cleared only by that table's actor.
 """
@@ -17,7 +20,7 @@ import logging
 import math
 import os
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
@@ -28,9 +31,13 @@ from protocol import messages as m
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.framing import FrameDecoder, encode
 
+if TYPE_CHECKING:
+    from gbmj_server.net.guard import Buffers
+
 log = logging.getLogger(__name__)
 
 READ_SIZE = 65536
+FREE_OUTBOX = 64 * 1024  # bytes queued for a client that the budget does not count
 FLUSH_GRACE = 1.0  # seconds a closing connection gets to send its last words
 # Check every outgoing message against the catalog (tests, and GBMJ_CHECK=1 to debug): the
 # hot path trusts the server's own builders, whose shapes the tests hold to the schema.
@@ -57,6 +64,9 @@ class Connection:
         self.address = address
         self.limits = limits
         self.outbox = Outbox(limits.outbox_frames, limits.outbox_bytes)
+        self.decoder = FrameDecoder()
+        self.buffers: Buffers | None = None  # the server's budget (set on admission)
+        self._writing = 0  # bytes of the write in progress
         self.cancel_scope = trio.CancelScope()
         self.greeted = False
         self.account: Account | None = None
@@ -94,9 +104,20 @@ class Connection:
 
     def send_frame(self, frame: bytes) -> None:
         """Queue an encoded frame (encoded once for everyone who gets the same bytes)."""
-        if not self.closed and not self.outbox.put(frame):
+        if self.closed:
+            return
+        if not self.outbox.put(frame):
             log.info("%r: outbox full (%d bytes), dropped", self, self.outbox.queued_bytes)
             self.close("outbox full")
+        elif self.outbox.queued_bytes + self._writing > FREE_OUTBOX:
+            self._held()
+
+    def _held(self) -> None:
+        """Tell the budget what this connection holds: a frame arriving, and what its
+        client leaves unread beyond ``FREE_OUTBOX`` (the moment's traffic costs nothing)."""
+        if self.buffers is not None and not self.closed:
+            unread = self.outbox.queued_bytes + self._writing - FREE_OUTBOX
+            self.buffers.update(self, self.decoder.buffered + max(0, unread))
 
     def close(self, reason: str, *, flush: bool = False) -> None:
         """End the connection. With ``flush`` what is queued (a last error or notice) is
@@ -105,6 +126,8 @@ class Connection:
             return
         self.closed = True
         self.close_reason = reason
+        if self.buffers is not None:
+            self.buffers.forget(self)
         if flush:
             self.outbox.close()
             self.cancel_scope.deadline = min(
@@ -132,16 +155,23 @@ class Connection:
 
     async def _writer(self, stream: trio.abc.Stream) -> None:
         while data := await self.outbox.take():
+            self._writing = len(data)
             await stream.send_all(data)
+            self._writing = 0
+            self._held()
         self.cancel_scope.cancel()  # the outbox was closed and is sent: the end
 
     async def _reader(self, stream: trio.abc.Stream, dispatch: Dispatch, bad: BadFrame) -> None:
-        decoder = FrameDecoder()
+        decoder = self.decoder
         opened = trio.current_time()
         greeted_at = math.inf
         frame_began = math.inf
         limits = self.limits
+        signed_in = False
         while not self.closed:
+            if signed_in and self.account is None:  # signed out: a new sign-in is due
+                greeted_at = trio.current_time()
+            signed_in = self.account is not None
             if not self.greeted:
                 deadline, why = opened + limits.hello_timeout, "no hello in time"
             elif self.account is None:
@@ -177,3 +207,4 @@ class Connection:
                 frame_began = math.inf
             elif framed or math.isinf(frame_began):
                 frame_began = trio.current_time()
+            self._held()

@@ -5,6 +5,11 @@ return the typed reply (or None when they answer otherwise) and raise ``RequestE
 to refuse. Each domain registers its own in a ``Handlers`` table (``@handlers.on(m.Sit)``,
 ``gbmj_server.net.handlers``). Every reply to a request, error or not, echoes its
 ``id``; a handler bug is logged and answered ``internal``, and ends nothing else.
+
+Each request spends tokens of its connection's bucket (``Limits.request_rate`` a
+second, ``request_burst`` saved up): one, or what ``COSTS`` says for the requests whose
+answer is costly to build (a page of 60 tables takes as long to encode as dozens of
+small answers). A refused request and every bad frame count towards ``MAX_ERRORS``.
 """
 
 from __future__ import annotations
@@ -29,6 +34,16 @@ log = logging.getLogger(__name__)
 
 SERVER_NAME = "gbmj-server/0.2"
 MAX_ERRORS = 50  # bad frames and unknown requests before a connection is closed as abusive
+# Tokens a costly request spends (others: 1). At the default rate a client lists the
+# tables twice a second, with a burst of six: plenty for a person paging through them.
+COSTS: dict[type[m.Message], int] = {
+    m.ListTables: 10,
+    m.WatchLobby: 10,
+    m.GetLeaderboard: 5,
+    m.ListMatches: 5,
+    m.GetMatch: 5,
+    m.GetHand: 5,
+}
 
 R = TypeVar("R", bound=m.Message)
 Handler = Callable[["Services", Connection, Any], Awaitable[m.Message | None]]
@@ -85,7 +100,8 @@ class Dispatcher:
                 raise RequestError(ErrorCode.NOT_EXPECTED, f"a client does not send {message.TAG}")
             if conn.account is None and not entry.signed_out:
                 raise RequestError(ErrorCode.NOT_LOGGED_IN, "sign in first")
-            if not self.services.guard.request(conn.id, trio.current_time()):
+            cost = COSTS.get(type(message), 1)
+            if not self.services.guard.request(conn.id, trio.current_time(), cost):
                 self.abuse(conn)
                 raise RequestError(ErrorCode.RATE_LIMITED, "too many requests: slow down")
             reply = await entry.handler(self.services, conn, message)

@@ -1,19 +1,47 @@
 """The game port's limits policy (docs/hosting.md, "Limits"), on ``gbmj_server.limits``.
 
 One object holds every counter the port keeps: connections (in all and per address),
-requests per connection, and the throttles of accounts, guests, passwords and tables.
-Addresses are counted by ``address_key`` (an IPv6 /64 is one address); the host's own
-addresses (``Limits.trusted``: its SSH and web front doors) skip the per-address caps.
+the bytes their buffers hold, requests per connection, and the throttles of accounts,
+guests, passwords and tables. Addresses are counted by ``address_key`` (an IPv6 /64 is
+one address); the host's own addresses (``Limits.trusted``: its SSH and web front doors)
+skip the per-address caps.
+
+Two rules keep a crowd of connections from locking anyone out or filling the memory:
+
+- **A full server makes room.** At ``max_connections`` (kept below the open-file
+  limit), a new connection pushes out the oldest connection that has not signed in;
+  only when every one has signed in is it refused (``server_busy``). Sockets that never
+  sign in cannot keep a player out, and each is closed by its deadline anyway.
+- **One memory budget.** What connections hold in buffers — a frame still arriving,
+  and what a client has left unread beyond ``connection.FREE_OUTBOX`` — counts against
+  ``buffers_total``; over it, the connection that has held bytes the longest is dropped.
+  A client that reads at a normal pace holds nothing for long, so it is never the one.
 """
 
 from __future__ import annotations
 
+import logging
 import resource
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, TypeVar
+
+import trio
 
 from gbmj_server.config import Limits
-from gbmj_server.limits import Backoff, Counter, TokenBucket, address_key
+from gbmj_server.limits import MAX_KEYS, Backoff, Counter, TokenBucket, address_key
+from gbmj_server.storage.threads import HASH_THREADS
+
+if TYPE_CHECKING:
+    from gbmj_server.net.connection import Connection
+
+log = logging.getLogger(__name__)
 
 FILES_SPARE = 64  # open files kept for the database, logs and the host's own needs
+CLOSING_MAX = 32  # connections pushed out and not yet gone; beyond, a full server refuses
+
+T = TypeVar("T")
 
 
 def file_limit() -> int:
@@ -28,26 +56,57 @@ def file_limit() -> int:
     return soft
 
 
+class Buffers:
+    """Bytes held in connections' buffers, at most ``total`` together. Each connection
+    reports what it holds; the table keeps them in the order they began to hold (one
+    that comes down to nothing leaves it), so the one holding longest is the first."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.held = 0
+        self._by: dict[Connection, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._by)
+
+    def update(self, conn: Connection, held: int) -> None:
+        before = self._by.pop(conn, 0) if held <= 0 else self._by.get(conn, 0)
+        if held > 0:
+            self._by[conn] = held
+        self.held += max(held, 0) - before
+        while self.held > self.total and self._by:
+            oldest = next(iter(self._by))
+            self.forget(oldest)
+            log.info("%r: over the buffer budget (%d bytes held), dropped", oldest, self.held)
+            oldest.close("over the server's buffer budget")
+
+    def forget(self, conn: Connection) -> None:
+        self.held -= self._by.pop(conn, 0)
+
+
 class Guard:
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         self.trusted = frozenset(address_key(a) for a in limits.trusted)
         self.max_connections = max(1, min(limits.max_connections, file_limit() - FILES_SPARE))
-        self.open = 0
         self.connections = Counter(limits.connections_per_address)
-        self.requests = TokenBucket(limits.request_rate, limits.request_burst)
+        self.buffers = Buffers(limits.buffers_total)
+        self._open: dict[Connection, str] = {}  # connection -> its address key
+        self._unsigned: dict[Connection, None] = {}  # oldest first (signed-in ones skipped)
+        self._closing: set[Connection] = set()  # pushed out, not yet gone
+        # One bucket per open connection: the table must hold them all.
+        keys = max(MAX_KEYS, 2 * self.max_connections)
+        self.requests = TokenBucket(limits.request_rate, limits.request_burst, max_keys=keys)
         # Wrong passwords per (name, address): an attacker slows down, the owner elsewhere
         # does not; and per address, looser, for one address guessing many names.
         self.passwords = Backoff(free=5, base=1.0, cap=300.0, forget=3600.0)
         self.password_addresses = Backoff(free=30, base=1.0, cap=300.0, forget=3600.0)
         self.tokens = Backoff(free=10, base=1.0, cap=60.0, forget=600.0)  # bad resume tokens
-        self.table_passwords = Backoff(free=5, base=1.0, cap=300.0, forget=3600.0)
-        hour = 3600.0
-        self.registrations = TokenBucket(
-            limits.registrations_per_hour / hour, limits.registrations_per_hour
-        )
-        self.guests = TokenBucket(limits.guests_per_hour / hour, limits.guests_per_hour)
-        self.chat = TokenBucket(limits.chat_lines / 10.0, limits.chat_lines)
+        self.registrations = _allowance(limits.registrations_per_hour, 3600.0)
+        self.guests = _allowance(limits.guests_per_hour, 3600.0)
+        self.chat = _allowance(limits.chat_lines, 10.0)
+        self._hashing: dict[str, _Turn] = {}  # addresses with password checks under way
+        self._hash_gate = _HashGate(HASH_THREADS)
 
     def key(self, address: str) -> str:
         return address_key(address)
@@ -55,30 +114,130 @@ class Guard:
     def is_trusted(self, address: str) -> bool:
         return address_key(address) in self.trusted
 
-    def connect(self, address: str) -> str | None:
-        """Take a connection slot; the reason it is refused, or None."""
-        if self.open >= self.max_connections:
-            return "the server is full: try again later"
-        key = address_key(address)
-        if key not in self.trusted and not self.connections.acquire(key):
+    @property
+    def open(self) -> int:
+        return len(self._open)
+
+    # -- connections -------------------------------------------------------------------
+    def admit(self, conn: Connection) -> str | None:
+        """Give ``conn`` a connection slot; the reason it is refused, or None."""
+        key = address_key(conn.address)
+        trusted = key in self.trusted
+        if not trusted and self.connections.held(key) >= self.connections.cap:
             return "too many connections from your address"
-        self.open += 1
+        if len(self._open) >= self.max_connections and not self._make_room():
+            return "the server is full: try again later"
+        if not trusted:
+            self.connections.acquire(key)
+        self._open[conn] = key
+        self._unsigned[conn] = None
+        conn.buffers = self.buffers
         return None
 
-    def disconnect(self, address: str) -> None:
-        self.open -= 1
-        key = address_key(address)
-        if key not in self.trusted:
+    def _make_room(self) -> bool:
+        """Push out the oldest connection that has not signed in (False: none to push)."""
+        if len(self._closing) >= CLOSING_MAX:
+            return False
+        while self._unsigned:
+            oldest = next(iter(self._unsigned))
+            del self._unsigned[oldest]
+            if oldest.account is None and not oldest.closed:
+                self.release(oldest)
+                self._closing.add(oldest)
+                log.info("%r: the server is full, pushed out (not signed in)", oldest)
+                oldest.close("pushed out: the server is full")
+                return True
+        return False
+
+    def release(self, conn: Connection) -> None:
+        """``conn`` is gone (or going): its slot is free. Safe to call twice."""
+        self._closing.discard(conn)
+        self._unsigned.pop(conn, None)
+        self.buffers.forget(conn)
+        key = self._open.pop(conn, None)
+        if key is not None and key not in self.trusted:
             self.connections.release(key)
 
-    def request(self, connection_id: int, now: float) -> bool:
-        """One more request of a connection, within its rate."""
-        return self.requests.allow(str(connection_id), now)
+    # -- requests ----------------------------------------------------------------------
+    def request(self, connection_id: int, now: float, cost: int = 1) -> bool:
+        """One more request of a connection (costing ``cost`` tokens), within its rate."""
+        return self.requests.allow(str(connection_id), now, min(cost, self.requests.burst))
 
-    def per_address(self, bucket: TokenBucket, address: str, now: float) -> bool:
+    def per_address(self, bucket: TokenBucket | None, address: str, now: float) -> bool:
         """One more of a per-address allowance (the host's own addresses have no cap)."""
         key = address_key(address)
-        return key in self.trusted or bucket.allow(key, now)
+        return key in self.trusted or (bucket is not None and bucket.allow(key, now))
 
-    def wait(self, backoff: Backoff, key: str, now: float) -> float:
-        return backoff.wait(key, now)
+    async def hash_in_turn(
+        self, address: str, check: Callable[[], Awaitable[T]], *, new_account: bool = False
+    ) -> T:
+        """Run a password check (``check``: a slow hash) once the checks of the same
+        address before it are done, and once a hashing thread is free: the sign-ins of
+        addresses with no recent wrong password go first, new accounts and the other
+        addresses' checks after them. The threads are few: no crowd of guesses or new
+        accounts queues in front of a player's sign-in."""
+        key = address_key(address)
+        if key in self.trusted:
+            return await check()
+        later = new_account or self.password_addresses.failures(key, trio.current_time()) > 0
+        turn = self._hashing.get(key)
+        if turn is None:
+            turn = self._hashing[key] = _Turn()
+        turn.waiting += 1
+        try:
+            async with turn.lock, self._hash_gate.slot(later):
+                return await check()
+        finally:
+            turn.waiting -= 1
+            if not turn.waiting:
+                del self._hashing[key]
+
+
+class _HashGate:
+    """At most ``slots`` password checks at once; those waiting in the first queue go
+    before those in the second."""
+
+    def __init__(self, slots: int) -> None:
+        self.free = slots
+        self.queues: tuple[deque[trio.Event], deque[trio.Event]] = (deque(), deque())
+
+    @asynccontextmanager
+    async def slot(self, later: bool) -> AsyncIterator[None]:
+        if self.free:  # free slots mean nobody waits
+            self.free -= 1
+        else:
+            turn = trio.Event()
+            queue = self.queues[later]
+            queue.append(turn)
+            try:
+                await turn.wait()
+            except BaseException:
+                if turn.is_set():  # handed the slot as it was cancelled: pass it on
+                    self._release()
+                else:
+                    queue.remove(turn)
+                raise
+        try:
+            yield
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        for queue in self.queues:
+            if queue:
+                queue.popleft().set()  # the slot goes straight to the next in line
+                return
+        self.free += 1
+
+
+def _allowance(count: int, seconds: float) -> TokenBucket | None:
+    """``count`` in every ``seconds``, all of them at once if saved up (None: none)."""
+    return TokenBucket(count / seconds, count) if count > 0 else None
+
+
+class _Turn:
+    """The password checks of one address, one at a time."""
+
+    def __init__(self) -> None:
+        self.lock = trio.Lock()
+        self.waiting = 0

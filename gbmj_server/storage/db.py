@@ -19,7 +19,7 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -379,6 +379,23 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin):
     def delete_session(self, token: str) -> None:
         with self._write() as db:
             db.execute("DELETE FROM session WHERE token_hash = ?", (_token_hash(token),))
+
+    def purge_guests(self, seen_before: float, keep: Collection[int] = ()) -> int:
+        """Delete the guests last signed in before ``seen_before`` (a ``time.time()``),
+        but not those of ``keep`` (online or seated) nor a running match's players;
+        their sessions and mutes go with them, their finished matches keep their names.
+        How many went."""
+        with self._write() as db:
+            cur = db.execute(
+                "DELETE FROM account WHERE kind = 'guest' "
+                "AND coalesce(last_login_at, created_at) < ? "
+                "AND id NOT IN (SELECT value FROM json_each(?)) "
+                "AND id NOT IN (SELECT p.account_id FROM match_player p "
+                "JOIN match m ON m.id = p.match_id "
+                "WHERE m.ended_at IS NULL AND p.account_id IS NOT NULL)",
+                (seen_before, json.dumps(sorted(keep))),
+            )
+            return cur.rowcount
 
     # -- match and hand history ----------------------------------------------------
 

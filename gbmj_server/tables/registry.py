@@ -34,6 +34,11 @@ from protocol.vocabulary import ActionKind, BotLevel, LeaveReason
 log = logging.getLogger(__name__)
 
 
+def has_bots(table: Table) -> bool:
+    """A bot holds a seat: the table plays by itself."""
+    return any(seat is not None and seat.is_bot for seat in table.seats)
+
+
 class Tables:
     def __init__(self, ctx: TableContext) -> None:
         self.ctx = ctx
@@ -77,6 +82,15 @@ class Tables:
     def owned_from(self, address: str) -> int:
         """Tables made from ``address`` that are still open."""
         return sum(1 for a in self._made_from.values() if a == address)
+
+    def with_bots(self, address: str | None = None) -> int:
+        """Open tables with a bot in a seat (of those made from ``address``, if given)."""
+        return sum(
+            1
+            for table_id, actor in self.actors.items()
+            if (address is None or self._made_from.get(table_id) == address)
+            and has_bots(actor.table)
+        )
 
     def _run(self, table: Table) -> TableActor:
         actor = TableActor(table)

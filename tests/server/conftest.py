@@ -8,8 +8,10 @@ Every message the server sends in tests is checked against the protocol's catalo
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -25,6 +27,8 @@ from gbmj_server.storage import Storage
 from gbmj_server.tables.play import Play
 from gbmj_server.tables.table import Table
 from server.wireclient import WireClient, memory_connect
+
+Make = Callable[..., Awaitable[Server]]  # the ``limited`` fixture
 
 # Tests play at full speed: bots do not think, hands follow at once, and test clients
 # answer faster than any person (the limits' own tests set them as a host would).
@@ -131,6 +135,25 @@ async def server(nursery: trio.Nursery, tmp_path: Path) -> AsyncIterator[Server]
     # Stop the server (its tables may still be writing) before the database closes.
     await running.stop()
     storage.close()
+
+
+@pytest.fixture
+async def limited(nursery: trio.Nursery, tmp_path: Path) -> AsyncIterator[Make]:
+    """``await limited(**limits)``: a server on a loopback port with those limits over
+    the tests' own (which let test clients go faster than any person)."""
+    made: list[tuple[Running, Storage]] = []
+
+    async def make(**limits: Any) -> Server:
+        storage = Storage(tmp_path / f"gbmj-{len(made)}.sqlite3")
+        config = replace(TEST_CONFIG, limits=replace(TEST_CONFIG.limits, **limits))
+        srv = Server(storage, config)
+        made.append((await start(nursery, srv), storage))
+        return srv
+
+    yield make
+    for running, storage in made:
+        await running.stop()
+        storage.close()
 
 
 @pytest.fixture

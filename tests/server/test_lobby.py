@@ -10,7 +10,7 @@ from gbmj_server.config import Limits, ServerConfig
 from gbmj_server.server import Server
 from gbmj_server.storage import Storage
 from server.conftest import start
-from server.wireclient import WireClient
+from server.wireclient import WireClient, connect_from
 
 pytestmark = pytest.mark.trio
 
@@ -64,20 +64,11 @@ async def test_register_refuses_taken_names_and_bad_input(connect) -> None:
     assert (await b.expect("error"))["code"] == "wrong_type"
 
 
-async def _from(server: Server, address: str) -> WireClient:
-    """A client connecting from another loopback address (Linux routes all 127/8)."""
-    assert server.port is not None
-    stream = await trio.open_tcp_stream("127.0.0.1", server.port, local_address=address)
-    client = WireClient(stream)
-    await client.hello()
-    return client
-
-
 async def test_wrong_passwords_slow_their_name_and_address_not_the_owner(server, connect) -> None:
     a = await connect()
     await a.register("dave", "right-password")
     await a.ok("logout")
-    guesser = await _from(server, "127.0.0.9")
+    guesser = await connect_from(server, "127.0.0.9")
     for _ in range(6):  # five are free, the sixth starts a wait
         reply = await guesser.request("login", name="dave", password="wrong")
         assert reply["code"] == "bad_credentials"
@@ -89,12 +80,12 @@ async def test_wrong_passwords_slow_their_name_and_address_not_the_owner(server,
         "bad_credentials"
     )
     # while the owner, elsewhere, signs in at once.
-    owner = await _from(server, "127.0.0.10")
+    owner = await connect_from(server, "127.0.0.10")
     assert (await owner.ok("login", name="dave", password="right-password"))["type"] == "session"
 
 
 async def test_wrong_passwords_from_one_address_slow_that_address(server) -> None:
-    c = await _from(server, "127.0.0.11")
+    c = await connect_from(server, "127.0.0.11")
     for n in range(31):
         assert (await c.request("login", name=f"name{n}", password="wrong"))["code"] == (
             "bad_credentials"

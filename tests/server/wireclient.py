@@ -222,6 +222,17 @@ async def play(
                 return results
 
 
+async def connect_from(server: Server, address: str, hello: bool = True) -> WireClient:
+    """A client of ``server`` over TCP from another loopback address (Linux routes all of
+    127/8): one the server counts apart from the others, and not trusted."""
+    assert server.port is not None
+    stream = await trio.open_tcp_stream("127.0.0.1", server.port, local_address=address)
+    client = WireClient(stream)
+    if hello:
+        await client.hello()
+    return client
+
+
 def memory_connect(
     server: Server, nursery: trio.Nursery, address: str = "10.0.0.1"
 ) -> Callable[[], Awaitable[WireClient]]:
