@@ -22,7 +22,7 @@ from functools import partial
 
 import trio
 
-from gbmj_server import logs, metrics
+from gbmj_server import collector, logs, metrics
 from gbmj_server.admin_socket import serve_admin
 from gbmj_server.config import ServerConfig
 from gbmj_server.handlers import HANDLERS
@@ -201,6 +201,8 @@ async def run_server(config: ServerConfig, tls: ServerTls | None = None) -> None
             async with trio.open_nursery() as nursery:
                 context = None if tls is None else tls.context
                 await nursery.start(partial(server.serve, tls=context), listeners)
+                collector.start()  # short collector pauses with thousands of connections
+                nursery.start_soon(collector.run)
                 port = server.port
                 print(f"listening on {config.host}:{port}", flush=True)
                 print(f"database: {config.db_path}", flush=True)
