@@ -207,10 +207,11 @@ async def run_game(
                     starting.start_soon(start_play, clients, nursery)
             await trio.sleep(warmup)
             stats.measuring = True
-            cpu0, t0 = cpu_seconds(server.pid), time.perf_counter()
+            cpu0, t0, own0 = cpu_seconds(server.pid), time.perf_counter(), time.process_time()
             await trio.sleep(seconds)
             stats.measuring = False
             cpu, elapsed = cpu_seconds(server.pid) - cpu0, time.perf_counter() - t0
+            own = time.process_time() - own0
             rss = rss_mib(server.pid)
             nursery.cancel_scope.cancel()
     finally:
@@ -238,6 +239,7 @@ async def run_game(
         "frames delivered/s": stats.frames / elapsed,
         "server cpu us per frame": cpu / max(1, stats.frames) * 1e6,
         "server rss MiB": rss,
+        "load cpu % (this process, all the clients)": own / elapsed * 100,
     }
 
 
