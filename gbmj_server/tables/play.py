@@ -36,7 +36,7 @@ from gbmj_server.tables.seat import STAND_IN_LEVEL, Seat, bot_participant
 from gbmj_server.tables.settings import auto_play_after, offline_grace, public_history, seconds
 from gbmj_server.tables.state import MatchState
 from gbmj_server.tables.table import Table
-from gbmj_server.tables.wire import choices, event_frame, game_view
+from gbmj_server.tables.wire import event_frame, game_view, prompt_frame
 from protocol import messages as m
 from protocol.errors import ErrorCode
 from protocol.vocabulary import ActionKind, LeaveReason, MatchEnd, Phase
@@ -243,14 +243,8 @@ class Play:
         conn = self.seat_at(s).conn
         if conn is None or hand.timer is None:
             return
-        conn.send(
-            m.Prompt(
-                table_id=table.id,
-                seq=table.seq,
-                actions=choices(hand.legal_actions(s)),
-                timer=hand.timer,
-                ms_left=self._ms_left(s),
-            )
+        conn.send_frame(
+            prompt_frame(table.id, table.seq, hand.legal_actions(s), hand.timer, self._ms_left(s))
         )
 
     def _ms_left(self, s: int | None) -> int | None:
