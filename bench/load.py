@@ -38,7 +38,16 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 from anchor import run_anchor  # noqa: E402
-from loadkit import Pinning, Wire, cpu_seconds, frame, percentile, rss_mib, start_process  # noqa: E402
+from loadkit import (  # noqa: E402
+    Pinning,
+    Wire,
+    cpu_seconds,
+    frame,
+    percentile,
+    pin_children,
+    rss_mib,
+    start_process,
+)
 
 SETTINGS = {
     "name": "bench",
@@ -181,14 +190,23 @@ async def start_play(clients: list[BotClient], nursery: trio.Nursery) -> None:
 
 
 async def run_game(
-    tables: int, seconds: float, warmup: float, bots: int, pinning: Pinning, tmp: Path
+    tables: int,
+    seconds: float,
+    warmup: float,
+    bots: int,
+    bot_workers: int,
+    pinning: Pinning,
+    tmp: Path,
 ) -> dict[str, float]:
     config = tmp / "bench.toml"
-    config.write_text(CONFIG)
+    config.write_text(f"bot_workers = {bot_workers}\n" + CONFIG)
     command = [sys.executable, "-m", "gbmj_server", "--host", "127.0.0.1", "--port", "0"]
     command += ["--db", str(tmp / "bench.sqlite3"), "--config", str(config)]
     errors = open(tmp / "server.log", "w+")  # noqa: SIM115
     server, port = start_process(command, pinning, stderr=errors)
+    # The server's bot workers think beside the load, off the server's core (as on a
+    # host with cores to spare); the server's own event loop keeps its core.
+    workers = pin_children(server.pid, pinning.load) if pinning.pinned else 0
     try:
         stats = Stats()
         async with trio.open_nursery() as nursery:
@@ -208,9 +226,11 @@ async def run_game(
             await trio.sleep(warmup)
             stats.measuring = True
             cpu0, t0, own0 = cpu_seconds(server.pid), time.perf_counter(), time.process_time()
+            loop0 = cpu_seconds(server.pid, children=False)
             await trio.sleep(seconds)
             stats.measuring = False
             cpu, elapsed = cpu_seconds(server.pid) - cpu0, time.perf_counter() - t0
+            loop = cpu_seconds(server.pid, children=False) - loop0
             own = time.process_time() - own0
             rss = rss_mib(server.pid)
             nursery.cancel_scope.cancel()
@@ -234,7 +254,10 @@ async def run_game(
         "hands/s": hands / elapsed,
         "latency ms p50": percentile(lat, 0.5) * 1000,
         "latency ms p99": percentile(lat, 0.99) * 1000,
+        "bot workers": workers,
         "server cpu ms per hand": cpu / max(1, hands) * 1000,
+        "of it in the event loop": loop / max(1, hands) * 1000,
+        "of it in bot workers": (cpu - loop) / max(1, hands) * 1000,
         "server cpu %": cpu / elapsed * 100,
         "frames delivered/s": stats.frames / elapsed,
         "server cpu us per frame": cpu / max(1, stats.frames) * 1e6,
@@ -249,6 +272,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="measured play time")
     parser.add_argument("--warmup", type=float, default=3.0, help="play before measuring")
     parser.add_argument("--bots", type=int, default=0, choices=range(4), help="bots a table")
+    parser.add_argument(
+        "--bot-workers", type=int, default=1, help="processes the bots think in (0: the loop)"
+    )
     parser.add_argument("--no-anchor", action="store_true", help="skip the anchor's floor")
     parser.add_argument("--no-pin", action="store_true", help="let the server use any core")
     args = parser.parse_args()
@@ -258,7 +284,14 @@ def main() -> None:
     print(f"cores: {pinning.describe()}")
     with tempfile.TemporaryDirectory() as tmp:
         game = trio.run(
-            run_game, args.tables, args.seconds, args.warmup, args.bots, pinning, Path(tmp)
+            run_game,
+            args.tables,
+            args.seconds,
+            args.warmup,
+            args.bots,
+            args.bot_workers,
+            pinning,
+            Path(tmp),
         )
     for name, value in game.items():
         print(f"{name}: {value:.2f}")

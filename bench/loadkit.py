@@ -90,6 +90,14 @@ def start_process(
     raise SystemExit(f"the server did not start: {' '.join(command)}")
 
 
+def pin_children(pid: int, cpus: set[int]) -> int:
+    """Move ``pid``'s child processes (bot workers) onto ``cpus``; how many there were."""
+    children = _family(pid)[1:]
+    for child in children:
+        os.sched_setaffinity(child, cpus)
+    return len(children)
+
+
 def _family(pid: int) -> list[int]:
     """``pid`` and its child processes (a worker pool's, if any)."""
     pids = [pid]
@@ -104,10 +112,10 @@ def _family(pid: int) -> list[int]:
     return pids
 
 
-def cpu_seconds(pid: int) -> float:
-    """User and system CPU of ``pid`` and its children so far, every thread included."""
+def cpu_seconds(pid: int, children: bool = True) -> float:
+    """User and system CPU of ``pid`` (and its children) so far, every thread included."""
     total = 0
-    for p in _family(pid):
+    for p in _family(pid) if children else [pid]:
         try:
             fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:

@@ -35,6 +35,7 @@ from gbmj_server.net.sessions import Sessions
 from gbmj_server.services import Services
 from gbmj_server.storage import Storage
 from gbmj_server.storage.threads import AsyncStorage
+from gbmj_server.tables.brains import Brains
 from gbmj_server.tables.context import TableContext
 from gbmj_server.tables.journal import Journal
 from gbmj_server.tables.registry import Tables
@@ -87,12 +88,15 @@ class Server:
                 abandon_grace=config.abandon_grace,
                 table_linger=config.table_linger,
                 match_seed=self.match_seed,
+                brains=Brains(config.bot_workers) if config.bot_workers else None,
             )
             self.services = Services(
                 config, self.store, self.sessions, self.lobby, Tables(ctx), self.guard, self.rng
             )
             self.dispatcher = Dispatcher(self.services, HANDLERS)
             nursery.start_soon(self.journal.run)
+            if ctx.brains is not None:
+                await nursery.start(ctx.brains.run)
             nursery.start_soon(self.lobby.run)
             nursery.start_soon(self._gauges)
             self.resumed = await self.services.tables.resume()

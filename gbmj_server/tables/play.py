@@ -142,7 +142,7 @@ class Play:
         if auto is not None:
             if self.bot_due > now:
                 return False
-            await self._apply(auto, self._decide(hand, auto))
+            await self._apply(auto, await self._decide(hand, auto))
             return True
         for s in hand.to_act:
             if self.prompted.get(s) != table.seq:
@@ -205,10 +205,18 @@ class Play:
             return now + offline_grace(self.table.settings)
         return math.inf
 
-    def _decide(self, hand: HandState, s: int) -> Action:
-        """What a bot (or a stand-in on auto-play) plays; the timeout action if it fails."""
+    async def _decide(self, hand: HandState, s: int) -> Action:
+        """What a bot (or a stand-in on auto-play) plays: decided by a bot worker when
+        the server has them (the table waits for it; nothing else runs at the table
+        meanwhile), else here; the timeout action if the bot fails."""
         legal = hand.legal_actions(s)
-        brain = self.seat_at(s).decider(self.ctx.rng.getrandbits(64))
+        seat = self.seat_at(s)
+        brain = seat.decider(self.ctx.rng.getrandbits(64))
+        brains = self.ctx.brains
+        if brains is not None:
+            chosen = await brains.choose(seat, brain, hand, s)
+            if chosen in legal:
+                return chosen  # type: ignore[return-value]
         try:
             action = brain.choose(hand.view(s), legal)
             if action in legal:
