@@ -27,6 +27,7 @@ import gc
 import itertools
 import random
 import resource
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -39,7 +40,17 @@ import trio
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from loadkit import Pinning, Wire, cpu_seconds, frame, percentile, rss_mib, start_process  # noqa: E402
+from loadkit import (  # noqa: E402
+    Pinning,
+    Wire,
+    client_tls,
+    cpu_seconds,
+    frame,
+    open_stream,
+    percentile,
+    rss_mib,
+    start_process,
+)
 
 SETTINGS = {
     "name": "capacity",
@@ -48,7 +59,7 @@ SETTINGS = {
     "bots_allowed": True,
     "timers": {"on": True, "first_discard": 30, "turn": 15, "claim_window": 5},
 }
-CONFIG = 'log_level = "warning"\n'  # everything else as a host runs it
+CONFIG = 'log_level = "warning"\ninsecure = {insecure}\n'  # the rest as a host runs it
 PAGE = 60  # tables a page of the list (protocol.messages.TABLE_PAGE)
 
 
@@ -66,7 +77,7 @@ class Client:
     """One connection: a reader task that routes replies to their requests and hands
     everything else to ``on_message``."""
 
-    def __init__(self, stream: trio.SocketStream, on_message: Any = None) -> None:
+    def __init__(self, stream: trio.abc.Stream, on_message: Any = None) -> None:
         self.stream = stream
         self.wire = Wire()
         self.ids = itertools.count(1)
@@ -97,9 +108,11 @@ class Client:
         return slot[1]  # type: ignore[no-any-return]
 
 
+TLS: list[ssl.SSLContext | None] = [None]  # the clients' TLS (``--tls``), else plain
+
+
 async def open_client(port: int, nursery: trio.Nursery, on_message: Any = None) -> Client:
-    stream = await trio.open_tcp_stream("127.0.0.1", port)
-    client = Client(stream, on_message)
+    client = Client(await open_stream(port, TLS[0]), on_message)
     nursery.start_soon(client.run)
     welcome: list[Any] = [trio.Event(), None]
     client.waiting[0] = welcome  # the welcome echoes the hello's id
@@ -230,7 +243,7 @@ async def lobby_client(
 
 async def run(args: argparse.Namespace, pinning: Pinning, tmp: Path) -> dict[str, float]:
     config = tmp / "capacity.toml"
-    config.write_text(CONFIG)
+    config.write_text(CONFIG.format(insecure=str(not args.tls).lower()))
     command = [sys.executable, "-m", "gbmj_server", "--host", "127.0.0.1", "--port", "0"]
     command += ["--db", str(tmp / "capacity.sqlite3"), "--config", str(config)]
     errors = open(tmp / "server.log", "w+")  # noqa: SIM115
@@ -300,6 +313,7 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=10.0)
     parser.add_argument("--table-life", type=float, default=120.0, help="mean s a table lasts")
     parser.add_argument("--no-pin", action="store_true")
+    parser.add_argument("--tls", action="store_true", help="TLS on the game port (else plain)")
     args = parser.parse_args()
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # a socket per client
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -307,7 +321,9 @@ def main() -> None:
     # of objects to scan) would be counted as the server's latency.
     gc.disable()
     pinning = Pinning(pin=not args.no_pin)
+    TLS[0] = client_tls() if args.tls else None
     print(f"cores: {pinning.describe()}")
+    print(f"game port: {'TLS' if args.tls else 'plain TCP'}")
     with tempfile.TemporaryDirectory() as tmp:
         figures = trio.run(run, args, pinning, Path(tmp))
     for name, value in figures.items():

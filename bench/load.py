@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -41,8 +42,10 @@ from anchor import run_anchor  # noqa: E402
 from loadkit import (  # noqa: E402
     Pinning,
     Wire,
+    client_tls,
     cpu_seconds,
     frame,
+    open_stream,
     percentile,
     pin_children,
     rss_mib,
@@ -61,6 +64,7 @@ CONFIG = """\
 bot_delay = 0
 hand_pause = 0
 log_level = "warning"
+insecure = {insecure}
 
 [limits]
 request_rate = 10000
@@ -157,9 +161,8 @@ def _choose(actions: list[dict[str, Any]]) -> dict[str, Any]:
     return dict(actions[0])
 
 
-async def connect(port: int, stats: Stats) -> BotClient:
-    stream = await trio.open_tcp_stream("127.0.0.1", port)
-    client = BotClient(stream, stats)
+async def connect(port: int, stats: Stats, tls: ssl.SSLContext | None) -> BotClient:
+    client = BotClient(await open_stream(port, tls), stats)
     await client.send({"type": "hello", "version": 1, "client": "bench/1"})
     await client._fill()
     assert client.inbox.pop(0)["type"] == "welcome"
@@ -167,9 +170,11 @@ async def connect(port: int, stats: Stats) -> BotClient:
     return client
 
 
-async def seat_table(port: int, stats: Stats, bots: int) -> list[BotClient]:
+async def seat_table(
+    port: int, stats: Stats, bots: int, tls: ssl.SSLContext | None
+) -> list[BotClient]:
     """A table's clients, signed in and seated (the owner in seat 0), bots in the rest."""
-    clients = [await connect(port, stats) for _ in range(4 - bots)]
+    clients = [await connect(port, stats, tls) for _ in range(4 - bots)]
     snapshot = await clients[0].request("create_table", settings=SETTINGS)
     table_id = snapshot["table"]["table_id"]
     for seat, client in enumerate(clients):
@@ -195,11 +200,14 @@ async def run_game(
     warmup: float,
     bots: int,
     bot_workers: int,
+    tls: bool,
     pinning: Pinning,
     tmp: Path,
 ) -> dict[str, float]:
     config = tmp / "bench.toml"
-    config.write_text(f"bot_workers = {bot_workers}\n" + CONFIG)
+    config.write_text(
+        f"bot_workers = {bot_workers}\n" + CONFIG.format(insecure=str(not tls).lower())
+    )
     command = [sys.executable, "-m", "gbmj_server", "--host", "127.0.0.1", "--port", "0"]
     command += ["--db", str(tmp / "bench.sqlite3"), "--config", str(config)]
     errors = open(tmp / "server.log", "w+")  # noqa: SIM115
@@ -214,7 +222,7 @@ async def run_game(
             cpu0, t0 = cpu_seconds(server.pid), time.perf_counter()
 
             async def one() -> None:
-                seated.append(await seat_table(port, stats, bots))
+                seated.append(await seat_table(port, stats, bots, client_tls() if tls else None))
 
             async with trio.open_nursery() as setup:
                 for _ in range(tables):
@@ -277,11 +285,13 @@ def main() -> None:
     )
     parser.add_argument("--no-anchor", action="store_true", help="skip the anchor's floor")
     parser.add_argument("--no-pin", action="store_true", help="let the server use any core")
+    parser.add_argument("--tls", action="store_true", help="TLS on the game port (else plain)")
     args = parser.parse_args()
     pinning = Pinning(pin=not args.no_pin)
     clients = args.tables * (4 - args.bots)
     print(f"tables: {args.tables} ({clients} clients, {args.bots} bots a table)")
     print(f"cores: {pinning.describe()}")
+    print(f"game port: {'TLS' if args.tls else 'plain TCP'}")
     with tempfile.TemporaryDirectory() as tmp:
         game = trio.run(
             run_game,
@@ -290,6 +300,7 @@ def main() -> None:
             args.warmup,
             args.bots,
             args.bot_workers,
+            args.tls,
             pinning,
             Path(tmp),
         )
@@ -300,7 +311,7 @@ def main() -> None:
     groups = -(-clients // 4)
     floor = trio.run(run_anchor, groups, args.seconds, args.warmup)
     for name in ("frames/s", "latency ms p99", "server cpu us per frame"):
-        print(f"anchor {name}: {floor[name]:.2f}")
+        print(f"anchor (plain TCP) {name}: {floor[name]:.2f}")
     ratio = game["server cpu us per frame"] / floor["server cpu us per frame"]
     print(f"server cpu per frame / anchor's: {ratio:.2f}")
 

@@ -9,12 +9,14 @@ them as they are; ``frame`` packs a map. Both trust the peer: bench only.
 from __future__ import annotations
 
 import os
+import ssl
 import subprocess
 import time
 from pathlib import Path
 from typing import Any, TextIO
 
 import msgpack
+import trio
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -41,6 +43,24 @@ class Wire:
 def frame(wire: dict[str, Any]) -> bytes:
     body = msgpack.packb(wire)
     return len(body).to_bytes(4, "big") + body
+
+
+def client_tls() -> ssl.SSLContext:
+    """TLS as the bench's clients speak it: the server's self-signed certificate is not
+    checked (the bench measures what TLS costs, the pinning has tests of its own)."""
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
+
+
+async def open_stream(port: int, tls: ssl.SSLContext | None = None) -> trio.abc.Stream:
+    """A connection to the server on loopback, in TLS when ``tls`` is given."""
+    stream: trio.abc.Stream = await trio.open_tcp_stream("127.0.0.1", port)
+    if tls is not None:
+        stream = trio.SSLStream(stream, tls, server_hostname="gbmj-server")
+        await stream.do_handshake()
+    return stream
 
 
 class Pinning:
