@@ -105,7 +105,8 @@ class Client:
         self.waiting[request_id] = slot
         await self.send({"type": kind, "id": request_id, **fields})
         await slot[0].wait()
-        return slot[1]  # type: ignore[no-any-return]
+        reply: dict[str, Any] = slot[1]
+        return reply
 
 
 TLS: list[ssl.SSLContext | None] = [None]  # the clients' TLS (``--tls``), else plain

@@ -215,8 +215,8 @@ class Play:
         brains = self.ctx.brains
         if brains is not None:
             chosen = await brains.choose(seat, brain, hand, s)
-            if chosen in legal:
-                return chosen  # type: ignore[return-value]
+            if chosen is not None and chosen in legal:
+                return chosen
         try:
             action = brain.choose(hand.view(s), legal)
             if action in legal:
