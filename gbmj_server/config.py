@@ -2,8 +2,8 @@
 
 Settings come from the defaults, then the TOML file (keys ``host``, ``port``, ``db``,
 ``log_level``, ``log_format``, ``log_file``, ``tls_cert``, ``tls_key``, ``insecure``,
-``metrics_port``, ``metrics_host``, ``bot_delay``, ``hand_pause``, the SSH server's
-``ssh_*`` keys of ``gbmj_server.ssh.config`` and the web page's ``web_*`` keys of
+``metrics_port``, ``metrics_host``, ``bot_delay``, ``hand_pause``, ``bot_workers``, the
+SSH server's ``ssh_*`` keys of ``gbmj_server.ssh.config`` and the web page's ``web_*`` keys of
 ``gbmj_server.web.config``, optionally under a ``[server]`` table; shop prices in a
 ``shop`` table, e.g. ``[shop]`` ``tile_counter = 600``, 0 = not sold), then the command
 line (``gbmj_server.cli``).
@@ -74,6 +74,7 @@ class ServerConfig:
     metrics_port: int | None = None  # HTTP /metrics and /healthz (None: off)
     metrics_host: str = DEFAULT_HOST  # loopback: the metrics are for the host, not players
     bot_delay: float = 0.5  # seconds a server bot "thinks" before acting
+    bot_workers: int = 1  # processes the bots think in (0: in the server's own loop)
     hand_pause: float = 5.0  # seconds between hands, to read the result
     abandon_grace: float = 60.0  # seconds a match waits for any of its humans to come back
     table_linger: float = 300.0  # seconds an empty table waits for its owner to come back
@@ -101,7 +102,7 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
     known = {"host", "port", "db", "log_level", "bot_delay", "hand_pause", "shop", "limits"}
     known |= {"abandon_grace", "table_linger"}
     known |= {"log_format", "log_file", "tls_cert", "tls_key", "insecure"}
-    known |= {"metrics_port", "metrics_host"}
+    known |= {"metrics_port", "metrics_host", "bot_workers"}
     unknown = set(data) - known
     unknown -= SSH_KEYS | WEB_KEYS
     if unknown:
@@ -146,6 +147,11 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
             ):
                 raise ConfigError(f"{key} must be a number of seconds 0-{most}")
             config = replace(config, **{key: float(value)})
+    if "bot_workers" in data:
+        workers = data["bot_workers"]
+        if not isinstance(workers, int) or isinstance(workers, bool) or not 0 <= workers <= 64:
+            raise ConfigError("bot_workers must be an integer 0-64")
+        config = replace(config, bot_workers=workers)
     if "limits" in data:
         config = replace(config, limits=_limits(data["limits"], config.limits))
     if "shop" in data:

@@ -22,7 +22,7 @@ from functools import partial
 
 import trio
 
-from gbmj_server import logs, metrics
+from gbmj_server import collector, logs, metrics
 from gbmj_server.admin_socket import serve_admin
 from gbmj_server.config import ServerConfig
 from gbmj_server.handlers import HANDLERS
@@ -36,6 +36,7 @@ from gbmj_server.net.sessions import Sessions
 from gbmj_server.services import Services
 from gbmj_server.storage import Storage
 from gbmj_server.storage.threads import AsyncStorage
+from gbmj_server.tables.brains import Brains
 from gbmj_server.tables.context import TableContext
 from gbmj_server.tables.journal import Journal
 from gbmj_server.tables.registry import Tables
@@ -88,12 +89,15 @@ class Server:
                 abandon_grace=config.abandon_grace,
                 table_linger=config.table_linger,
                 match_seed=self.match_seed,
+                brains=Brains(config.bot_workers) if config.bot_workers else None,
             )
             self.services = Services(
                 config, self.store, self.sessions, self.lobby, Tables(ctx), self.guard, self.rng
             )
             self.dispatcher = Dispatcher(self.services, HANDLERS)
             nursery.start_soon(self.journal.run)
+            if ctx.brains is not None:
+                await nursery.start(ctx.brains.run)
             nursery.start_soon(self.lobby.run)
             nursery.start_soon(self._gauges)
             nursery.start_soon(housekeeping, self.services)
@@ -203,6 +207,8 @@ async def run_server(config: ServerConfig, tls: ServerTls | None = None) -> None
             async with trio.open_nursery() as nursery:
                 context = None if tls is None else tls.context
                 await nursery.start(partial(server.serve, tls=context), listeners)
+                collector.start()  # short collector pauses with thousands of connections
+                nursery.start_soon(collector.run)
                 port = server.port
                 print(f"listening on {config.host}:{port}", flush=True)
                 print(f"database: {config.db_path}", flush=True)

@@ -8,6 +8,11 @@ change) and the counters. Watchers of the same page share one diff, encoded once
 burst of a thousand changes costs each watcher a handful of frames, and the cost of a
 change does not grow with the number of watchers × changes. A client at a table does not
 watch: it gets its own table's changes from the table.
+
+Watchers are split into ``COHORTS`` by connection, and each cohort's turn comes at its
+own point of the interval: thousands of watchers get their updates spread over the
+interval instead of in one burst of writes that every table's next step would wait
+behind.
 """
 
 from __future__ import annotations
@@ -23,13 +28,16 @@ from protocol import messages as m
 from protocol.framing import encode
 
 UPDATE_INTERVAL = 0.5  # seconds between two lobby updates to a watcher, at least
+COHORTS = 10  # groups of watchers updated at different points of the interval
 
 
 @dataclass(eq=False)
 class Page:
-    """What the watchers of one page were last sent: table id -> the version sent."""
+    """What the watchers of one page in one cohort were last sent: table id -> the
+    version sent."""
 
     offset: int
+    cohort: int
     sent: dict[int, int] = field(default_factory=dict)
     online: int = -1
     total: int = -1
@@ -44,7 +52,7 @@ class Lobby:
         self._versions: dict[int, int] = {}
         self._order: list[int] = []  # table ids, ascending: the list's order
         self._version = 0
-        self._pages: dict[int, Page] = {}
+        self._pages: dict[tuple[int, int], Page] = {}  # (offset, cohort) -> its page
         self._page_of: dict[Connection, Page] = {}
 
     # -- what tables publish ---------------------------------------------------------
@@ -83,9 +91,10 @@ class Lobby:
     def watch(self, conn: Connection, offset: int = 0) -> m.TableList:
         """``conn`` follows the page at ``offset`` from now on; the page as it is."""
         self.unwatch(conn)
-        page = self._pages.get(offset)
+        key = (offset, conn.id % COHORTS)
+        page = self._pages.get(key)
         if page is None:
-            page = self._pages[offset] = Page(offset)
+            page = self._pages[key] = Page(*key)
             page.sent = {i: self._versions[i] for i in self._page_ids(offset)}
             page.online, page.total = self.sessions.signed_in, len(self._order)
         page.watchers.add(conn)
@@ -97,7 +106,7 @@ class Lobby:
         if page is not None:
             page.watchers.discard(conn)
             if not page.watchers:
-                del self._pages[page.offset]
+                del self._pages[page.offset, page.cohort]
 
     def watching(self, conn: Connection) -> bool:
         return conn in self._page_of
@@ -111,18 +120,24 @@ class Lobby:
 
     # -- the updates -------------------------------------------------------------------
     async def run(self) -> None:
-        """Send the coalesced updates, every ``interval`` seconds while anything changed."""
-        flushed = -1
+        """Send the coalesced updates: each cohort's turn once every ``interval``, the
+        turns spread evenly over it (turns missed by a busy loop are caught up)."""
+        step = self.interval / COHORTS
+        due, cohort = trio.current_time() + step, 0
         while True:
-            await trio.sleep(self.interval)
-            online = self.sessions.signed_in
-            if self._version != flushed or any(p.online != online for p in self._pages.values()):
-                flushed = self._version
-                self.flush()
+            await trio.sleep_until(due)
+            now = trio.current_time()
+            while due <= now:
+                self.flush(cohort)
+                due, cohort = due + step, (cohort + 1) % COHORTS
 
-    def flush(self) -> None:
+    def flush(self, cohort: int | None = None) -> None:
+        """What changed since their last update, to the watchers of ``cohort`` (None:
+        every cohort), one frame per page."""
         online, total = self.sessions.signed_in, len(self._order)
         for page in list(self._pages.values()):
+            if cohort is not None and page.cohort != cohort:
+                continue
             ids = self._page_ids(page.offset)
             current = {i: self._versions[i] for i in ids}
             changed = tuple(self._infos[i] for i in ids if page.sent.get(i) != current[i])

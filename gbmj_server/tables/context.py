@@ -11,6 +11,7 @@ import trio
 from gbmj_server.limits import Backoff, address_key
 from gbmj_server.net.lobby import Lobby
 from gbmj_server.storage.threads import AsyncStorage
+from gbmj_server.tables.brains import Brains
 from gbmj_server.tables.journal import Journal
 
 
@@ -26,6 +27,7 @@ class TableContext:
     abandon_grace: float = 60.0  # seconds a match waits for any of its humans to return
     table_linger: float = 300.0  # seconds an empty table waits before it closes
     match_seed: bytes | None = None  # None: a fresh seed per match (tests fix one)
+    brains: Brains | None = None  # bot decisions in worker processes (None: in the loop)
     # account id -> the id of the table where that account holds a seat (kept by tables)
     seated: dict[int, int] = field(default_factory=dict)
     on_closed: Callable[[int], None] = lambda table_id: None  # a table is gone

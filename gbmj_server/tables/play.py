@@ -36,7 +36,7 @@ from gbmj_server.tables.seat import STAND_IN_LEVEL, Seat, bot_participant
 from gbmj_server.tables.settings import auto_play_after, offline_grace, public_history, seconds
 from gbmj_server.tables.state import MatchState
 from gbmj_server.tables.table import Table
-from gbmj_server.tables.wire import choices, event_frame, game_view
+from gbmj_server.tables.wire import event_frame, game_view, prompt_frame
 from protocol import messages as m
 from protocol.errors import ErrorCode
 from protocol.vocabulary import ActionKind, LeaveReason, MatchEnd, Phase
@@ -142,7 +142,7 @@ class Play:
         if auto is not None:
             if self.bot_due > now:
                 return False
-            await self._apply(auto, self._decide(hand, auto))
+            await self._apply(auto, await self._decide(hand, auto))
             return True
         for s in hand.to_act:
             if self.prompted.get(s) != table.seq:
@@ -205,10 +205,18 @@ class Play:
             return now + offline_grace(self.table.settings)
         return math.inf
 
-    def _decide(self, hand: HandState, s: int) -> Action:
-        """What a bot (or a stand-in on auto-play) plays; the timeout action if it fails."""
+    async def _decide(self, hand: HandState, s: int) -> Action:
+        """What a bot (or a stand-in on auto-play) plays: decided by a bot worker when
+        the server has them (the table waits for it; nothing else runs at the table
+        meanwhile), else here; the timeout action if the bot fails."""
         legal = hand.legal_actions(s)
-        brain = self.seat_at(s).decider(self.ctx.rng.getrandbits(64))
+        seat = self.seat_at(s)
+        brain = seat.decider(self.ctx.rng.getrandbits(64))
+        brains = self.ctx.brains
+        if brains is not None:
+            chosen = await brains.choose(seat, brain, hand, s)
+            if chosen is not None and chosen in legal:
+                return chosen
         try:
             action = brain.choose(hand.view(s), legal)
             if action in legal:
@@ -243,14 +251,8 @@ class Play:
         conn = self.seat_at(s).conn
         if conn is None or hand.timer is None:
             return
-        conn.send(
-            m.Prompt(
-                table_id=table.id,
-                seq=table.seq,
-                actions=choices(hand.legal_actions(s)),
-                timer=hand.timer,
-                ms_left=self._ms_left(s),
-            )
+        conn.send_frame(
+            prompt_frame(table.id, table.seq, hand.legal_actions(s), hand.timer, self._ms_left(s))
         )
 
     def _ms_left(self, s: int | None) -> int | None:

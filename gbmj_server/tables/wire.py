@@ -1,9 +1,10 @@
 """The wire forms a table sends: events, prompts, snapshots' game views.
 
 What a viewer may see was decided by the engine (``Event.for_viewer``, ``HandState.view``);
-these only put it in the protocol's shapes. Events are the server's hot path: their maps
-are the engine's own ``to_dict`` (whose shape the tests hold to the schema) and are
-packed without a second check, once per distinct form.
+these only put it in the protocol's shapes. Events and prompts are the server's hot path:
+their maps are the engine's own ``to_dict`` (whose shape the tests hold to the schema,
+``CHECK_OUTGOING``) and are packed without a second check, events once per distinct
+form.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from gbmj.game.hand_state import HandState
 from gbmj_server.net.connection import CHECK_OUTGOING
 from protocol import messages as m
 from protocol.framing import encode_map
+from protocol.vocabulary import TimerClass
 
 # HandView fields the wire GameView does not carry: the prompt carries the legal
 # actions, and hand_result the result and the revealed wall.
@@ -30,8 +32,22 @@ def event_frame(table_id: int, seq: int, event: Event) -> bytes:
     return encode_map(wire, "event")
 
 
-def choices(actions: tuple[Action, ...]) -> tuple[m.ActionChoice, ...]:
-    return tuple(m.ActionChoice(kind=a.kind, tile=a.tile) for a in actions)
+def prompt_frame(
+    table_id: int, seq: int, actions: tuple[Action, ...], timer: TimerClass, ms_left: int | None
+) -> bytes:
+    """One ``prompt`` frame: the seat's legal ``actions`` at the table's ``seq``."""
+    wire: dict[str, Any] = {
+        "type": "prompt",
+        "table_id": table_id,
+        "seq": seq,
+        "actions": [a.to_dict() for a in actions],
+        "timer": timer,
+    }
+    if ms_left is not None:
+        wire["ms_left"] = ms_left
+    if CHECK_OUTGOING:
+        m.Message.from_wire(wire)
+    return encode_map(wire, "prompt")
 
 
 def game_view(state: HandState, viewer: int, ms_left: int | None) -> m.GameView:
@@ -43,4 +59,4 @@ def game_view(state: HandState, viewer: int, ms_left: int | None) -> m.GameView:
     return m.GameView.from_wire(view)
 
 
-__all__ = ["SPECTATOR", "choices", "event_frame", "game_view"]
+__all__ = ["SPECTATOR", "event_frame", "game_view", "prompt_frame"]

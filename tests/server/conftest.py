@@ -31,11 +31,14 @@ from server.wireclient import WireClient, memory_connect
 Make = Callable[..., Awaitable[Server]]  # the ``limited`` fixture
 
 # Tests play at full speed: bots do not think, hands follow at once, and test clients
-# answer faster than any person (the limits' own tests set them as a host would).
+# answer faster than any person (the limits' own tests set them as a host would). Bots
+# decide in the server's loop, where the mock clock's tests see every step they take
+# (tests/server/test_brains.py runs them in workers).
 TEST_CONFIG = ServerConfig(
     bot_delay=0.0,
     hand_pause=0.0,
     table_linger=0.0,  # an empty table closes at once (the linger has its own test)
+    bot_workers=0,
     limits=Limits(request_rate=100_000.0, request_burst=100_000, chat_lines=1000),
 )
 

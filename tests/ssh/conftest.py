@@ -78,12 +78,13 @@ async def until(condition, timeout: float = 10.0) -> None:  # type: ignore[no-un
 
 
 def client_pids(host: Host) -> list[int]:
-    """The server's child processes: one client for each running SSH session."""
+    """The server's child processes: one client for each running SSH session
+    (the bot worker is no client)."""
     found: list[int] = []
     for task in Path(f"/proc/{host.proc.pid}/task").iterdir():
         with contextlib.suppress(OSError):
             found += [int(pid) for pid in (task / "children").read_text().split()]
-    return found
+    return [pid for pid in found if not _bot_worker(pid)]
 
 
 def stop_host(host: Host) -> None:
@@ -178,3 +179,10 @@ async def open_terminal(
     )
     _, terminal = await conn.create_session(Terminal, term_type="xterm-256color", term_size=size)
     return conn, terminal
+
+
+def _bot_worker(pid: int) -> bool:
+    """Whether ``pid`` is the server's bot worker (``gbmj_server.tables.brains``)."""
+    with contextlib.suppress(OSError):
+        return b"gbmj_server.tables.brains" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    return False

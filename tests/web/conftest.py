@@ -42,12 +42,13 @@ class WebHost:
         return self.log.read_text("utf-8", errors="replace")
 
     def client_pids(self) -> list[int]:
-        """The server's child processes: one client for each running web session."""
+        """The server's child processes: one client for each running web
+        session (the bot worker is no client)."""
         found: list[int] = []
         for task in Path(f"/proc/{self.proc.pid}/task").iterdir():
             with contextlib.suppress(OSError):
                 found += [int(pid) for pid in (task / "children").read_text().split()]
-        return found
+        return [pid for pid in found if not _bot_worker(pid)]
 
 
 def start_web_host(tmp: Path, **settings: object) -> WebHost:
@@ -174,3 +175,10 @@ async def web_terminal(host: WebHost, path: str = "ws", **headers: str):  # type
             yield terminal
         finally:
             await socket.close()
+
+
+def _bot_worker(pid: int) -> bool:
+    """Whether ``pid`` is the server's bot worker (``gbmj_server.tables.brains``)."""
+    with contextlib.suppress(OSError):
+        return b"gbmj_server.tables.brains" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    return False
