@@ -19,22 +19,25 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
+from gbmj.replay import ReplayId
 from gbmj_tui import messages as ui
 from gbmj_tui.config import ClientConfig, Options, load_config, parse_address, save_config
 from gbmj_tui.connection import ConnectError, RequestFailed
 from gbmj_tui.i18n import N_, tr
 from gbmj_tui.screens.connect import ConnectScreen
 from gbmj_tui.screens.help import HelpScreen
+from gbmj_tui.screens.history import HistoryScreen
 from gbmj_tui.screens.lobby import LobbyScreen
+from gbmj_tui.screens.replay import ReplayScreen
 from gbmj_tui.screens.result import ResultScreen, StandingsScreen
 from gbmj_tui.screens.shop import LeaderboardScreen, ShopScreen
 from gbmj_tui.screens.table import TableScreen
 from gbmj_tui.session import Session
-from gbmj_tui.solo import Solo, load_account, new_account, save_account
+from gbmj_tui.solo import Solo, solo_sign_in
 from gbmj_tui.tiles import TileStyle
+from gbmj_tui.tools import ExportError, fetch_replay, write_replay
 from gbmj_tui.words import error_text
 from protocol import messages as m
-from protocol.errors import ErrorCode
 
 SIGN_IN = {"login": m.Login, "register": m.Register}
 
@@ -164,7 +167,7 @@ class GbmjApp(App[None]):
         session = self.session
         try:
             await session.connect(solo.address)
-            profile = await self._solo_account(solo)
+            profile = await solo_sign_in(session.sign_in, solo.account_file)
             await self._enter_lobby(profile)
             timers = m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5)
             stake = 0 if profile.guest else 1  # coins move from the first game on
@@ -180,32 +183,6 @@ class GbmjApp(App[None]):
             await session.request(m.Ready(table_id=table_id, ready=True))
         except (ConnectError, RequestFailed, TimeoutError) as exc:
             self.notify(self._failure(exc), severity="error", timeout=10, markup=False)
-
-    async def _solo_account(self, solo: Solo) -> m.Profile:
-        if solo.account_file is None:
-            return await self.session.sign_in(m.Guest(name=None))
-        account = load_account(solo.account_file)
-        if account is not None:
-            try:
-                return await self.session.sign_in(
-                    m.Login(name=account.name, password=account.password)
-                )
-            except RequestFailed as exc:  # a new database: register the account again
-                if exc.code != ErrorCode.BAD_CREDENTIALS:
-                    raise
-        for taken in range(10):
-            account = new_account(taken) if account is None or taken else account
-            try:
-                profile = await self.session.sign_in(
-                    m.Register(name=account.name, password=account.password)
-                )
-            except RequestFailed as exc:
-                if exc.code not in (ErrorCode.NAME_TAKEN, ErrorCode.BAD_NAME):
-                    raise
-                continue
-            save_account(solo.account_file, account)
-            return profile
-        return await self.session.sign_in(m.Guest(name=None))
 
     # -- what screens ask for ------------------------------------------------------------
     @on(ui.Requested)
@@ -360,6 +337,38 @@ class GbmjApp(App[None]):
         """The items and the shop (i in the lobby)."""
         if not isinstance(self.screen, ShopScreen) and self.session.profile is not None:
             self.push_screen(ShopScreen(self.lang, self.session.profile, self.session.inventory))
+
+    def action_open_history(self) -> None:
+        """The player's match history (h in the lobby)."""
+        if not isinstance(self.screen, HistoryScreen):
+            self.push_screen(HistoryScreen(self.lang))
+
+    @on(ui.ReplayAsked)
+    def _replay(self, asked: ui.ReplayAsked) -> None:
+        me = self.session.profile.name if self.session.profile is not None else None
+        may_export = not self.options.hosted  # a hosted client writes no file
+        screen = ReplayScreen(
+            asked.hand_id, me=me, lang=self.lang, tile_style=self.tile_style, may_export=may_export
+        )
+        self.push_screen(screen)
+
+    @on(ui.ExportAsked)
+    @work(group="export")
+    async def _export(self, asked: ui.ExportAsked) -> None:
+        """Write a hand to a replay file in the current folder, as ``gbmj export`` does."""
+        conn, target = self.session.conn, ReplayId("hand", asked.hand_id)
+        if self.options.hosted or conn is None or conn.closed:
+            return
+        try:
+            replay = await fetch_replay(conn, target, str(self.session.address or ""))
+            path = Path.cwd() / target.file_name
+            write_replay(replay, path)
+        except (ExportError, ConnectError, RequestFailed, TimeoutError, OSError) as exc:
+            text = tr("The hand was not exported: {reason}", self.lang).format(reason=exc)
+            self.notify(text, severity="error", timeout=10, markup=False)
+            return
+        text = tr("The hand was written to {path}", self.lang).format(path=path)
+        self.notify(text, timeout=10, markup=False)
 
     def action_open_leaderboard(self) -> None:
         """The leaderboard (l in the lobby)."""

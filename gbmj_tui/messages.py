@@ -50,6 +50,22 @@ class ActionChosen(Message):
         self.choice = choice
 
 
+class ReplayAsked(Message):
+    """Replay the hand ``hand_id`` (from the result screen or a match's history)."""
+
+    def __init__(self, hand_id: int) -> None:
+        super().__init__()
+        self.hand_id = hand_id
+
+
+class ExportAsked(Message):
+    """Write the hand ``hand_id`` to a replay file; the answer (``Told``) names it."""
+
+    def __init__(self, hand_id: int) -> None:
+        super().__init__()
+        self.hand_id = hand_id
+
+
 class KeyRefused(Message):
     """A key did nothing; ``reason`` says why (shown on the action line)."""
 

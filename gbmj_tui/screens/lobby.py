@@ -80,6 +80,7 @@ class LobbyScreen(Screen[None]):
         Binding("r", "refresh", N_("Refresh")),
         Binding("i", "app.open_shop", N_("Items/Shop")),
         Binding("l", "app.open_leaderboard", N_("Leaders")),
+        Binding("h", "app.open_history", N_("History")),
         Binding("k", "ssh_keys", N_("SSH keys")),
         Binding("question_mark", "app.help", N_("Help")),
         Binding("ctrl+q", "app.quit", N_("Quit")),

@@ -45,15 +45,13 @@ from gbmj_tui.widgets import (
     PromptBar,
     SeatPanel,
 )
-from gbmj_tui.widgets.board import Board
+from gbmj_tui.widgets.board import Board, is_compact
 from gbmj_tui.widgets.keybar import KeyBar
 from gbmj_tui.widgets.linkbar import LinkBar
 from gbmj_tui.widgets.status import status_text
 from gbmj_tui.words import TIMERS as TIMER_WORDS
 from protocol import messages as m
 
-COMPACT_WIDTH = 90  # below this many columns (or COMPACT_HEIGHT rows) drop the borders
-COMPACT_HEIGHT = 28
 ESCAPE_CONFIRM_S = 3.0  # leaving a running match needs the key twice within this time
 GAME_KEYS = frozenset({"h", "p", "g", "1", "2", "3", "space", "enter"})
 
@@ -117,7 +115,7 @@ class TableScreen(Screen[None]):
         self._fit(event.size.width, event.size.height)
 
     def _fit(self, width: int, height: int) -> None:
-        compact = width < COMPACT_WIDTH or height < COMPACT_HEIGHT
+        compact = is_compact(width, height)
         self.set_class(compact, "-compact")
         with contextlib.suppress(NoMatches):
             self.query_one(Board).fit(width, compact)
