@@ -170,7 +170,9 @@ def test_the_hand_just_played_replays_to_the_same_end_and_the_history_finds_it(
         return live, match, hands, path, shots
 
     live, match, _, path, shots = asyncio.run(go())
-    assert "Wall verified" in " ".join(shots["result"].split())
+    result = " ".join(shots["result"].split())
+    assert "Wall verified" in result
+    assert "Next hand in" in result  # the server's next_hand_ms, counted down
     assert "step 0 of" in shots["start"] and "as you saw it" in shots["start"]
     assert "face up" in shots["face up"]
     end = " ".join(shots["end"].split())
