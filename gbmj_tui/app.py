@@ -19,10 +19,10 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
-from gbmj.replay import ReplayId
 from gbmj_tui import messages as ui
-from gbmj_tui.config import ClientConfig, Options, load_config, parse_address, save_config
-from gbmj_tui.connection import ConnectError, RequestFailed
+from gbmj_tui.config import Address, ClientConfig, Options, load_config, parse_address, save_config
+from gbmj_tui.connection import TlsPolicy
+from gbmj_tui.errors import ConnectError, RequestFailed
 from gbmj_tui.i18n import N_, tr
 from gbmj_tui.screens.connect import ConnectScreen
 from gbmj_tui.screens.help import HelpScreen
@@ -33,9 +33,9 @@ from gbmj_tui.screens.result import ResultScreen, StandingsScreen
 from gbmj_tui.screens.shop import LeaderboardScreen, ShopScreen
 from gbmj_tui.screens.table import TableScreen
 from gbmj_tui.session import Session
-from gbmj_tui.solo import Solo, solo_sign_in
+from gbmj_tui.solo import Solo, solo_sign_in, solo_table
 from gbmj_tui.tiles import TileStyle
-from gbmj_tui.tools import ExportError, fetch_replay, write_replay
+from gbmj_tui.tools import ExportError, export_hand
 from gbmj_tui.words import error_text
 from protocol import messages as m
 
@@ -63,9 +63,11 @@ class GbmjApp(App[None]):
         server: str | None = None,
         hosted: bool = False,
         config_path: Path | None = None,
+        insecure: bool = False,
+        expect: str | None = None,
     ) -> None:
         super().__init__()
-        self.options = Options(lang, ascii, hosted, server, config_path)
+        self.options = Options(lang, ascii, hosted, server, config_path, insecure, expect)
         self.lang = lang
         # Chinese tile faces only in Chinese, and not when everything must be ASCII.
         self.tile_style = TileStyle.CJK if lang == "zh" and not ascii else TileStyle.ASCII
@@ -92,7 +94,10 @@ class GbmjApp(App[None]):
 
     def _connect_screen(self, error: str = "") -> None:
         fixed = self.options.server if self.options.hosted else None
-        screen = ConnectScreen(self.config, self.lang, server=self.options.server, fixed=fixed)
+        o = self.options
+        screen = ConnectScreen(
+            self.config, self.lang, server=o.server, fixed=fixed, insecure=o.insecure, ascii=o.ascii
+        )
         self.push_screen(screen)
         if error:
             screen.show_error(error)
@@ -109,12 +114,17 @@ class GbmjApp(App[None]):
     async def _sign_in(self, ask: ui.SignIn) -> None:
         """Sign in for the connect screen, which shows the error if there is one."""
         screen = self.screen
-        error = await self.sign_in(ask.how, ask.server, ask.name, ask.password)
+        error = await self.sign_in(
+            ask.how, ask.server, ask.name, ask.password, insecure=ask.insecure
+        )
         if error and isinstance(screen, ConnectScreen) and screen.is_mounted:
             screen.show_error(error)
 
-    async def sign_in(self, how: str, server: str, name: str, password: str) -> str | None:
-        """Connect, then log in / register / play as guest; an error text, or None."""
+    async def sign_in(
+        self, how: str, server: str, name: str, password: str, *, insecure: bool = False
+    ) -> str | None:
+        """Connect (over plain TCP with ``insecure``), then log in / register / play as
+        guest; an error text, or None."""
         if self.options.hosted and self.options.server is not None:
             server = self.options.server  # a hosted client reaches its own server only
         try:
@@ -126,11 +136,12 @@ class GbmjApp(App[None]):
                 if how == "guest"
                 else SIGN_IN[how](name=name, password=password)
             )
-            await self.session.connect(address)
+            await self._connect(address, insecure)
             profile = await self.session.sign_in(request)
         except (ConnectError, RequestFailed, TimeoutError) as exc:
             return self._failure(exc)
-        self.config = self.config.used(str(address), name if how != "guest" else self.config.name)
+        kept = name if how != "guest" else self.config.name
+        self.config = self.config.used(str(address), kept, insecure=insecure)
         if not self.options.hosted:
             try:
                 save_config(self.config, self.options.config_path)
@@ -148,12 +159,20 @@ class GbmjApp(App[None]):
         self.lobby_at = time.monotonic() - self.started
         self.send(m.GetInventory())
 
+    async def _connect(self, address: Address, insecure: bool = False) -> None:
+        """Connect the session; the first connection to a server says what it pinned."""
+        await self.session.connect(address, TlsPolicy.of(self.options, insecure))
+        pin = self.session.conn.pin if self.session.conn is not None else None
+        notice = pin.notice(self.lang) if pin is not None else None
+        if notice:
+            self.notify(notice, title=tr("New server", self.lang), timeout=30, markup=False)
+
     @work(exclusive=True, group="sign_in")
     async def _resume_hosted(self, server: str, token: str | None) -> None:
         """Started by a front door: resume its session (or play as a guest); the connect
         screen if that fails."""
         try:
-            await self.session.connect(parse_address(server))
+            await self._connect(parse_address(server))
             request = m.Resume(token=token) if token else m.Guest(name=None)
             profile = await self.session.sign_in(request)
         except (ConnectError, RequestFailed, TimeoutError) as exc:
@@ -166,21 +185,11 @@ class GbmjApp(App[None]):
         """Solo: the local account (or a guest), a table with three bots, ready."""
         session = self.session
         try:
-            await session.connect(solo.address)
+            # The solo server is this client's own, on loopback: plain TCP.
+            await session.connect(solo.address, TlsPolicy(insecure=True))
             profile = await solo_sign_in(session.sign_in, solo.account_file)
             await self._enter_lobby(profile)
-            timers = m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5)
-            stake = 0 if profile.guest else 1  # coins move from the first game on
-            settings = m.TableSettings(
-                name="solo", stake=stake, timers=timers, rounds=1, bots_allowed=True
-            )
-            snapshot = await session.request(m.CreateTable(settings=settings))
-            assert isinstance(snapshot, m.Snapshot)
-            table_id = snapshot.table.table_id
-            await session.request(m.Sit(table_id=table_id, seat=0))
-            for seat in (1, 2, 3):
-                await session.request(m.AddBot(table_id=table_id, seat=seat, level="normal"))
-            await session.request(m.Ready(table_id=table_id, ready=True))
+            await solo_table(session.request, guest=profile.guest)
         except (ConnectError, RequestFailed, TimeoutError) as exc:
             self.notify(self._failure(exc), severity="error", timeout=10, markup=False)
 
@@ -356,13 +365,11 @@ class GbmjApp(App[None]):
     @work(group="export")
     async def _export(self, asked: ui.ExportAsked) -> None:
         """Write a hand to a replay file in the current folder, as ``gbmj export`` does."""
-        conn, target = self.session.conn, ReplayId("hand", asked.hand_id)
+        conn = self.session.conn
         if self.options.hosted or conn is None or conn.closed:
             return
         try:
-            replay = await fetch_replay(conn, target, str(self.session.address or ""))
-            path = Path.cwd() / target.file_name
-            write_replay(replay, path)
+            path = await export_hand(conn, asked.hand_id, str(self.session.address or ""))
         except (ExportError, ConnectError, RequestFailed, TimeoutError, OSError) as exc:
             text = tr("The hand was not exported: {reason}", self.lang).format(reason=exc)
             self.notify(text, severity="error", timeout=10, markup=False)

@@ -32,14 +32,18 @@ class Requested(Message):
 
 
 class SignIn(Message):
-    """Connect to ``server`` and log in, register or play as a guest."""
+    """Connect to ``server`` (over plain TCP with ``insecure``) and log in, register or
+    play as a guest."""
 
-    def __init__(self, how: str, server: str, name: str, password: str) -> None:
+    def __init__(
+        self, how: str, server: str, name: str, password: str, *, insecure: bool = False
+    ) -> None:
         super().__init__()
         self.how = how
         self.server = server
         self.name = name
         self.password = password
+        self.insecure = insecure
 
 
 class ActionChosen(Message):

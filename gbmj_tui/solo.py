@@ -100,3 +100,21 @@ async def solo_sign_in(
         save_account(account_file, account)
         return profile
     return await sign_in(m.Guest(name=None))
+
+
+SOLO_TIMERS = m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5)
+
+
+async def solo_table(request: Callable[[m.Message], Awaitable[m.Message]], *, guest: bool) -> None:
+    """The solo table: created, the player at seat 0, three bots, ready. Coins move
+    from the first game on (stake 1), except for a guest."""
+    settings = m.TableSettings(
+        name="solo", stake=0 if guest else 1, timers=SOLO_TIMERS, rounds=1, bots_allowed=True
+    )
+    snapshot = await request(m.CreateTable(settings=settings))
+    assert isinstance(snapshot, m.Snapshot)
+    table_id = snapshot.table.table_id
+    await request(m.Sit(table_id=table_id, seat=0))
+    for seat in (1, 2, 3):
+        await request(m.AddBot(table_id=table_id, seat=seat, level="normal"))
+    await request(m.Ready(table_id=table_id, ready=True))

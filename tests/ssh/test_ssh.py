@@ -51,6 +51,27 @@ def test_password_sign_in_shows_the_lobby_takes_keys_resizes_and_quits(host: Hos
     asyncio.run(scenario())
 
 
+def test_a_session_reaches_a_game_port_that_serves_tls(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The game port serves TLS: the SSH session's client checks the certificate against
+    the fingerprint the front door hands it (GBMJ_TLS_FINGERPRINT), pins nothing, and
+    plays as over plain TCP."""
+    host = start_host(tmp_path, {"alice": "alice-pw"}, tls=True)
+    try:
+
+        async def scenario() -> None:
+            conn, term = await open_terminal(host, "alice", password="alice-pw")
+            async with conn:
+                await term.wait_for("alice")
+                await term.wait_for("New table")  # the lobby: connected and signed in
+                assert live_sessions(host, "alice") == 1
+                term.send(CTRL_Q)
+                await term.chan.wait_closed()  # type: ignore[union-attr]
+
+        asyncio.run(scenario())
+    finally:
+        stop_host(host)
+
+
 def test_key_sign_in_and_a_dropped_connection(host: Host, tmp_path) -> None:  # type: ignore[no-untyped-def]
     key = asyncssh.generate_private_key("ssh-ed25519", comment="bob@laptop")
     with Storage(host.db) as store:

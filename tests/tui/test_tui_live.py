@@ -51,7 +51,7 @@ def _solo(port: int, where: Path) -> Solo:
 def test_solo_hand_to_the_result_by_keys_and_a_spectator(server: int, tmp_path: Path) -> None:
     async def go():
         app = GbmjApp(solo=_solo(server, tmp_path), config_path=tmp_path / "c.json")
-        watcher = GbmjApp(config_path=tmp_path / "w.json", lang="en")
+        watcher = GbmjApp(config_path=tmp_path / "w.json", lang="en", insecure=True)
         checks = {"claims": 0, "turns": 0}
         async with app.run_test(size=(100, 32)) as pilot:
             await until(
@@ -108,6 +108,7 @@ def test_register_then_wrong_password_shows_an_error(server: int, tmp_path: Path
             screen.query_one("#server", Input).value = f"127.0.0.1:{server}"
             screen.query_one("#name", Input).value = "carol"
             screen.query_one("#password", Input).value = password
+            screen.query_one("#insecure").value = True  # the test's server is plain TCP
             await pilot.click(f"#{how}")
             await until(
                 pilot,
@@ -143,7 +144,7 @@ def test_lobby_dialog_bots_ready_then_leave(server: int, tmp_path: Path) -> None
     from gbmj_tui.screens.dialogs import SettingsDialog
 
     async def go():
-        app = GbmjApp(config_path=tmp_path / "c.json", lang="en")
+        app = GbmjApp(config_path=tmp_path / "c.json", lang="en", insecure=True)
         async with app.run_test(size=(100, 32), notifications=True) as pilot:
             await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
             app.screen.query_one("#server", Input).value = f"127.0.0.1:{server}"
@@ -230,7 +231,7 @@ def test_signed_in_from_elsewhere_the_client_does_not_take_the_session_back(
 ) -> None:
     """A second client resumes the same session: the first is told ``replaced`` and
     must not reconnect, or the two would keep replacing each other."""
-    from gbmj_tui.connection import Connection
+    from gbmj_tui.connection import Connection, TlsPolicy
 
     async def go():
         app = GbmjApp(solo=_solo(server, tmp_path), config_path=tmp_path / "c.json")
@@ -239,7 +240,7 @@ def test_signed_in_from_elsewhere_the_client_does_not_take_the_session_back(
                 pilot, lambda: app.session.view is not None and app.session.token is not None, 30
             )
             old, token = app.session.conn, app.session.token
-            other = await Connection.open("127.0.0.1", server)
+            other = await Connection.open("127.0.0.1", server, tls=TlsPolicy(insecure=True))
             reading = asyncio.create_task(other.run(lambda message: None))
             session = await other.request(m.Resume(token=token))
             await until(pilot, lambda: app.session.token is None, 15)
@@ -265,8 +266,8 @@ def test_items_shop_leaderboard_and_a_protected_table(server: int, tmp_path: Pat
     from gbmj_tui.widgets import TileCounter
 
     async def go():
-        app = GbmjApp(config_path=tmp_path / "c.json", lang="en")
-        watcher = GbmjApp(config_path=tmp_path / "w.json", lang="en")
+        app = GbmjApp(config_path=tmp_path / "c.json", lang="en", insecure=True)
+        watcher = GbmjApp(config_path=tmp_path / "w.json", lang="en", insecure=True)
         address = f"127.0.0.1:{server}"
         async with app.run_test(size=(100, 32), notifications=True) as pilot:
             assert await app.sign_in("register", address, "dora", "pw-of-dora") is None
@@ -356,7 +357,7 @@ def test_a_server_restart_shows_the_reconnect_and_the_client_comes_back(tmp_path
 
     async def go():
         nonlocal proc
-        app = GbmjApp(config_path=tmp_path / "c.json", lang="en")
+        app = GbmjApp(config_path=tmp_path / "c.json", lang="en", insecure=True)
         async with app.run_test(size=(100, 32)) as pilot:
             assert await app.sign_in("register", f"127.0.0.1:{port}", "erin", "pw-of-erin") is None
             await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
@@ -390,7 +391,8 @@ def test_a_hosted_client_writes_no_file_and_keeps_to_its_server(
     config = tmp_path / "c.json"
 
     async def go():
-        app = GbmjApp(config_path=config, lang="en", hosted=True, server=address)
+        # as its front door starts it for a plain game port (GBMJ_INSECURE=1)
+        app = GbmjApp(config_path=config, lang="en", hosted=True, server=address, insecure=True)
         async with app.run_test(size=(100, 32)) as pilot:
             await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
             field = app.screen.query_one("#server", Input)
