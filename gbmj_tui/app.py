@@ -20,29 +20,26 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from gbmj_tui import messages as ui
+from gbmj_tui.app_screens import ScreensOpened
 from gbmj_tui.config import Address, ClientConfig, Options, load_config, parse_address, save_config
 from gbmj_tui.connection import TlsPolicy
 from gbmj_tui.errors import ConnectError, RequestFailed
 from gbmj_tui.i18n import N_, tr
 from gbmj_tui.screens.connect import ConnectScreen
-from gbmj_tui.screens.help import HelpScreen
-from gbmj_tui.screens.history import HistoryScreen
 from gbmj_tui.screens.lobby import LobbyScreen
-from gbmj_tui.screens.replay import ReplayScreen
 from gbmj_tui.screens.result import ResultScreen, StandingsScreen
-from gbmj_tui.screens.shop import LeaderboardScreen, ShopScreen
+from gbmj_tui.screens.shop import ShopScreen
 from gbmj_tui.screens.table import TableScreen
 from gbmj_tui.session import Session
 from gbmj_tui.solo import Solo, solo_sign_in, solo_table
 from gbmj_tui.tiles import TileStyle
-from gbmj_tui.tools import ExportError, export_hand
 from gbmj_tui.words import error_text
 from protocol import messages as m
 
 SIGN_IN = {"login": m.Login, "register": m.Register}
 
 
-class GbmjApp(App[None]):
+class GbmjApp(ScreensOpened, App[None]):
     """The client: connect screen, lobby, table, results, help."""
 
     TITLE = "gbmj"
@@ -151,7 +148,7 @@ class GbmjApp(App[None]):
         return None
 
     async def _enter_lobby(self, profile: m.Profile) -> None:
-        self.lobby = LobbyScreen(self.lang, profile)
+        self.lobby = LobbyScreen(self.lang, profile, solo=self.solo is not None)
         if isinstance(self.screen, ConnectScreen):
             await self.switch_screen(self.lobby)
         else:
@@ -338,51 +335,6 @@ class GbmjApp(App[None]):
         self._connect_screen(ended.reason)
 
     # -- keys --------------------------------------------------------------------------------
-    def action_help(self) -> None:
-        if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.tile_style, self.lang))
-
-    def action_open_shop(self) -> None:
-        """The items and the shop (i in the lobby)."""
-        if not isinstance(self.screen, ShopScreen) and self.session.profile is not None:
-            self.push_screen(ShopScreen(self.lang, self.session.profile, self.session.inventory))
-
-    def action_open_history(self) -> None:
-        """The player's match history (h in the lobby)."""
-        if not isinstance(self.screen, HistoryScreen):
-            self.push_screen(HistoryScreen(self.lang))
-
-    @on(ui.ReplayAsked)
-    def _replay(self, asked: ui.ReplayAsked) -> None:
-        me = self.session.profile.name if self.session.profile is not None else None
-        may_export = not self.options.hosted  # a hosted client writes no file
-        screen = ReplayScreen(
-            asked.hand_id, me=me, lang=self.lang, tile_style=self.tile_style, may_export=may_export
-        )
-        self.push_screen(screen)
-
-    @on(ui.ExportAsked)
-    @work(group="export")
-    async def _export(self, asked: ui.ExportAsked) -> None:
-        """Write a hand to a replay file in the current folder, as ``gbmj export`` does."""
-        conn = self.session.conn
-        if self.options.hosted or conn is None or conn.closed:
-            return
-        try:
-            path = await export_hand(conn, asked.hand_id, str(self.session.address or ""))
-        except (ExportError, ConnectError, RequestFailed, TimeoutError, OSError) as exc:
-            text = tr("The hand was not exported: {reason}", self.lang).format(reason=exc)
-            self.notify(text, severity="error", timeout=10, markup=False)
-            return
-        text = tr("The hand was written to {path}", self.lang).format(path=path)
-        self.notify(text, timeout=10, markup=False)
-
-    def action_open_leaderboard(self) -> None:
-        """The leaderboard (l in the lobby)."""
-        if not isinstance(self.screen, LeaderboardScreen):
-            me = self.session.profile.name if self.session.profile is not None else None
-            self.push_screen(LeaderboardScreen(self.lang, me))
-
     async def action_quit(self) -> None:
         """Quit; a player in a running match is warned first, as Esc does."""
         screen = self.table_screen

@@ -70,6 +70,25 @@ class ExportAsked(Message):
         self.hand_id = hand_id
 
 
+class MuteAsked(Message):
+    """Open the mute dialog for ``names`` (at the table ``table_id``, whose owner may mute
+    there too), ``selected`` first under the cursor."""
+
+    def __init__(
+        self,
+        names: tuple[str, ...],
+        *,
+        table_id: int | None = None,
+        owner: bool = False,
+        selected: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.names = names
+        self.table_id = table_id
+        self.owner = owner
+        self.selected = selected
+
+
 class KeyRefused(Message):
     """A key did nothing; ``reason`` says why (shown on the action line)."""
 

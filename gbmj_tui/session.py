@@ -192,6 +192,12 @@ class Session(Dispatch):
             self._show(view.with_seat(view.me, presence=presence))
         elif isinstance(request, m.ArmTimerExtension) and view is not None:
             self._show(replace(view, extension_armed=request.armed))
+        elif isinstance(request, m.Mute):
+            if request.table_id is None:
+                muted = self.muted
+            else:
+                muted = self.table_muted.setdefault(request.table_id, set())
+            (muted.add if request.on else muted.discard)(request.name)
 
     async def watch_lobby(self, on: bool) -> None:
         """Follow the table list (the lobby shows) or stop; an older server that does not

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.geometry import Size
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -86,7 +87,13 @@ def seat_body(seat: SeatView, width: int, style: TileStyle, lang: str) -> Text:
 
 
 class SeatPanel(Widget):
-    """A seat's header line, then its flowers and melds (wrapped to the panel's width)."""
+    """A seat's header line, then its flowers and melds (wrapped to the panel's width).
+    A click on it says which seat was picked (``Picked``: to mute its player)."""
+
+    class Picked(Message):
+        def __init__(self, seat: SeatView) -> None:
+            super().__init__()
+            self.seat = seat
 
     DEFAULT_CSS = """
     SeatPanel { height: auto; min-height: 1; }
@@ -109,6 +116,10 @@ class SeatPanel(Widget):
             style=self.tile_style,
             lang=self.lang,
         )
+
+    def on_click(self) -> None:
+        if self.seat is not None:
+            self.post_message(self.Picked(self.seat))
 
     def render(self) -> Text:
         if self.seat is None:
