@@ -75,6 +75,7 @@ class GbmjApp(ScreensOpened, App[None]):
         self.lobby: LobbyScreen | None = None
         self.table_screen: TableScreen | None = None
         self.standings: m.MatchResult | None = None  # shown once the hand's result closes
+        self.pin_notice: str | None = None  # what the first connection to a server pinned
         self.started = time.monotonic()
         self.lobby_at: float | None = None  # seconds from start to the lobby (figures)
 
@@ -154,15 +155,18 @@ class GbmjApp(ScreensOpened, App[None]):
         else:
             await self.push_screen(self.lobby)
         self.lobby_at = time.monotonic() - self.started
+        if self.pin_notice:
+            self.lobby.add_chat(None, self.pin_notice)
         self.send(m.GetInventory())
 
     async def _connect(self, address: Address, insecure: bool = False) -> None:
         """Connect the session; the first connection to a server says what it pinned."""
         await self.session.connect(address, TlsPolicy.of(self.options, insecure))
         pin = self.session.conn.pin if self.session.conn is not None else None
-        notice = pin.notice(self.lang) if pin is not None else None
-        if notice:
-            self.notify(notice, title=tr("New server", self.lang), timeout=30, markup=False)
+        self.pin_notice = pin.notice(self.lang) if pin is not None else None
+        if self.pin_notice:  # a toast, and a line that stays in the lobby's chat
+            title = tr("New server", self.lang)
+            self.notify(self.pin_notice, title=title, timeout=12, markup=False)
 
     @work(exclusive=True, group="sign_in")
     async def _resume_hosted(self, server: str, token: str | None) -> None:

@@ -97,9 +97,11 @@ def test_the_first_connection_pins_the_certificate_and_the_next_trusts_it(
             conn = app.session.conn
             assert conn is not None
             encrypted = conn._writer.get_extra_info("ssl_object") is not None
-            return toasts(app), conn.pin, encrypted
+            chat = " ".join(widget_text(app.screen.query_one("#chat-log")).split())
+            return toasts(app), conn.pin, encrypted, chat
 
-    notice, pin, encrypted = asyncio.run(go(first=True))
+    notice, pin, encrypted, chat = asyncio.run(go(first=True))
+    assert f"first connection to {tls_server.address}" in chat  # it stays in the lobby
     assert encrypted and pin is not None and pin.new
     assert pin.fingerprint == tls_server.fingerprint
     assert f"first connection to {tls_server.address}" in notice
@@ -107,9 +109,9 @@ def test_the_first_connection_pins_the_certificate_and_the_next_trusts_it(
     known = tmp_path / KNOWN_SERVERS_NAME  # beside the client's settings
     assert read_pins(known) == {tls_server.address: tls_server.fingerprint}
 
-    notice, pin, encrypted = asyncio.run(go(first=False))
+    notice, pin, encrypted, chat = asyncio.run(go(first=False))
     assert encrypted and pin is not None and not pin.new
-    assert "pinned" not in notice  # nothing new to say
+    assert "pinned" not in notice and "pinned" not in chat  # nothing new to say
     assert read_pins(known) == {tls_server.address: tls_server.fingerprint}
 
 
