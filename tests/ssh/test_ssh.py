@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
+from pathlib import Path
 
 import asyncssh
 import pytest
@@ -51,7 +52,7 @@ def test_password_sign_in_shows_the_lobby_takes_keys_resizes_and_quits(host: Hos
     asyncio.run(scenario())
 
 
-def test_a_session_reaches_a_game_port_that_serves_tls(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_session_reaches_a_game_port_that_serves_tls(tmp_path: Path) -> None:
     """The game port serves TLS: the SSH session's client checks the certificate against
     the fingerprint the front door hands it (GBMJ_TLS_FINGERPRINT), pins nothing, and
     plays as over plain TCP."""
@@ -65,7 +66,8 @@ def test_a_session_reaches_a_game_port_that_serves_tls(tmp_path) -> None:  # typ
                 await term.wait_for("New table")  # the lobby: connected and signed in
                 assert live_sessions(host, "alice") == 1
                 term.send(CTRL_Q)
-                await term.chan.wait_closed()  # type: ignore[union-attr]
+                assert term.chan is not None
+                await term.chan.wait_closed()
 
         asyncio.run(scenario())
     finally:

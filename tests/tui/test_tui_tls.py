@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from live_harness import until
+from textual.pilot import Pilot
 from textual.widgets import Input
 from tui_harness import screen_text, widget_text
 
@@ -68,7 +69,9 @@ def connect_error(app: GbmjApp) -> str:
     return " ".join(widget_text(app.screen.query_one("#connect-error")).split())
 
 
-async def sign_in_by_the_screen(app: GbmjApp, pilot, address: str, *, plain: bool = False) -> None:  # type: ignore[no-untyped-def]
+async def sign_in_by_the_screen(
+    app: GbmjApp, pilot: Pilot[None], address: str, *, plain: bool = False
+) -> None:
     """The connect screen: the server typed, plain TCP ticked or not, Guest."""
     await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
     app.screen.query_one("#server", Input).value = address
