@@ -77,7 +77,6 @@ def test_a_guest_discards_by_clicking_and_sees_it_in_the_pool(
     time.sleep(0.3)
     browser.click_text(tr("Create", lang))
     browser.wait_for(tr("Seats/bots", lang))  # at the table
-    browser.type("x")  # pass every claim by itself: the test waits only for its turn
     browser.type("b")  # the seats: bots take the free ones
     browser.wait_for(tr("Fill with bots", lang))
     browser.type("f")
@@ -87,6 +86,9 @@ def test_a_guest_discards_by_clicking_and_sees_it_in_the_pool(
     bot = f"<{tr('bot', lang)} {normal}>"
     browser.wait_for(lambda: browser.screen.text().count(bot) == 3)
     browser.type("r")  # ready: the deal comes
+    browser.wait_for(tr("dice {dice}", lang).replace("{dice}", ""), timeout=60)  # a match
+    browser.type("x")  # pass every claim by itself: the test waits only for its turn
+    browser.wait_for(f"[{tr('auto-pass', lang)}]")  # said on the status line
     browser.wait_for(f"[Enter] {tr('Discard', lang)}", timeout=120)
     browser.wait_for(HINTS)
     column, hints_row = browser.screen.find(HINTS.strip()) or (0, 0)
