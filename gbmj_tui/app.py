@@ -20,26 +20,26 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from gbmj_tui import messages as ui
-from gbmj_tui.config import ClientConfig, Options, load_config, parse_address, save_config
-from gbmj_tui.connection import ConnectError, RequestFailed
+from gbmj_tui.app_screens import ScreensOpened
+from gbmj_tui.config import Address, ClientConfig, Options, load_config, parse_address, save_config
+from gbmj_tui.connection import TlsPolicy
+from gbmj_tui.errors import ConnectError, RequestFailed
 from gbmj_tui.i18n import N_, tr
 from gbmj_tui.screens.connect import ConnectScreen
-from gbmj_tui.screens.help import HelpScreen
 from gbmj_tui.screens.lobby import LobbyScreen
 from gbmj_tui.screens.result import ResultScreen, StandingsScreen
-from gbmj_tui.screens.shop import LeaderboardScreen, ShopScreen
+from gbmj_tui.screens.shop import ShopScreen
 from gbmj_tui.screens.table import TableScreen
 from gbmj_tui.session import Session
-from gbmj_tui.solo import Solo, load_account, new_account, save_account
+from gbmj_tui.solo import Solo, solo_sign_in, solo_table
 from gbmj_tui.tiles import TileStyle
 from gbmj_tui.words import error_text
 from protocol import messages as m
-from protocol.errors import ErrorCode
 
 SIGN_IN = {"login": m.Login, "register": m.Register}
 
 
-class GbmjApp(App[None]):
+class GbmjApp(ScreensOpened, App[None]):
     """The client: connect screen, lobby, table, results, help."""
 
     TITLE = "gbmj"
@@ -60,9 +60,11 @@ class GbmjApp(App[None]):
         server: str | None = None,
         hosted: bool = False,
         config_path: Path | None = None,
+        insecure: bool = False,
+        expect: str | None = None,
     ) -> None:
         super().__init__()
-        self.options = Options(lang, ascii, hosted, server, config_path)
+        self.options = Options(lang, ascii, hosted, server, config_path, insecure, expect)
         self.lang = lang
         # Chinese tile faces only in Chinese, and not when everything must be ASCII.
         self.tile_style = TileStyle.CJK if lang == "zh" and not ascii else TileStyle.ASCII
@@ -73,6 +75,7 @@ class GbmjApp(App[None]):
         self.lobby: LobbyScreen | None = None
         self.table_screen: TableScreen | None = None
         self.standings: m.MatchResult | None = None  # shown once the hand's result closes
+        self.pin_notice: str | None = None  # what the first connection to a server pinned
         self.started = time.monotonic()
         self.lobby_at: float | None = None  # seconds from start to the lobby (figures)
 
@@ -89,7 +92,10 @@ class GbmjApp(App[None]):
 
     def _connect_screen(self, error: str = "") -> None:
         fixed = self.options.server if self.options.hosted else None
-        screen = ConnectScreen(self.config, self.lang, server=self.options.server, fixed=fixed)
+        o = self.options
+        screen = ConnectScreen(
+            self.config, self.lang, server=o.server, fixed=fixed, insecure=o.insecure, ascii=o.ascii
+        )
         self.push_screen(screen)
         if error:
             screen.show_error(error)
@@ -106,12 +112,17 @@ class GbmjApp(App[None]):
     async def _sign_in(self, ask: ui.SignIn) -> None:
         """Sign in for the connect screen, which shows the error if there is one."""
         screen = self.screen
-        error = await self.sign_in(ask.how, ask.server, ask.name, ask.password)
+        error = await self.sign_in(
+            ask.how, ask.server, ask.name, ask.password, insecure=ask.insecure
+        )
         if error and isinstance(screen, ConnectScreen) and screen.is_mounted:
             screen.show_error(error)
 
-    async def sign_in(self, how: str, server: str, name: str, password: str) -> str | None:
-        """Connect, then log in / register / play as guest; an error text, or None."""
+    async def sign_in(
+        self, how: str, server: str, name: str, password: str, *, insecure: bool = False
+    ) -> str | None:
+        """Connect (over plain TCP with ``insecure``), then log in / register / play as
+        guest; an error text, or None."""
         if self.options.hosted and self.options.server is not None:
             server = self.options.server  # a hosted client reaches its own server only
         try:
@@ -123,11 +134,12 @@ class GbmjApp(App[None]):
                 if how == "guest"
                 else SIGN_IN[how](name=name, password=password)
             )
-            await self.session.connect(address)
+            await self._connect(address, insecure)
             profile = await self.session.sign_in(request)
         except (ConnectError, RequestFailed, TimeoutError) as exc:
             return self._failure(exc)
-        self.config = self.config.used(str(address), name if how != "guest" else self.config.name)
+        kept = name if how != "guest" else self.config.name
+        self.config = self.config.used(str(address), kept, insecure=insecure)
         if not self.options.hosted:
             try:
                 save_config(self.config, self.options.config_path)
@@ -137,20 +149,31 @@ class GbmjApp(App[None]):
         return None
 
     async def _enter_lobby(self, profile: m.Profile) -> None:
-        self.lobby = LobbyScreen(self.lang, profile)
+        self.lobby = LobbyScreen(self.lang, profile, solo=self.solo is not None)
         if isinstance(self.screen, ConnectScreen):
             await self.switch_screen(self.lobby)
         else:
             await self.push_screen(self.lobby)
         self.lobby_at = time.monotonic() - self.started
+        if self.pin_notice:
+            self.lobby.add_chat(None, self.pin_notice)
         self.send(m.GetInventory())
+
+    async def _connect(self, address: Address, insecure: bool = False) -> None:
+        """Connect the session; the first connection to a server says what it pinned."""
+        await self.session.connect(address, TlsPolicy.of(self.options, insecure))
+        pin = self.session.conn.pin if self.session.conn is not None else None
+        self.pin_notice = pin.notice(self.lang) if pin is not None else None
+        if self.pin_notice:  # a toast, and a line that stays in the lobby's chat
+            title = tr("New server", self.lang)
+            self.notify(self.pin_notice, title=title, timeout=12, markup=False)
 
     @work(exclusive=True, group="sign_in")
     async def _resume_hosted(self, server: str, token: str | None) -> None:
         """Started by a front door: resume its session (or play as a guest); the connect
         screen if that fails."""
         try:
-            await self.session.connect(parse_address(server))
+            await self._connect(parse_address(server))
             request = m.Resume(token=token) if token else m.Guest(name=None)
             profile = await self.session.sign_in(request)
         except (ConnectError, RequestFailed, TimeoutError) as exc:
@@ -163,49 +186,13 @@ class GbmjApp(App[None]):
         """Solo: the local account (or a guest), a table with three bots, ready."""
         session = self.session
         try:
-            await session.connect(solo.address)
-            profile = await self._solo_account(solo)
+            # The solo server is this client's own, on loopback: plain TCP.
+            await session.connect(solo.address, TlsPolicy(insecure=True))
+            profile = await solo_sign_in(session.sign_in, solo.account_file)
             await self._enter_lobby(profile)
-            timers = m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5)
-            stake = 0 if profile.guest else 1  # coins move from the first game on
-            settings = m.TableSettings(
-                name="solo", stake=stake, timers=timers, rounds=1, bots_allowed=True
-            )
-            snapshot = await session.request(m.CreateTable(settings=settings))
-            assert isinstance(snapshot, m.Snapshot)
-            table_id = snapshot.table.table_id
-            await session.request(m.Sit(table_id=table_id, seat=0))
-            for seat in (1, 2, 3):
-                await session.request(m.AddBot(table_id=table_id, seat=seat, level="normal"))
-            await session.request(m.Ready(table_id=table_id, ready=True))
+            await solo_table(session.request, guest=profile.guest)
         except (ConnectError, RequestFailed, TimeoutError) as exc:
             self.notify(self._failure(exc), severity="error", timeout=10, markup=False)
-
-    async def _solo_account(self, solo: Solo) -> m.Profile:
-        if solo.account_file is None:
-            return await self.session.sign_in(m.Guest(name=None))
-        account = load_account(solo.account_file)
-        if account is not None:
-            try:
-                return await self.session.sign_in(
-                    m.Login(name=account.name, password=account.password)
-                )
-            except RequestFailed as exc:  # a new database: register the account again
-                if exc.code != ErrorCode.BAD_CREDENTIALS:
-                    raise
-        for taken in range(10):
-            account = new_account(taken) if account is None or taken else account
-            try:
-                profile = await self.session.sign_in(
-                    m.Register(name=account.name, password=account.password)
-                )
-            except RequestFailed as exc:
-                if exc.code not in (ErrorCode.NAME_TAKEN, ErrorCode.BAD_NAME):
-                    raise
-                continue
-            save_account(solo.account_file, account)
-            return profile
-        return await self.session.sign_in(m.Guest(name=None))
 
     # -- what screens ask for ------------------------------------------------------------
     @on(ui.Requested)
@@ -352,21 +339,6 @@ class GbmjApp(App[None]):
         self._connect_screen(ended.reason)
 
     # -- keys --------------------------------------------------------------------------------
-    def action_help(self) -> None:
-        if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.tile_style, self.lang))
-
-    def action_open_shop(self) -> None:
-        """The items and the shop (i in the lobby)."""
-        if not isinstance(self.screen, ShopScreen) and self.session.profile is not None:
-            self.push_screen(ShopScreen(self.lang, self.session.profile, self.session.inventory))
-
-    def action_open_leaderboard(self) -> None:
-        """The leaderboard (l in the lobby)."""
-        if not isinstance(self.screen, LeaderboardScreen):
-            me = self.session.profile.name if self.session.profile is not None else None
-            self.push_screen(LeaderboardScreen(self.lang, me))
-
     async def action_quit(self) -> None:
         """Quit; a player in a running match is warned first, as Esc does."""
         screen = self.table_screen

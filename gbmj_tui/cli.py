@@ -1,10 +1,14 @@
-"""``gbmj [solo] [--ascii] [--lang zh|en] [--server HOST:PORT]``: the command line;
-``gbmj export ID`` and ``gbmj verify FILE`` are the replay tools (``gbmj_tui.tools``).
+"""``gbmj [solo] [--ascii] [--lang zh|en] [--server HOST:PORT] [--insecure]``: the
+command line; ``gbmj export ID`` and ``gbmj verify FILE`` are the replay tools
+(``gbmj_tui.tools``).
 
-The language follows the locale unless ``--lang`` says otherwise. The environment of a
-front door (SSH, the web) starts the client signed in: ``GBMJ_SERVER`` with
-``GBMJ_SESSION`` (a session token) or ``GBMJ_GUEST=1``; ``GBMJ_HOSTED=1`` makes it write
-no file and show no path of the host.
+The language follows the locale unless ``--lang`` says otherwise. Connections are TLS,
+the server's certificate pinned on first use; ``--insecure`` connects over plain TCP.
+The environment of a front door (SSH, the web) starts the client signed in:
+``GBMJ_SERVER`` with ``GBMJ_SESSION`` (a session token) or ``GBMJ_GUEST=1``, and
+``GBMJ_TLS_FINGERPRINT`` (the game port's certificate, checked, nothing pinned) or
+``GBMJ_INSECURE=1`` (a plain game port); ``GBMJ_HOSTED=1`` makes it write no file and
+show no path of the host.
 """
 
 from __future__ import annotations
@@ -32,6 +36,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--ascii", action="store_true", help="draw nothing but ASCII")
     parser.add_argument("--lang", choices=("zh", "en"), help="interface language")
     parser.add_argument("--server", metavar="HOST:PORT", help="the server to connect to")
+    parser.add_argument(
+        "--insecure", action="store_true", help="plain TCP, no TLS (a server that serves no TLS)"
+    )
     parser.add_argument("--db", type=Path, help="solo: the database file")
     parser.add_argument("--guest", action="store_true", help="solo: play as a guest")
     parser.add_argument("--version", action="version", version=f"gbmj {version('gbmj')}")
@@ -62,8 +69,16 @@ def main(argv: list[str] | None = None) -> None:
     hosted = os.environ.get("GBMJ_HOSTED") == "1"
     if args.command != "solo":
         signed_in = signed_in_from_env(os.environ)
+        insecure = args.insecure or os.environ.get("GBMJ_INSECURE") == "1"
+        expect = os.environ.get("GBMJ_TLS_FINGERPRINT") or None
         GbmjApp(
-            lang=lang, ascii=args.ascii, hosted=hosted, server=args.server, signed_in=signed_in
+            lang=lang,
+            ascii=args.ascii,
+            hosted=hosted,
+            server=args.server,
+            signed_in=signed_in,
+            insecure=insecure,
+            expect=expect,
         ).run()
         return
     where = data_dir()

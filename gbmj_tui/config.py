@@ -1,7 +1,7 @@
 """The client's settings: how it was started (``Options``), and what it remembers
-between runs (servers used before and the last name, never a password) in a small
-JSON file in the user's config directory. A hosted client (``GBMJ_HOSTED=1``: the SSH
-and web front doors) writes no file at all."""
+between runs (servers used before, those the player reaches over plain TCP, and the
+last name, never a password) in a small JSON file in the user's config directory. A
+hosted client (``GBMJ_HOSTED=1``: the SSH and web front doors) writes no file at all."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from platformdirs import user_config_dir, user_data_dir
 
-from gbmj_tui.connection import ConnectError
+from gbmj_tui.errors import ConnectError
 from gbmj_tui.i18n import N_
 
 DEFAULT_SERVER = "127.0.0.1:7415"
@@ -28,6 +28,8 @@ class Options:
     hosted: bool = False  # run by a front door for someone else: write no file, show no path
     server: str | None = None  # the server the connect screen offers (fixed when hosted)
     config_path: Path | None = None
+    insecure: bool = False  # plain TCP to every server (--insecure, GBMJ_INSECURE=1)
+    expect: str | None = None  # the certificate to require (GBMJ_TLS_FINGERPRINT: hosted)
 
 
 def config_path() -> Path:
@@ -42,11 +44,14 @@ def data_dir() -> Path:
 class ClientConfig:
     servers: tuple[str, ...] = (DEFAULT_SERVER,)  # most recent first
     name: str = ""
+    insecure: tuple[str, ...] = ()  # servers the player reaches over plain TCP
 
-    def used(self, server: str, name: str) -> ClientConfig:
-        """This config after logging in to ``server`` as ``name``."""
+    def used(self, server: str, name: str, *, insecure: bool = False) -> ClientConfig:
+        """This config after logging in to ``server`` as ``name`` (over plain TCP with
+        ``insecure``, which is then remembered for that server)."""
         servers = (server, *(s for s in self.servers if s != server))[:MAX_SERVERS]
-        return ClientConfig(servers=servers, name=name)
+        plain = tuple(s for s in self.insecure if s != server and s in servers)
+        return ClientConfig(servers, name, (server, *plain) if insecure else plain)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,8 +89,10 @@ def load_config(path: Path | None = None) -> ClientConfig:
     try:
         data = json.loads(path.read_text("utf-8"))
         servers = tuple(str(s) for s in data.get("servers", ()))[:MAX_SERVERS]
-        return ClientConfig(servers=servers or (DEFAULT_SERVER,), name=str(data.get("name", "")))
-    except (OSError, ValueError, AttributeError):
+        plain = tuple(str(s) for s in data.get("insecure", ()) if s in servers)
+        name = str(data.get("name", ""))
+        return ClientConfig(servers=servers or (DEFAULT_SERVER,), name=name, insecure=plain)
+    except (OSError, ValueError, AttributeError, TypeError):
         return ClientConfig()
 
 
@@ -93,5 +100,6 @@ def save_config(config: ClientConfig, path: Path | None = None) -> None:
     path = path or config_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"servers": list(config.servers), "name": config.name}), "utf-8")
+    data = {"servers": list(config.servers), "name": config.name, "insecure": list(config.insecure)}
+    tmp.write_text(json.dumps(data), "utf-8")
     os.replace(tmp, path)

@@ -6,8 +6,11 @@
 events, prompts, table updates, chat) to ``on_message``. The session
 (gbmj_tui.session) runs ``run`` in a Textual worker. Every way the network can fail
 ends here as ``ConnectError`` (or the end of ``run``): a reset socket is a dropped
-connection, never a crash. This is the one place that opens a socket, so a TLS layer
-goes here too.
+connection, never a crash.
+
+This is the one place that opens a socket: TLS by default, the server's certificate
+pinned on first use (gbmj_tui.pinning, ``TlsPolicy``); a changed certificate or a
+server without TLS is ``ConnectRefused``, which trying again cannot mend.
 """
 
 from __future__ import annotations
@@ -16,8 +19,13 @@ import asyncio
 import contextlib
 import itertools
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 
-from gbmj_tui.i18n import N_, tr
+from gbmj_tui.config import Options
+from gbmj_tui.errors import ConnectError, ConnectRefused, RequestFailed
+from gbmj_tui.i18n import N_
+from gbmj_tui.pinning import KNOWN_SERVERS_NAME, Pin, TlsRefused, open_server
 from gbmj_tui.words import ERRORS
 from protocol import messages as m
 from protocol.errors import ProtocolError
@@ -26,28 +34,32 @@ from protocol.framing import FrameDecoder, encode, encode_map
 CLIENT_NAME = "gbmj/0.1.0"
 CONNECT_TIMEOUT = 5.0
 REQUEST_TIMEOUT = 15.0
+CLOSE_TIMEOUT = 2.0
 READ_SIZE = 65536
 
 
-class ConnectError(Exception):
-    """Could not reach or talk to the server; ``text(lang)`` says why, for the player."""
+@dataclass(frozen=True, slots=True)
+class TlsPolicy:
+    """How a connection is made safe: TLS with the certificate pinned on first use in
+    ``known_servers`` (None: the file beside the client's settings), or required to be
+    ``expect`` (a hosted client, told the fingerprint by its front door: nothing
+    pinned); plain TCP with ``insecure`` (a server of one's own on loopback)."""
 
-    def __init__(self, reason: str, **values: object) -> None:
-        super().__init__(reason.format(**values))
-        self.reason = reason  # a catalog msgid
-        self.values = values
+    insecure: bool = False
+    known_servers: Path | None = None
+    expect: str | None = None
 
-    def text(self, lang: str) -> str:
-        return tr(self.reason, lang).format(**self.values)
-
-
-class RequestFailed(Exception):
-    """The server answered a request with ``error``."""
-
-    def __init__(self, error: m.Error) -> None:
-        super().__init__(error.message)
-        self.code = error.code
-        self.error = error
+    @classmethod
+    def of(cls, options: Options, insecure: bool = False) -> TlsPolicy:
+        """How the client started says: plain TCP if the player (``insecure``), the
+        command line or the front door asks; else TLS, pinned beside the settings, or
+        checked against the fingerprint the front door gave. A hosted client keeps no
+        pins: without a fingerprint from its front door it does not connect."""
+        if options.hosted and not (options.insecure or options.expect):
+            raise ConnectError(N_("the host gave no certificate fingerprint for its game port"))
+        where = options.config_path
+        known = None if where is None else where.parent / KNOWN_SERVERS_NAME
+        return cls(insecure or options.insecure, known, options.expect)
 
 
 class Connection:
@@ -61,15 +73,28 @@ class Connection:
         self._pending: dict[int, asyncio.Future[m.Message]] = {}
         self.server = ""
         self.closed = False
+        self.pin: Pin | None = None  # the certificate checked (None: plain TCP)
 
     # -- opening ----------------------------------------------------------------------------
     @classmethod
-    async def open(cls, host: str, port: int, timeout: float = CONNECT_TIMEOUT) -> Connection:
-        """Connect and shake hands; ``ConnectError`` with a readable reason otherwise."""
+    async def open(
+        cls,
+        host: str,
+        port: int,
+        timeout: float = CONNECT_TIMEOUT,
+        tls: TlsPolicy = TlsPolicy(),
+    ) -> Connection:
+        """Connect (``tls`` says how) and shake hands; ``ConnectError`` with a readable
+        reason otherwise, ``ConnectRefused`` when the connection is not safe."""
+        opening = open_server(
+            host, port, insecure=tls.insecure, known_servers=tls.known_servers, expect=tls.expect
+        )
         try:
-            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+            reader, writer, pin = await asyncio.wait_for(opening, timeout)
         except TimeoutError:
             raise ConnectError(N_("no answer from {address}"), address=f"{host}:{port}") from None
+        except TlsRefused as exc:  # a changed certificate, no TLS: the player must act
+            raise ConnectRefused(exc.reason, **exc.values) from None
         except ConnectionRefusedError:
             raise ConnectError(
                 N_("cannot connect to {address}: connection refused (is the server running?)"),
@@ -81,6 +106,7 @@ class Connection:
                 N_("cannot connect to {address}: {reason}"), address=f"{host}:{port}", reason=reason
             ) from None
         conn = cls(reader, writer)
+        conn.pin = pin
         try:
             await conn._handshake(timeout)
         except BaseException:
@@ -94,6 +120,15 @@ class Connection:
             reply = await asyncio.wait_for(self._read_one(), timeout)
         except TimeoutError:
             raise ConnectError(N_("the server did not answer the handshake")) from None
+        except ConnectError:
+            if self.pin is None:  # plain TCP to a TLS port: the server hangs up at once
+                raise ConnectError(
+                    N_(
+                        "the server closed the connection: if it serves TLS, connect "
+                        "without --insecure"
+                    )
+                ) from None
+            raise
         if isinstance(reply, m.Error):  # a version it does not speak, or it is full
             raise ConnectError(ERRORS.get(reply.code, N_("the server refused the connection")))
         if not isinstance(reply, m.Welcome):
@@ -186,5 +221,5 @@ class Connection:
     async def close(self) -> None:
         self.closed = True
         self._writer.close()
-        with contextlib.suppress(Exception):
-            await self._writer.wait_closed()
+        with contextlib.suppress(Exception):  # TLS waits for the peer's goodbye: not forever
+            await asyncio.wait_for(self._writer.wait_closed(), CLOSE_TIMEOUT)

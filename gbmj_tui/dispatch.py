@@ -48,6 +48,10 @@ class Dispatch:
         self.inventory: m.Inventory | None = None
         self.view: TableView | None = None
         self.tables: dict[int, m.TableInfo] = {}
+        # Whom the player muted, for themselves and (an owner) at each table: as the
+        # server took it in this session.
+        self.muted: set[str] = set()
+        self.table_muted: dict[int, set[str]] = {}
         self.watching = False  # the lobby shows: follow the table list
         self.follows_lobby = True  # the server serves watch_lobby (an older one does not)
         # A hand's opening events (the deal, flowers) wait for the hand's snapshot, which

@@ -21,15 +21,18 @@ def start_local_server(
     timeout: float = 20.0,
     stderr: IO[str] | int = DEVNULL,
     port: int = 0,
+    tls: bool = False,
 ) -> tuple[subprocess.Popen[str], int]:
     """Run ``gbmj-server`` on a loopback port (a free one unless ``port`` is given; a
     separate process: the client never imports the server), with an optional TOML
-    config; returns the process and its port."""
+    config; returns the process and its port. Plain TCP unless ``tls`` (its certificate
+    is then made beside the database): on loopback nobody is in between, and a client
+    of its own server has no certificate to pin."""
     db.parent.mkdir(parents=True, exist_ok=True)
     command = [sys.executable, "-m", "gbmj_server", "--host", "127.0.0.1", "--port", str(port)]
-    # Plain TCP: on loopback nobody is in between, and a client of its own server has no
-    # certificate to pin.
-    command += ["--db", str(db), "--log-level", "warning", "--insecure"]
+    command += ["--db", str(db), "--log-level", "warning"]
+    if not tls:
+        command.append("--insecure")
     if config is not None:
         command += ["--config", str(config)]
     proc = subprocess.Popen(

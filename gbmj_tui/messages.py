@@ -32,14 +32,18 @@ class Requested(Message):
 
 
 class SignIn(Message):
-    """Connect to ``server`` and log in, register or play as a guest."""
+    """Connect to ``server`` (over plain TCP with ``insecure``) and log in, register or
+    play as a guest."""
 
-    def __init__(self, how: str, server: str, name: str, password: str) -> None:
+    def __init__(
+        self, how: str, server: str, name: str, password: str, *, insecure: bool = False
+    ) -> None:
         super().__init__()
         self.how = how
         self.server = server
         self.name = name
         self.password = password
+        self.insecure = insecure
 
 
 class ActionChosen(Message):
@@ -48,6 +52,41 @@ class ActionChosen(Message):
     def __init__(self, choice: Choice) -> None:
         super().__init__()
         self.choice = choice
+
+
+class ReplayAsked(Message):
+    """Replay the hand ``hand_id`` (from the result screen or a match's history)."""
+
+    def __init__(self, hand_id: int) -> None:
+        super().__init__()
+        self.hand_id = hand_id
+
+
+class ExportAsked(Message):
+    """Write the hand ``hand_id`` to a replay file; the answer (``Told``) names it."""
+
+    def __init__(self, hand_id: int) -> None:
+        super().__init__()
+        self.hand_id = hand_id
+
+
+class MuteAsked(Message):
+    """Open the mute dialog for ``names`` (at the table ``table_id``, whose owner may mute
+    there too), ``selected`` first under the cursor."""
+
+    def __init__(
+        self,
+        names: tuple[str, ...],
+        *,
+        table_id: int | None = None,
+        owner: bool = False,
+        selected: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.names = names
+        self.table_id = table_id
+        self.owner = owner
+        self.selected = selected
 
 
 class KeyRefused(Message):

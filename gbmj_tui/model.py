@@ -68,6 +68,10 @@ class SeatView:
     level: int | None = None  # a player's level (docs/rules.md §2.7), shown beside the name
     ready: bool = False  # before the match: the player said ready
     bot_level: str | None = None  # a bot's level, before the match
+    # The seat's concealed tiles where the viewer may see them (a replay face up, or a
+    # hand that has ended), sorted; the tile just drawn apart.
+    shown: tuple[int, ...] | None = None
+    shown_drawn: int | None = None
 
     @property
     def connected(self) -> bool:
@@ -139,10 +143,15 @@ class ResultView:
     fans: tuple[FanLine, ...] = ()  # flowers are fan 81 (花牌), as on the wire
     total: int = 0
     points: tuple[int, ...] = (0, 0, 0, 0)
+    coins: tuple[int, ...] | None = None  # what each seat won or paid, at a stake table
     scores: tuple[int, ...] | None = None  # match totals after the hand
     hands: tuple[tuple[int, ...], ...] = ((), (), (), ())
     melds: tuple[tuple[MeldView, ...], ...] = ((), (), (), ())
     flowers: tuple[tuple[int, ...], ...] = ((), (), (), ())
+    hand_id: int | None = None  # for the replay (``get_hand``)
+    # The revealed wall and salt against the commitment announced before the deal
+    # (docs/rules.md §1.1): True verified, False not, None not checked.
+    wall_verified: bool | None = None
 
 
 def _four_seats() -> tuple[SeatView, ...]:
@@ -169,6 +178,7 @@ class TableView:
     prevailing_wind: int = Tile.E  # a wind tile code, as on the wire
     dealer: int = 0
     wall_count: int = 0
+    commitment: str | None = None  # the wall's, announced before the deal
     dice: tuple[tuple[int, int], ...] = ()
     turn: int | None = None
     last_discard: int | None = None  # the seat whose newest discard is the table's last

@@ -75,6 +75,24 @@ def event_line(view: TableView, body: m.EventBody, lang: str) -> Text | None:
     return None
 
 
+def draw_line(view: TableView, body: m.Draw, lang: str) -> Text:
+    """A draw in words (the live table says none: the replay does), its tile if seen."""
+    who = view.who(body.seat, lang)
+    if body.tile is None:
+        return _line(
+            "{who} drew a replacement tile" if body.replacement else "{who} drew a tile",
+            lang,
+            who=who,
+        )
+    tile = tile_name(body.tile, lang)
+    return _line(
+        "{who} drew a replacement tile: {tile}" if body.replacement else "{who} drew {tile}",
+        lang,
+        who=who,
+        tile=tile,
+    )
+
+
 def timed_out_line(view: TableView, msg: m.TimedOut, after: int, lang: str) -> Text:
     """A seat's clock ran out; for the player, how many more before auto-play."""
     if msg.seat == view.me:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gbmj_tui.config import config_path
+from gbmj_tui.i18n import N_, tr
 from protocol.tls import fingerprint
 
 KNOWN_SERVERS_NAME = "known_servers"
@@ -34,22 +35,33 @@ def known_servers_path() -> Path:
 
 
 class TlsRefused(Exception):
-    """The connection was not made safely; the message says why, for the player."""
+    """The connection was not made safely; the message says why, for the player
+    (``text(lang)``: in the client's language; ``str``: English)."""
+
+    def __init__(self, reason: str, /, **values: object) -> None:
+        super().__init__(reason.format(**values))
+        self.reason = reason  # a catalog msgid
+        self.values = values
+
+    def text(self, lang: str) -> str:
+        return tr(self.reason, lang).format(**self.values)
+
+
+CHANGED = N_(
+    "WARNING: the certificate of {server} has changed since it was pinned.\n"
+    "  pinned:  {pinned}\n"
+    "  offered: {offered}\n"
+    "Someone may be intercepting the connection, or the host made a new certificate. "
+    "Ask the host for the fingerprint the server printed at start; if it is the offered "
+    "one, delete the line of {server} in {path} and connect again."
+)
 
 
 class ServerChanged(TlsRefused):
     """The server offered a certificate other than the one pinned for it."""
 
     def __init__(self, server: str, pinned: str, offered: str, path: Path) -> None:
-        super().__init__(
-            f"WARNING: the certificate of {server} has changed since it was pinned.\n"
-            f"  pinned:  {pinned}\n"
-            f"  offered: {offered}\n"
-            "Someone may be intercepting the connection, or the host made a new "
-            "certificate. Ask the host for the fingerprint the server printed at start; "
-            f"if it is the offered one, delete the line of {server} in {path} and connect "
-            "again."
-        )
+        super().__init__(CHANGED, server=server, pinned=pinned, offered=offered, path=path)
         self.server = server
         self.pinned = pinned
         self.offered = offered
@@ -65,15 +77,16 @@ class Pin:
     new: bool  # pinned by this connection (the first to this server)
     path: Path | None  # the known-servers file (None: the fingerprint was given)
 
-    def notice(self) -> str | None:
+    def notice(self, lang: str = "en") -> str | None:
         """What to tell the player: something on the first connection only."""
         if not self.new:
             return None
-        return (
-            f"first connection to {self.server}: its certificate {self.fingerprint} is now "
-            f"pinned in {self.path}. Compare it with the fingerprint the host's server "
-            "printed at start."
+        words = tr(
+            "first connection to {server}: its certificate {fingerprint} is now pinned in "
+            "{path}. Compare it with the fingerprint the host's server printed at start.",
+            lang,
         )
+        return words.format(server=self.server, fingerprint=self.fingerprint, path=self.path)
 
 
 def server_key(host: str, port: int) -> str:
@@ -129,8 +142,13 @@ def _check_expected(server: str, der: bytes, expected: str) -> Pin:
     offered = fingerprint(der)
     if offered != expected.upper():
         raise TlsRefused(
-            f"the certificate of {server} is not the expected one: expected {expected}, "
-            f"offered {offered}"
+            N_(
+                "the certificate of {server} is not the expected one: expected {expected}, "
+                "offered {offered}"
+            ),
+            server=server,
+            expected=expected,
+            offered=offered,
         )
     return Pin(server, offered, False, None)
 
@@ -168,19 +186,27 @@ async def open_server(
         )
     except ssl.SSLError as exc:
         raise TlsRefused(
-            f"no TLS from {server} ({exc.reason or exc}): if it is a plain TCP server, "
-            "connect with --insecure"
+            N_(
+                "no TLS from {server} ({reason}): if it is a plain TCP server, connect "
+                "with --insecure"
+            ),
+            server=server,
+            reason=exc.reason or exc,
         ) from None
     except (ConnectionResetError, asyncio.IncompleteReadError) as exc:
         raise TlsRefused(
-            f"{server} closed the connection during the TLS handshake ({exc}): if it is "
-            "a plain TCP server, connect with --insecure"
+            N_(
+                "{server} closed the connection during the TLS handshake ({reason}): if it "
+                "is a plain TCP server, connect with --insecure"
+            ),
+            server=server,
+            reason=exc,
         ) from None
     try:
         ssl_object = writer.get_extra_info("ssl_object")
         der = ssl_object.getpeercert(binary_form=True) if ssl_object is not None else None
         if not der:
-            raise TlsRefused(f"{server} sent no certificate")
+            raise TlsRefused(N_("{server} sent no certificate"), server=server)
         if expect is not None:
             pin = _check_expected(server, der, expect)
         else:

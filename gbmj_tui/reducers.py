@@ -53,9 +53,11 @@ def on_hand_start(
     seat_winds: Iterable[int],
     prevailing_wind: int,
     dice: Iterable[tuple[int, int]] = (),
+    commitment: str | None = None,
     **_: Any,
 ) -> TableView:
-    """A new hand: clear hands, melds, flowers, discards; set round, dealer, winds."""
+    """A new hand: clear hands, melds, flowers, discards; set round, dealer, winds, and
+    keep the wall's commitment to check the wall against when it is revealed."""
     seats = tuple(
         replace(s, wind=w, concealed_count=0, melds=(), flowers=(), discards=())
         for s, w in zip(view.seats, seat_winds, strict=True)
@@ -70,6 +72,7 @@ def on_hand_start(
         dealer=dealer,
         prevailing_wind=prevailing_wind,
         dice=tuple((a, b) for a, b in dice),
+        commitment=commitment,
         status=TableStatus.PLAYING,
         wall_count=144,
         turn=dealer,
@@ -267,15 +270,18 @@ def on_hand_end(
     concealed: Iterable[Iterable[int]] = ((), (), (), ()),
     melds: Iterable[Iterable[MeldView]] = ((), (), (), ()),
     outcome: str | None = None,
+    points: Iterable[int] | None = None,
     **_: Any,
 ) -> TableView:
-    """Every hand revealed (concealed tiles and melds, concealed kongs face up)."""
+    """Every hand revealed (concealed tiles and melds, concealed kongs face up), and the
+    hand's points (an escape's penalty too)."""
     result = view.result or ResultView(outcome=outcome or "exhaustive_draw")
     result = replace(
         result,
         hands=tuple(sort_tiles(h) for h in concealed),
         melds=tuple(tuple(m) for m in melds),
         flowers=tuple(s.flowers for s in view.seats),
+        points=result.points if points is None else tuple(points),
     )
     return replace(view, result=result, playing=False, prompt=None, timer=None, offer=None)
 

@@ -11,7 +11,8 @@ the session knows and tells the app what happened by posting a Textual message
 end and, after a drop or a server restart, connects again with a jittered, capped
 backoff and resumes the session, for as long as the session lasts. The server then
 sends the table's snapshot and any open prompt; the session follows the lobby again
-and re-enters a table it was watching or waiting at.
+and re-enters a table it was watching or waiting at. A server whose certificate has
+changed since is not connected to again: the session ends with the warning.
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ from textual.message import Message
 
 from gbmj_tui import messages as ui
 from gbmj_tui.config import Address
-from gbmj_tui.connection import ConnectError, Connection, RequestFailed
+from gbmj_tui.connection import Connection, TlsPolicy
 from gbmj_tui.dispatch import Dispatch
+from gbmj_tui.errors import ConnectError, ConnectRefused, RequestFailed
 from gbmj_tui.i18n import N_, tr
 from gbmj_tui.words import error_text
 from protocol import messages as m
@@ -52,16 +54,18 @@ class Session(Dispatch):
         super().__init__(post, lang)
         self.conn: Connection | None = None
         self.address: Address | None = None
+        self.tls = TlsPolicy()
         self.link = ui.Link.OFFLINE
         self._reading: asyncio.Task[None] | None = None
         self._attached = asyncio.Event()
 
     # -- connecting ---------------------------------------------------------------------
-    async def connect(self, address: Address) -> None:
-        """A new connection to ``address`` (the old one, if any, closed)."""
+    async def connect(self, address: Address, tls: TlsPolicy) -> None:
+        """A new connection to ``address``, made safe as ``tls`` says (the old one, if
+        any, closed)."""
         old = self.conn
-        conn = await Connection.open(address.host, address.port)
-        self.address = address
+        conn = await Connection.open(address.host, address.port, tls=tls)
+        self.address, self.tls = address, tls
         self.follows_lobby = True
         self._attach(conn)
         if old is not None:
@@ -106,7 +110,11 @@ class Session(Dispatch):
             self._set_link(ui.LinkState(ui.Link.RECONNECTING, attempt, delay))
             await asyncio.sleep(delay)
             try:
-                conn = await Connection.open(self.address.host, self.address.port)
+                conn = await Connection.open(self.address.host, self.address.port, tls=self.tls)
+            except ConnectRefused as exc:  # the server's certificate changed: say so, stop
+                self.token = None
+                self.post(ui.SessionEnded(exc.text(self.lang)))
+                return
             except ConnectError:
                 continue
             self.follows_lobby = True
@@ -184,6 +192,12 @@ class Session(Dispatch):
             self._show(view.with_seat(view.me, presence=presence))
         elif isinstance(request, m.ArmTimerExtension) and view is not None:
             self._show(replace(view, extension_armed=request.armed))
+        elif isinstance(request, m.Mute):
+            if request.table_id is None:
+                muted = self.muted
+            else:
+                muted = self.table_muted.setdefault(request.table_id, set())
+            (muted.add if request.on else muted.discard)(request.name)
 
     async def watch_lobby(self, on: bool) -> None:
         """Follow the table list (the lobby shows) or stop; an older server that does not

@@ -14,11 +14,14 @@ import json
 import os
 import re
 import secrets
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from gbmj_tui.config import Address
+from gbmj_tui.connection import RequestFailed
 from protocol import messages as m
+from protocol.errors import ErrorCode
 
 ACCOUNT_FILE = "solo-account.json"
 DEFAULT_NAME = "player"
@@ -71,11 +74,47 @@ def new_account(taken: int = 0) -> LocalAccount:
     return LocalAccount(name, secrets.token_urlsafe(18))
 
 
-def sign_in_requests(account: LocalAccount | None) -> tuple[m.Message, ...]:
-    """What to try, in order: log in with the kept account, or register it."""
-    if account is None:
-        return ()
-    return (
-        m.Login(name=account.name, password=account.password),
-        m.Register(name=account.name, password=account.password),
+async def solo_sign_in(
+    sign_in: Callable[[m.Message], Awaitable[m.Profile]], account_file: Path | None
+) -> m.Profile:
+    """Sign in with the local account kept in ``account_file``: log in, or register it
+    (again, on a new database), under another name if the name is taken; a guest when
+    there is no file to keep it in (``--guest``) or no name is free."""
+    if account_file is None:
+        return await sign_in(m.Guest(name=None))
+    account = load_account(account_file)
+    if account is not None:
+        try:
+            return await sign_in(m.Login(name=account.name, password=account.password))
+        except RequestFailed as exc:  # a new database: register the account again
+            if exc.code != ErrorCode.BAD_CREDENTIALS:
+                raise
+    for taken in range(10):
+        account = new_account(taken) if account is None or taken else account
+        try:
+            profile = await sign_in(m.Register(name=account.name, password=account.password))
+        except RequestFailed as exc:
+            if exc.code not in (ErrorCode.NAME_TAKEN, ErrorCode.BAD_NAME):
+                raise
+            continue
+        save_account(account_file, account)
+        return profile
+    return await sign_in(m.Guest(name=None))
+
+
+SOLO_TIMERS = m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5)
+
+
+async def solo_table(request: Callable[[m.Message], Awaitable[m.Message]], *, guest: bool) -> None:
+    """The solo table: created, the player at seat 0, three bots, ready. Coins move
+    from the first game on (stake 1), except for a guest."""
+    settings = m.TableSettings(
+        name="solo", stake=0 if guest else 1, timers=SOLO_TIMERS, rounds=1, bots_allowed=True
     )
+    snapshot = await request(m.CreateTable(settings=settings))
+    assert isinstance(snapshot, m.Snapshot)
+    table_id = snapshot.table.table_id
+    await request(m.Sit(table_id=table_id, seat=0))
+    for seat in (1, 2, 3):
+        await request(m.AddBot(table_id=table_id, seat=seat, level="normal"))
+    await request(m.Ready(table_id=table_id, ready=True))

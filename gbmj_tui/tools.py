@@ -1,13 +1,15 @@
 """``gbmj export`` and ``gbmj verify``: a match or a hand written to a replay file, and a
 replay file checked away from any server (docs/replay-format.md).
 
-    gbmj export ID [--server HOST:PORT] [--name NAME] [--out FILE]
+    gbmj export ID [--server HOST:PORT] [--name NAME] [--out FILE] [--insecure]
     gbmj verify FILE
 
 An ``ID`` is a match's (``88`` or ``m88``) or a hand's (``h412``). ``export`` signs in
 (as ``NAME``, with the password from ``GBMJ_PASSWORD`` or asked on the terminal; with no
-name as a guest, who may read public matches only), asks for the match (``get_match``)
-and its hands' logs (``get_hand``) and writes the file; ``verify`` reads only the file.
+name as a guest, who may read public matches only) over TLS with the server's
+certificate pinned as the client pins it (``--insecure``: plain TCP), asks for the match
+(``get_match``) and its hands' logs (``get_hand``) and writes the file; ``verify`` reads
+only the file.
 
 The client's ``main`` hands these commands over first thing: ``tools.hand_over(argv)``.
 """
@@ -39,7 +41,7 @@ from gbmj.replay import (
 )
 from gbmj.replay.verify import Check
 from gbmj_tui.config import DEFAULT_SERVER, parse_address
-from gbmj_tui.connection import CLIENT_NAME, ConnectError, Connection, RequestFailed
+from gbmj_tui.connection import CLIENT_NAME, ConnectError, Connection, RequestFailed, TlsPolicy
 from protocol import messages as m
 from protocol.errors import ErrorCode
 
@@ -94,20 +96,28 @@ async def _ask(conn: Connection, request: m.Message, reply: type[T]) -> T:
 
 
 async def export_replay(
-    server: str, target: ReplayId, name: str | None = None, password: str | None = None
+    server: str,
+    target: ReplayId,
+    name: str | None = None,
+    password: str | None = None,
+    tls: TlsPolicy = TlsPolicy(),  # noqa: B008  (an immutable value)
 ) -> Replay:
-    """Connect to ``server``, sign in (as ``name``, else as a guest) and fetch the replay."""
-    return await _signed_in(server, name, password, lambda conn: fetch_replay(conn, target, server))
+    """Connect to ``server`` (``tls`` says how), sign in (as ``name``, else as a guest)
+    and fetch the replay."""
+    return await _signed_in(
+        server, name, password, tls, lambda conn: fetch_replay(conn, target, server)
+    )
 
 
 async def _signed_in(
     server: str,
     name: str | None,
     password: str | None,
+    tls: TlsPolicy,
     work: Callable[[Connection], Awaitable[T]],
 ) -> T:
     address = parse_address(server)
-    conn = await Connection.open(address.host, address.port)
+    conn = await Connection.open(address.host, address.port, tls=tls)
     reading = asyncio.create_task(conn.run(lambda _message: None))  # pushes are not ours
     try:
         sign_in: m.Message = (
@@ -123,6 +133,18 @@ async def _signed_in(
         reading.cancel()
         with contextlib.suppress(asyncio.CancelledError, ConnectError, OSError):
             await reading
+
+
+async def export_hand(
+    conn: Connection, hand_id: int, address: str, folder: Path | None = None
+) -> Path:
+    """Write one hand to its replay file (``gbmj-hand-412.json``) in ``folder`` (the
+    current one by default), as ``gbmj export h412`` does; the file's path."""
+    target = ReplayId("hand", hand_id)
+    replay = await fetch_replay(conn, target, address)
+    path = (folder or Path.cwd()) / target.file_name
+    write_replay(replay, path)
+    return path
 
 
 def write_replay(replay: Replay, path: Path) -> None:
@@ -162,6 +184,9 @@ def _parser() -> argparse.ArgumentParser:
         "without it, as a guest: public matches only",
     )
     export.add_argument("--out", type=Path, help="the file (default gbmj-match-88.json)")
+    export.add_argument(
+        "--insecure", action="store_true", help="plain TCP, no TLS (a server that serves no TLS)"
+    )
     verify = sub.add_parser("verify", help="check a replay file without any server")
     verify.add_argument("file", type=Path)
     return parser
@@ -182,7 +207,8 @@ def run(argv: Sequence[str]) -> int:
             password = os.environ.get(PASSWORD_VARIABLE) or getpass.getpass(
                 f"password of {args.name}: "
             )
-        replay = asyncio.run(export_replay(args.server, target, args.name, password))
+        tls = TlsPolicy(insecure=args.insecure)
+        replay = asyncio.run(export_replay(args.server, target, args.name, password, tls))
         out = args.out or Path(target.file_name)
         write_replay(replay, out)
     except (ValueError, ExportError, ConnectError, TimeoutError, OSError) as exc:

@@ -11,6 +11,7 @@ import dataclasses
 from dataclasses import replace
 from typing import Any
 
+from gbmj.game.wall import verify_commitment
 from gbmj_tui import model, reducers
 from gbmj_tui.model import Choice, FanLine, MeldView, ResultView, SeatView, TableView
 from protocol import messages as m
@@ -152,6 +153,7 @@ def from_snapshot(msg: m.Snapshot) -> TableView:
         dealer=game.dealer,
         prevailing_wind=game.prevailing_wind,
         dice=tuple(game.dice),
+        commitment=game.commitment,
         wall_count=game.wall_remaining,
         turn=game.to_act[0] if game.phase == "turn" and game.to_act else None,
         last_discard=offer[0] if offer else None,
@@ -193,13 +195,26 @@ def apply_hand_result(view: TableView, msg: m.HandResult) -> TableView:
         fans=tuple(FanLine(f, c) for f, c in msg.fans),
         total=msg.total,
         points=tuple(msg.points),
+        coins=None if msg.coins is None else tuple(msg.coins),
         scores=tuple(msg.scores),
         hands=tuple(model.sort_tiles(h) for h in msg.concealed),
         melds=tuple(tuple(meld_from_wire(x) for x in ms) for ms in msg.melds),
         flowers=tuple(tuple(f) for f in msg.flowers),
+        hand_id=msg.hand_id,
+        wall_verified=wall_verified(view.commitment, msg.wall_order, msg.salt),
     )
     seats = tuple(replace(s, score=score) for s, score in zip(view.seats, msg.scores, strict=True))
     return replace(view, seats=seats, result=result, playing=False, prompt=None, timer=None)
+
+
+def wall_verified(announced: str | None, order: tuple[int, ...], salt: str) -> bool | None:
+    """Whether the wall and salt revealed at the hand's end are what the commitment
+    announced before the deal promised (docs/rules.md §1.1); None when this client saw
+    no announcement. The commitment sent again with the result counts for nothing: a
+    server that changed the wall could send a new one with it."""
+    if announced is None:
+        return None
+    return verify_commitment(announced, order, salt)
 
 
 def action_message(view: TableView, choice: Choice) -> m.Action:

@@ -75,7 +75,9 @@ def main() -> int:
     en = args.ascii
     turn_re = "Your turn" if en else "轮到你出牌"
     result_re = r"Total|Draw \(wall|escaped" if en else r"合计|荒庄|逃跑"
-    flags = "--ascii" if args.ascii else ""
+    # the language follows the locale unless said: the checks below read Chinese, or
+    # English with --ascii
+    flags = "--ascii --lang en" if args.ascii else "--lang zh"
     command = f"uv run python -m gbmj_tui solo {flags} --db {shlex.quote(str(db))}"
     tmux("kill-session", "-t", SESSION)
     tmux("new-session", "-d", "-s", SESSION, "-x", str(width), "-y", str(height), command)

@@ -3,17 +3,23 @@ and fail if the screen is wrong at any step.
 
     uv run python scripts/tmux_table.py [--lang zh|en] [--size 80x24] [--captures DIR]
 
-Starts ``gbmj-server`` on a free port with a fresh database and the client in a
-detached tmux session of the given size, then: registers on the connect screen; creates
+Starts ``gbmj-server`` on a free port with a fresh database (serving TLS, its
+certificate made beside it) and the client in a detached tmux session of the given
+size, then: registers on the connect screen, the first connection saying it pinned the
+server's certificate; creates
 a table (``n``, Enter) and checks the owner is named on it; opens the seats (``b``),
 fills them with bots (``f``); goes back to the lobby (Esc) and joins the table again
 (``j``): the seats dialog still offers the owner's keys and the status line names the
 owner; gets ready (``r``): the deal; discards by keys and passes claims until the
 action line has shown a few actions; closes the connection from the server's side
 (``ss -K``, which needs root): the reconnect banner shows and the client comes back to
-its seat with its hand; plays on to the hand's result, which stays until Enter; the
-next hand starts. Every capture is saved in DIR. Needs tmux and ss. Exit status 0 when
-everything was on screen.
+its seat with its hand; plays on to the hand's result, which says the wall is verified
+and stays until Enter; the next hand starts; the replay of the hand just played (``v``)
+from its result. Then leaves the match (Esc twice) for the lobby, opens the history
+(``h``): the match, its hands (Enter), a hand replayed (Enter): stepped with the arrows,
+turned face up (``f``), its end (End) with the result over the board, written to a file
+(``x``). Every capture is saved in DIR. Needs tmux and ss. Exit status 0 when everything
+was on screen.
 """
 
 from __future__ import annotations
@@ -44,6 +50,16 @@ WORDS = {
         "discarded": "discarded",
         "started": "The next hand has started",
         "fill": "Fill with bots",
+        "pinned": "is now pinned in",
+        "new server": "New server",
+        "wall": "Wall verified",
+        "step": "step {n} of",
+        "mine": "as you saw it",
+        "face up": "face up",
+        "replay end": "Back to the replay",
+        "history": "Matches 1-1 of 1",
+        "hand 1": "East round, hand 1",
+        "written": "The hand was written to",
     },
     "zh": {
         "turn": "轮到你出牌",
@@ -55,6 +71,16 @@ WORDS = {
         "discarded": "打出",
         "started": "下一盘已开始",
         "fill": "空位全加机器人",
+        "pinned": "已记在",
+        "new server": "新的服务器",
+        "wall": "牌墙已验证",
+        "step": "第 {n}/",
+        "mine": "你的视角",
+        "face up": "明牌",
+        "replay end": "回到回放",
+        "history": "第 1-1 场，共 1 场",
+        "hand 1": "东风圈 第1盘",
+        "written": "这一盘已写入",
     },
 }
 
@@ -117,6 +143,42 @@ def play_until(words: dict[str, str], pattern: str, timeout: float) -> str:
     raise TimeoutError(f"not on screen after {timeout}s: {pattern!r}\n{capture()}")
 
 
+def flat(screen: str) -> str:
+    """The screen's words, wrapped lines joined (a box's edges are words too)."""
+    return " ".join(screen.split())
+
+
+def history(words: dict[str, str], check: Check, where: Path) -> None:
+    """Leave the match for the lobby; the history, the match, a hand replayed, exported."""
+    keys("Escape", "Escape", pause=0.5)  # leaving a running match: twice
+    screen = wait_for(words["lobby"], 15)
+    keys("h", pause=1.0)
+    screen = wait_for(re.escape(words["history"]), 10)
+    check.expect("drv" in screen, "the history lists the match with its players", screen)
+    keys("Enter", pause=1.0)
+    screen = wait_for(words["hand 1"], 10)
+    check.expect(True, "the match's hands", screen)
+    keys("Enter", pause=1.5)
+    screen = wait_for(re.escape(words["step"].format(n=0)), 10)
+    check.expect(True, "a hand replayed from the history", screen)
+    keys("Right", "Right", "Right", pause=0.3)
+    screen = wait_for(re.escape(words["step"].format(n=3)), 5)
+    check.expect(True, "three steps on", screen)
+    keys("f", pause=0.5)
+    screen = wait_for(words["face up"], 5)
+    check.expect(not re.search(r"(?:####|〓〓)x1[0-4]", screen), "every hand face up", screen)
+    keys("End", pause=1.0)
+    screen = wait_for(words["replay end"], 5)
+    check.expect(True, "the hand's end: the result over the board", screen)
+    keys("Escape", "x", pause=1.0)
+    screen = wait_for(words["written"], 10)
+    written = list(where.glob("gbmj-hand-*.json"))
+    check.expect(len(written) == 1, "the hand written to a replay file", screen)
+    keys("Escape", "Escape", "Escape", pause=0.5)
+    screen = wait_for(words["lobby"], 10)
+    check.expect(True, "back in the lobby", screen)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--lang", choices=("zh", "en"), default="en")
@@ -129,10 +191,12 @@ def main() -> int:
     captures.mkdir(parents=True, exist_ok=True)
     where = Path(tempfile.mkdtemp(prefix="gbmj-table-"))
     (where / "server.toml").write_text("bot_delay = 0.2\nhand_pause = 3.0\n")
-    server, port = start_local_server(where / "gbmj.db", where / "server.toml")
+    server, port = start_local_server(where / "gbmj.db", where / "server.toml", tls=True)
     home = shlex.quote(str(where / "config"))  # a first start: no remembered name
+    # From its own folder, where an exported hand is written.
     command = (
-        f"cd {shlex.quote(str(ROOT))} && XDG_CONFIG_HOME={home} uv run python -m gbmj_tui "
+        f"cd {shlex.quote(str(where))} && XDG_CONFIG_HOME={home} "
+        f"uv run --project {shlex.quote(str(ROOT))} python -m gbmj_tui "
         f"--lang {args.lang} --server 127.0.0.1:{port}"
     )
     tmux("kill-session", "-t", SESSION)
@@ -149,6 +213,10 @@ def main() -> int:
         keys("Tab", "Tab", "Enter")  # to the Register button, press it
         screen = wait_for(words["lobby"], 20)
         check.expect(True, "the lobby after registering", screen)
+        check.expect(words["pinned"] in flat(screen), "the certificate pinned, and said", screen)
+        gone = time.monotonic() + 20  # a person reads the notice; its toast goes by itself
+        while words["new server"] in capture() and time.monotonic() < gone:
+            time.sleep(0.5)
         keys("n")
         keys("Enter", pause=1.0)  # the settings dialog: Enter creates the table
         screen = wait_for(words["owner"], 10)
@@ -198,15 +266,23 @@ def main() -> int:
         check.expect(bool(back), "back at the seat after the reset", screen)
         screen = play_until(words, words["result"], 900)
         check.expect(True, "the hand's result", screen)
+        check.expect(words["wall"] in flat(screen), "the result says the wall is verified", screen)
         time.sleep(5)  # longer than the pause between hands
         screen = capture()
         check.expect(
             re.search(words["result"], screen) is not None, "the result waits for a key", screen
         )
         check.expect(words["started"] in screen, "it says the next hand has started", screen)
+        keys("v", pause=1.0)  # the replay of the hand just played
+        screen = wait_for(re.escape(words["step"].format(n=0)), 10)
+        check.expect(words["mine"] in screen, "the replay starts from the player's view", screen)
+        keys("Escape", pause=1.0)
+        screen = capture()
+        check.expect(re.search(words["result"], screen) is not None, "back at the result", screen)
         keys("Enter", pause=1.0)
         screen = capture()
         check.expect(re.search(words["result"], screen) is None, "Enter closes it", screen)
+        history(words, check, where)
     except TimeoutError as exc:
         check.failures.append(str(exc).splitlines()[0])
         check.save("TIMEOUT", capture())

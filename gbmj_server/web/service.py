@@ -56,7 +56,8 @@ log = logging.getLogger(__name__)
 STATIC = Path(textual_serve.__file__).parent / "static"
 PAGE = (Path(__file__).parent / "page.html").read_text("utf-8")
 MAX_MESSAGE = 64 * 1024  # bytes of one message from the browser (keys, a paste)
-# ws/OPTIONS of the page's WebSocket (from ?lang=en&tiles=ascii): the client's options.
+# ws/OPTIONS of the page's WebSocket (from ?lang=en&tiles=ascii): the client's options;
+# without a language, the browser's (Accept-Language).
 OPTIONS_OF = {
     "": [],
     "zh": ["--lang", "zh"],
@@ -70,6 +71,23 @@ FULL_PAGE = """<!DOCTYPE html>
 <body style="background:#0c181f;color:#eee;font:18px monospace;text-align:center;padding:20vh 1em">
 <p>gbmj 国标麻将</p><p>{reason}.</p><p>请稍后再试。</p></body></html>
 """
+
+
+def browser_language(accept: str | None) -> str:
+    """The client's language for a page that asks for none: ``zh`` when the browser's
+    most wanted language (``Accept-Language``) is Chinese, else ``en``."""
+    best, best_q = "", -1.0
+    for part in (accept or "").split(","):
+        tag, _, params = part.strip().partition(";")
+        q = 1.0
+        if params.strip().startswith("q="):
+            try:
+                q = float(params.strip()[2:])
+            except ValueError:
+                continue
+        if tag and q > best_q:
+            best, best_q = tag, q
+    return "zh" if best.lower().split("-")[0] == "zh" else "en"
 
 
 def _number(text: str | None, default: int) -> int:
@@ -251,6 +269,9 @@ class WebService:
         options = OPTIONS_OF.get(request.match_info.get("options", ""))
         if options is None:
             raise web.HTTPNotFound(text="no such page")
+        if "--lang" not in options:  # the page asked for none: the browser's own
+            language = browser_language(request.headers.get("Accept-Language"))
+            options = ["--lang", language, *options]
         if not self.origin_allowed(request):
             log.warning("web: refused a session from a page on %s", request.headers["Origin"])
             raise web.HTTPForbidden(text="this page may not open a gbmj session")

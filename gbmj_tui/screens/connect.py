@@ -1,7 +1,10 @@
 """Connect and log in: server address, name, password; log in, register or play as guest.
 
 The screen only collects what the player typed and shows errors; it posts ``SignIn``
-and the app connects, answering with an error text (``show_error``) or the lobby.
+and the app connects, answering with an error text (``show_error``) or the lobby. A
+checkbox connects over plain TCP, for a server that serves no TLS; the client remembers
+it for that server (``ClientConfig.insecure``) and ticks it when the server is chosen
+again.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from gbmj_tui.config import ClientConfig
 from gbmj_tui.i18n import tr
 from gbmj_tui.messages import SignIn
 from gbmj_tui.widgets.keybar import KeyBar
+from gbmj_tui.widgets.toggle import Toggle
 
 
 class ConnectScreen(Screen[None]):
@@ -31,8 +35,12 @@ class ConnectScreen(Screen[None]):
         *,
         server: str | None = None,
         fixed: str | None = None,
+        insecure: bool = False,
+        ascii: bool = False,
     ) -> None:
         super().__init__()
+        self.insecure = insecure  # plain TCP to every server (the command line)
+        self.ascii = ascii
         self._ready = False  # the widgets exist (from on_mount on)
         self.config = config
         self.lang = lang
@@ -55,6 +63,11 @@ class ConnectScreen(Screen[None]):
             others = [s for s in self.config.servers if s != self.server][:3]
             if others and not self.fixed:
                 yield Static(Text("  " + "  ".join(others)), classes="hint")
+            plain = self.insecure or self.server in self.config.insecure
+            label = tr("Plain TCP, no TLS (--insecure)", lang)
+            toggle = Toggle(label, plain, id="insecure", ascii=self.ascii)
+            toggle.display = not self.fixed  # a hosted client's front door decides
+            yield toggle
             yield Label(tr("Name", lang))
             yield Input(self.config.name, id="name", max_length=24, compact=True)
             yield Label(tr("Password", lang))
@@ -76,6 +89,14 @@ class ConnectScreen(Screen[None]):
     def _submitted(self) -> None:
         self._go("login")
 
+    @on(Input.Changed, "#server")
+    def _server_changed(self, event: Input.Changed) -> None:
+        """A server used before gets the choice made for it (a new one keeps the box as
+        it is)."""
+        server = event.value.strip()
+        if not self.insecure and server in self.config.servers:
+            self.query_one("#insecure", Toggle).value = server in self.config.insecure
+
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
         self._go(event.button.id or "login")
@@ -89,5 +110,6 @@ class ConnectScreen(Screen[None]):
         server = self.query_one("#server", Input).value
         name = self.query_one("#name", Input).value.strip()
         password = self.query_one("#password", Input).value
+        insecure = self.query_one("#insecure", Toggle).value
         self.show_error(tr("connecting...", self.lang))
-        self.post_message(SignIn(how, server, name, password))
+        self.post_message(SignIn(how, server, name, password, insecure=insecure))

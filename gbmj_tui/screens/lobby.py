@@ -10,12 +10,16 @@ comes from another person (table names, owners, chat) is plain ``Text``, never m
 
 from __future__ import annotations
 
+import contextlib
+from collections import deque
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.coordinate import Coordinate
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, RichLog, Static
 from textual.widgets.data_table import RowDoesNotExist
@@ -25,9 +29,11 @@ from gbmj_tui.messages import (
     FollowLobby,
     LinkState,
     LobbyChanged,
+    MuteAsked,
     Requested,
 )
 from gbmj_tui.screens.dialogs import PasswordPrompt, SettingsDialog, TableRequest
+from gbmj_tui.screens.moderation import PasswordDialog, remember
 from gbmj_tui.screens.ssh_keys import SshKeysScreen
 from gbmj_tui.widgets.keybar import KeyBar
 from gbmj_tui.widgets.linkbar import LinkBar
@@ -46,6 +52,7 @@ COLUMNS = (
 )
 STATUS = {"waiting": N_("waiting"), "playing": N_("playing")}
 CHAT_LINES = 200
+SPEAKERS = 30  # chat senders remembered, to mute one
 
 
 def table_row(t: m.TableInfo, lang: str) -> tuple[Text, ...]:
@@ -80,16 +87,21 @@ class LobbyScreen(Screen[None]):
         Binding("r", "refresh", N_("Refresh")),
         Binding("i", "app.open_shop", N_("Items/Shop")),
         Binding("l", "app.open_leaderboard", N_("Leaders")),
+        Binding("h", "app.open_history", N_("History")),
         Binding("k", "ssh_keys", N_("SSH keys")),
+        Binding("p", "password", N_("Change password")),
+        Binding("m", "mute", N_("Mute")),
         Binding("question_mark", "app.help", N_("Help")),
         Binding("ctrl+q", "app.quit", N_("Quit")),
     ]
 
-    def __init__(self, lang: str, profile: m.Profile | None = None) -> None:
+    def __init__(self, lang: str, profile: m.Profile | None = None, *, solo: bool = False) -> None:
         super().__init__()
         self._ready = False  # the widgets exist (from on_mount on)
         self.lang = lang
         self.profile = profile
+        self.solo = solo  # solo's account: its password is the client's, not the player's
+        self.speakers: deque[str] = deque(maxlen=SPEAKERS)  # the chat's recent senders
         self.tables: dict[int, m.TableInfo] = {}
         self.rows: dict[int, tuple[Text, ...]] = {}  # what each row shows now
         self.dirty: set[int] = set()  # rows changed while hidden
@@ -163,7 +175,8 @@ class LobbyScreen(Screen[None]):
                 self.set_profile(self.profile)
         touched = gone | {t.table_id for t in change.tables}
         if self._ready and self.is_current:
-            self._draw_rows(touched)
+            with contextlib.suppress(NoMatches):  # the app closing while the server talks
+                self._draw_rows(touched)
         else:
             self.dirty |= touched
 
@@ -195,6 +208,8 @@ class LobbyScreen(Screen[None]):
             self.rows = dict(sorted(self.rows.items()))
 
     def add_chat(self, sender: str | None, text: str) -> None:
+        if sender:
+            remember(self.speakers, sender)
         if self._ready:
             line = Text(f"{sender or '*'}: ", style="bold")
             line.append(text)  # another person's words, as they are
@@ -244,6 +259,25 @@ class LobbyScreen(Screen[None]):
 
     def action_ssh_keys(self) -> None:
         self.app.push_screen(SshKeysScreen(self.lang))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "password":  # guests have none; solo's is kept by the client
+            return self.profile is not None and not self.profile.guest and not self.solo
+        return True
+
+    def action_password(self) -> None:
+        def changed(done: bool | None) -> None:
+            if done:
+                words = tr("Password changed: your other sessions are signed out", self.lang)
+                self.notify(words, markup=False)
+
+        self.app.push_screen(PasswordDialog(self.lang), changed)
+
+    def action_mute(self) -> None:
+        """Mute someone who spoke in the lobby's chat."""
+        me = self.profile.name if self.profile is not None else None
+        names = tuple(n for n in reversed(self.speakers) if n != me)
+        self.post_message(MuteAsked(names))
 
     def action_refresh(self) -> None:
         self.post_message(FollowLobby(True))

@@ -9,6 +9,7 @@ app shows the match's standings only after the last hand's result is closed.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -19,7 +20,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from gbmj_tui.i18n import N_, tr
+from gbmj_tui.i18n import N_, tr, trp
+from gbmj_tui.messages import ReplayAsked
 from gbmj_tui.model import TableView
 from gbmj_tui.tiles import TileStyle, tile_text
 from gbmj_tui.widgets.fans import fan_table
@@ -60,6 +62,8 @@ def revealed_hands(view: TableView, style: TileStyle, lang: str) -> Group:
         head = Text(view.who(s, lang), style="bold")
         head.append(f"   {points:+d}", style="bold green" if points > 0 else "bold")
         head.append("   (" + tr("score {score}", lang).format(score=score) + ")")
+        if r.coins is not None and s < len(r.coins):
+            head.append("   " + tr("coins {coins:+d}", lang).format(coins=r.coins[s]))
         flowers = r.flowers[s] if s < len(r.flowers) else ()
         if flowers:
             head.append("   ")
@@ -82,11 +86,46 @@ def revealed_hands(view: TableView, style: TileStyle, lang: str) -> Group:
     return Group(*lines)
 
 
+def standings_table(standings: Sequence[m.Standing], lang: str, title: str = "") -> Table:
+    """Everyone who played a match: rank, name, points, coins, and why they left."""
+    table = Table(title=title or None, box=None)
+    points = trp("score", "Points", lang)  # a match's points, not a fan's
+    for col in (tr("Rank", lang), tr("Player", lang), points, tr("Coins", lang), tr("Left", lang)):
+        table.add_column(col)
+    for s in standings:
+        left = tr(STANDING_LEFT[LeaveReason(s.left)], lang) if s.left else ""
+        name = Text(s.name + (" " + tr("(bot)", lang) if s.bot else ""))  # plain: a name
+        table.add_row(str(s.rank), name, f"{s.points:+d}", f"{s.coins:+d}", left)
+    return table
+
+
+WALL_WORDS = {
+    True: N_(
+        "Wall verified: the tiles revealed are the wall the server locked in before the "
+        "deal (its SHA-256 commitment matches), so nobody changed them during the hand."
+    ),
+    False: N_(
+        "Wall NOT verified: the tiles revealed are not the wall the server locked in "
+        "before the deal. The wall may have been changed during the hand."
+    ),
+    None: N_("The wall was not checked: this client did not see its commitment before the deal."),
+}
+
+
+def wall_line(verified: bool | None, lang: str) -> Text:
+    """Whether the revealed wall is the one promised before the deal, in plain words."""
+    style = {True: "green", False: "bold red", None: "dim"}[verified]
+    return Text(tr(WALL_WORDS[verified], lang), style=style)
+
+
 class ResultScreen(ModalScreen[None]):
     """A hand's result over the table; Enter, Space or Escape goes back."""
 
     CSS_PATH = "../styles/app.tcss"
-    BINDINGS = [Binding("enter,space,escape", "close", N_("Back to the table"))]  # noqa: RUF012
+    BINDINGS = [  # noqa: RUF012
+        Binding("enter,space,escape", "close", N_("Back to the table")),
+        Binding("v", "replay", N_("Replay")),
+    ]
 
     def __init__(
         self,
@@ -108,6 +147,8 @@ class ResultScreen(ModalScreen[None]):
         r = self.view.result
         if r is not None and r.outcome == "win":
             parts.append(fan_table(r.fans, style=self.tile_style, lang=self.lang))
+        if r is not None:
+            parts.append(wall_line(r.wall_verified, self.lang))
         with VerticalScroll(id="result-box"):
             yield Static(id="next-hand")
             yield Static(Group(*parts), id="result")
@@ -131,6 +172,16 @@ class ResultScreen(ModalScreen[None]):
             line = Text("")
         self.query_one("#next-hand", Static).update(line)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "replay":
+            return self.view.result is not None and self.view.result.hand_id is not None
+        return True
+
+    def action_replay(self) -> None:
+        r = self.view.result
+        if r is not None and r.hand_id is not None:
+            self.post_message(ReplayAsked(r.hand_id))
+
     def action_close(self) -> None:
         self.dismiss(None)
 
@@ -147,18 +198,10 @@ class StandingsScreen(ModalScreen[None]):
         self.lang = lang
 
     def compose(self) -> ComposeResult:
-        lang = self.lang
-        title = tr(MATCH_ENDS[MatchEnd(self.result.reason)], lang)
-        table = Table(title=title, box=None)
-        for col in (N_("Rank"), N_("Player"), N_("Points"), N_("Coins"), N_("Left")):
-            table.add_column(tr(col, lang))
-        for s in self.result.standings:
-            left = tr(STANDING_LEFT[LeaveReason(s.left)], lang) if s.left else ""
-            name = Text(s.name + (" " + tr("(bot)", lang) if s.bot else ""))  # plain: a name
-            table.add_row(str(s.rank), name, f"{s.points:+d}", f"{s.coins:+d}", left)
+        title = tr(MATCH_ENDS[MatchEnd(self.result.reason)], self.lang)
         with VerticalScroll(id="result-box"):
-            yield Static(table)
-        yield KeyBar(lang)
+            yield Static(standings_table(self.result.standings, self.lang, title))
+        yield KeyBar(self.lang)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections import deque
 from dataclasses import replace
 
 from rich.text import Text
@@ -30,12 +31,14 @@ from gbmj_tui.messages import (
     ActionChosen,
     KeyRefused,
     LinkState,
+    MuteAsked,
     Refused,
     Requested,
 )
 from gbmj_tui.model import Choice, TableView
 from gbmj_tui.screens.chat import ChatLine
 from gbmj_tui.screens.dialogs import SettingsDialog, TableRequest
+from gbmj_tui.screens.moderation import remember
 from gbmj_tui.screens.seats import SeatsDialog
 from gbmj_tui.tiles import TileStyle
 from gbmj_tui.widgets import (
@@ -45,15 +48,14 @@ from gbmj_tui.widgets import (
     PromptBar,
     SeatPanel,
 )
-from gbmj_tui.widgets.board import Board
+from gbmj_tui.widgets.board import Board, is_compact
 from gbmj_tui.widgets.keybar import KeyBar
 from gbmj_tui.widgets.linkbar import LinkBar
 from gbmj_tui.widgets.status import status_text
 from gbmj_tui.words import TIMERS as TIMER_WORDS
 from protocol import messages as m
 
-COMPACT_WIDTH = 90  # below this many columns (or COMPACT_HEIGHT rows) drop the borders
-COMPACT_HEIGHT = 28
+SPEAKERS = 30  # chat senders remembered, to mute one
 ESCAPE_CONFIRM_S = 3.0  # leaving a running match needs the key twice within this time
 GAME_KEYS = frozenset({"h", "p", "g", "1", "2", "3", "space", "enter"})
 
@@ -74,6 +76,7 @@ class TableScreen(Screen[None]):
         Binding("e", "extension", N_("Extension")),
         Binding("t", "tile_counter", N_("Counter")),
         Binding("c", "chat", N_("Chat")),
+        Binding("m", "mute", N_("Mute")),
         Binding("ctrl+q", "app.quit", N_("Quit")),
     ]
 
@@ -94,6 +97,7 @@ class TableScreen(Screen[None]):
         self._leave_armed = 0.0  # when the player was warned that leaving is an escape
         self._controls: tuple[object, ...] = ()  # what the key bar was shown for
         self._ready = False  # the widgets exist (from on_mount; is_mounted comes later)
+        self.speakers: deque[str] = deque(maxlen=SPEAKERS)  # the chat's recent senders
 
     def compose(self) -> ComposeResult:
         yield LinkBar(self.lang)
@@ -117,7 +121,7 @@ class TableScreen(Screen[None]):
         self._fit(event.size.width, event.size.height)
 
     def _fit(self, width: int, height: int) -> None:
-        compact = width < COMPACT_WIDTH or height < COMPACT_HEIGHT
+        compact = is_compact(width, height)
         self.set_class(compact, "-compact")
         with contextlib.suppress(NoMatches):
             self.query_one(Board).fit(width, compact)
@@ -130,6 +134,8 @@ class TableScreen(Screen[None]):
 
     def add_chat(self, sender: str | None, text: str) -> None:
         """A line of table chat in the chat panel (a server notice has no sender)."""
+        if sender:
+            remember(self.speakers, sender)
         line = Text(f"{sender or '*'}: ", style="bold")
         line.append(text)  # another person's words, as they are
         with contextlib.suppress(NoMatches):
@@ -320,6 +326,21 @@ class TableScreen(Screen[None]):
         if text:
             chat = m.ChatSend(channel="table", table_id=self.view.table_id, text=text[:500])
             self._request(chat)
+
+    def action_mute(self, selected: str | None = None) -> None:
+        """Mute a player at the table or in its chat (the owner: for the whole table)."""
+        view = self.view
+        me = view.viewer or (view.seats[view.me].name if view.me is not None else "")
+        seated = [s.name for s in view.seats if s.name and not s.bot]
+        names = tuple(n for n in (*seated, *reversed(self.speakers)) if n != me)
+        owner = view.is_owner
+        self.post_message(MuteAsked(names, table_id=view.table_id, owner=owner, selected=selected))
+
+    @on(SeatPanel.Picked)
+    def _picked(self, picked: SeatPanel.Picked) -> None:
+        seat = picked.seat
+        if seat.name and not seat.bot and seat.seat != self.view.me:
+            self.action_mute(seat.name)
 
     def action_toggle_help(self) -> None:
         self.query_one(Board).toggle_help()

@@ -24,6 +24,13 @@ CHAT_LINES = 100
 # each (25 columns), 30 with a space between tiles, up to nine tiles a row on a wide
 # terminal; around them a box and padding (4 columns) unless the screen is compact.
 POOL_NARROW, POOL_WIDEST, POOL_CHROME, SIDE_WANTED = 25, 45, 4, 30
+COMPACT_WIDTH = 90  # below this many columns (or COMPACT_HEIGHT rows) drop the borders
+COMPACT_HEIGHT = 28
+
+
+def is_compact(width: int, height: int) -> bool:
+    """A terminal too small for the boxes around the board's parts."""
+    return width < COMPACT_WIDTH or height < COMPACT_HEIGHT
 
 
 class Board(Horizontal):

@@ -25,6 +25,10 @@ KEY_NAMES = {
     "tab": "Tab",
     "left": "<-",
     "right": "->",
+    "home": "Home",
+    "end": "End",
+    "pageup": "PgUp",
+    "pagedown": "PgDn",
 }
 
 

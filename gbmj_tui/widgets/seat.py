@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.geometry import Size
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -55,8 +56,23 @@ def seat_header(
 NARROW_PANEL = 18  # below this many columns melds are written as short labels
 
 
+def shown_tiles(seat: SeatView, width: int, style: TileStyle) -> Text | None:
+    """The seat's concealed tiles where the viewer sees them (a replay), the drawn tile
+    apart, wrapped to ``width``; None when they are hidden."""
+    if seat.shown is None:
+        return None
+    tiles = [tile_text(t, style) for t in seat.shown]
+    if seat.shown_drawn is not None:
+        tiles.append(Text(" ") + tile_text(seat.shown_drawn, style))
+    # A space between tiles when the hand fits on one line so, else as many as fit.
+    spaced = sum(t.cell_len for t in tiles) + len(tiles) - 1 <= width
+    return pack(tiles, max(width, 1), sep=1 if spaced else 0)
+
+
 def seat_body(seat: SeatView, width: int, style: TileStyle, lang: str) -> Text:
-    """Flowers then melds, packed to ``width`` (short meld labels in a narrow panel)."""
+    """The tiles the viewer sees (if any), then flowers and melds, packed to ``width``
+    (short meld labels in a narrow panel)."""
+    shown = shown_tiles(seat, width, style)
     chunks: list[Text] = []
     if seat.flowers:
         flowers = Text()
@@ -65,11 +81,19 @@ def seat_body(seat: SeatView, width: int, style: TileStyle, lang: str) -> Text:
         chunks.append(flowers)
     compact = width < NARROW_PANEL
     chunks.extend(meld_text(m, style, compact=compact) for m in seat.melds)
-    return pack(chunks, max(width, 1)) if chunks else Text("")
+    rest = pack(chunks, max(width, 1)) if chunks else None
+    parts = [p for p in (shown, rest) if p is not None]
+    return Text("\n").join(parts) if parts else Text("")
 
 
 class SeatPanel(Widget):
-    """A seat's header line, then its flowers and melds (wrapped to the panel's width)."""
+    """A seat's header line, then its flowers and melds (wrapped to the panel's width).
+    A click on it says which seat was picked (``Picked``: to mute its player)."""
+
+    class Picked(Message):
+        def __init__(self, seat: SeatView) -> None:
+            super().__init__()
+            self.seat = seat
 
     DEFAULT_CSS = """
     SeatPanel { height: auto; min-height: 1; }
@@ -87,11 +111,15 @@ class SeatPanel(Widget):
         return seat_header(
             self.seat,
             dealer=self.dealer,
-            show_count=self.show_count,
+            show_count=self.show_count and self.seat.shown is None,
             waiting=self.waiting,
             style=self.tile_style,
             lang=self.lang,
         )
+
+    def on_click(self) -> None:
+        if self.seat is not None:
+            self.post_message(self.Picked(self.seat))
 
     def render(self) -> Text:
         if self.seat is None:

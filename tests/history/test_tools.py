@@ -24,7 +24,7 @@ def server(world: World) -> str:
 
 
 def export(server: str, target: str, out: Path | None, name: str | None = "alice") -> int:
-    argv = ["export", target, "--server", server]
+    argv = ["export", target, "--server", server, "--insecure"]  # the test server is plain TCP
     argv += ["--out", str(out)] if out else []
     return tools.run(argv + (["--name", name] if name else []))
 

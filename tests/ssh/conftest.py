@@ -37,10 +37,15 @@ class Host:
 
 
 def start_host(
-    tmp: Path, accounts: dict[str, str], listen: str = "127.0.0.1", **settings: object
+    tmp: Path,
+    accounts: dict[str, str],
+    listen: str = "127.0.0.1",
+    *,
+    tls: bool = False,
+    **settings: object,
 ) -> Host:
     """A server listening on ``listen`` with these accounts (name -> password) and
-    ``ssh_*`` settings."""
+    ``ssh_*`` settings; its game port plain TCP unless ``tls``."""
     db = tmp / "gbmj.sqlite3"
     with Storage(db) as store:
         for name, password in accounts.items():
@@ -49,7 +54,8 @@ def start_host(
     config.write_text("".join(f"ssh_{k} = {v!r}\n" for k, v in settings.items()), "utf-8")
     log = tmp / "server.log"
     command = [sys.executable, "-m", "gbmj_server", "--host", listen, "--port", "0"]
-    command += ["--ssh-port", "0", "--db", str(db), "--config", str(config), "--insecure"]
+    command += ["--ssh-port", "0", "--db", str(db), "--config", str(config)]
+    command += [] if tls else ["--insecure"]
     with log.open("w") as err:
         proc = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL, text=True

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
+from pathlib import Path
 
 import asyncssh
 import pytest
@@ -49,6 +50,28 @@ def test_password_sign_in_shows_the_lobby_takes_keys_resizes_and_quits(host: Hos
         await until(lambda: live_sessions(host, "alice") == 0)  # its token is deleted
 
     asyncio.run(scenario())
+
+
+def test_a_session_reaches_a_game_port_that_serves_tls(tmp_path: Path) -> None:
+    """The game port serves TLS: the SSH session's client checks the certificate against
+    the fingerprint the front door hands it (GBMJ_TLS_FINGERPRINT), pins nothing, and
+    plays as over plain TCP."""
+    host = start_host(tmp_path, {"alice": "alice-pw"}, tls=True)
+    try:
+
+        async def scenario() -> None:
+            conn, term = await open_terminal(host, "alice", password="alice-pw")
+            async with conn:
+                await term.wait_for("alice")
+                await term.wait_for("New table")  # the lobby: connected and signed in
+                assert live_sessions(host, "alice") == 1
+                term.send(CTRL_Q)
+                assert term.chan is not None
+                await term.chan.wait_closed()
+
+        asyncio.run(scenario())
+    finally:
+        stop_host(host)
 
 
 def test_key_sign_in_and_a_dropped_connection(host: Host, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -11,14 +11,16 @@ from pathlib import Path
 
 import pytest
 from tui_harness import OfflineApp, terminal_text
-from tui_sample import claim_prompt, sample_result, sample_view
+from tui_sample import bot_hand, claim_prompt, hand_log, sample_result, sample_view
 
 from gbmj_tui.i18n import tr
 from gbmj_tui.messages import LobbyChanged, Replied
 from gbmj_tui.screens.connect import ConnectScreen
 from gbmj_tui.screens.dialogs import Confirm, PasswordPrompt, SettingsDialog
 from gbmj_tui.screens.help import HelpScreen
+from gbmj_tui.screens.history import HistoryScreen, MatchScreen
 from gbmj_tui.screens.lobby import LobbyScreen
+from gbmj_tui.screens.replay import ReplayScreen
 from gbmj_tui.screens.result import ResultScreen, StandingsScreen
 from gbmj_tui.screens.seats import SeatsDialog
 from gbmj_tui.screens.shop import LeaderboardScreen, ShopScreen
@@ -35,6 +37,18 @@ MATCH = replace(
     standings=tuple(replace(s, name=f"p{i}") for i, s in enumerate(_MATCH.standings)),
 )
 SHOP = next(x for x in MESSAGE_EXAMPLES if isinstance(x, m.Shop))
+_LIST = next(x for x in MESSAGE_EXAMPLES if isinstance(x, m.MatchList))
+PLAYERS = ("p0", "p1", "p2", "p3")  # names in neither language
+_SUMMARY = replace(_LIST.matches[0], table_name="t1", players=PLAYERS)
+MATCHES = replace(_LIST, matches=(_SUMMARY,))
+_DETAIL = next(x for x in MESSAGE_EXAMPLES if isinstance(x, m.MatchDetail))
+DETAIL = replace(
+    _DETAIL,
+    match=_SUMMARY,
+    hands=tuple(replace(h, players=PLAYERS) for h in _DETAIL.hands),
+    standings=MATCH.standings,
+)
+HAND_LOG = hand_log(bot_hand())
 INVENTORY = next(x for x in MESSAGE_EXAMPLES if isinstance(x, m.Inventory))
 PROFILE = m.Profile(name="alice", guest=False, coins=9_000, rating=120, level=2)
 
@@ -65,6 +79,29 @@ async def _shop(app):
     shop.post_message(Replied(m.GetShop(), SHOP))
 
 
+async def _history(app):
+    screen = HistoryScreen(app.lang)
+    await app.push_screen(screen)
+    screen.post_message(Replied(m.ListMatches(), MATCHES))
+
+
+async def _match(app):
+    screen = MatchScreen(88, app.lang)
+    await app.push_screen(screen)
+    screen.post_message(Replied(m.GetMatch(match_id=88), DETAIL))
+
+
+def _replay(end: bool):
+    async def show(app):
+        screen = ReplayScreen(41, me="alice", lang=app.lang, tile_style=app.tile_style)
+        await app.push_screen(screen)
+        screen.load(HAND_LOG)
+        if end:
+            screen.action_jump(-1)  # the result over the board
+
+    return show
+
+
 SCREENS = {
     "table": None,
     "connect": lambda app: app.push_screen(ConnectScreen(app.config, app.lang)),
@@ -81,6 +118,10 @@ SCREENS = {
     "password": lambda app: app.push_screen(PasswordPrompt("t1", app.lang)),
     "ssh keys": lambda app: app.push_screen(SshKeysScreen(app.lang)),
     "confirm": lambda app: app.push_screen(Confirm("?", app.lang)),
+    "history": _history,
+    "match": _match,
+    "replay": _replay(end=False),
+    "replay end": _replay(end=True),
 }
 
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from live_harness import play_hand, until
 from textual.widgets import Input
 from tui_harness import screen_text, widget_text
 
@@ -25,10 +25,8 @@ from gbmj_tui.screens.result import ResultScreen
 from gbmj_tui.screens.seats import SeatsDialog
 from gbmj_tui.screens.table import TableScreen
 from gbmj_tui.solo import Solo
-from gbmj_tui.widgets import HandRow, PromptBar
+from gbmj_tui.widgets import HandRow
 from protocol import messages as m
-
-HAND_TIMEOUT = 90.0
 
 
 @pytest.fixture(scope="module")
@@ -50,56 +48,13 @@ def _solo(port: int, where: Path) -> Solo:
     return Solo(Address("127.0.0.1", port), where / "solo-account.json")
 
 
-async def _until(pilot, condition, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting; screen:\n" + screen_text(pilot.app))
-        await pilot.pause(0.05)
-
-
-async def _play_hand(app: GbmjApp, pilot, checks: dict[str, int]) -> None:
-    """Answer every prompt by keys until the hand's result shows: discard the drawn (or
-    selected) tile with Enter, pass every claim with Space."""
-    deadline = time.monotonic() + HAND_TIMEOUT
-    while not isinstance(app.screen, ResultScreen):
-        assert time.monotonic() < deadline, screen_text(app)
-        view = app.session.view
-        if isinstance(app.screen, TableScreen) and view is not None and view.prompt is not None:
-            prompt = view.prompt
-            bar = app.screen.query_one(PromptBar)
-            await pilot.pause()
-            if prompt.is_claim:
-                # the bar offers exactly the server's choices, one key each
-                offered = {o.choice for o in bar.options}
-                assert offered == set(prompt.actions), (offered, prompt.actions)
-                checks["claims"] += 1
-                await pilot.press("space")
-            elif prompt.allows("discard"):
-                hand = app.screen.query_one(HandRow)
-                assert hand.active and hand.selected_tile is not None, (
-                    hand.tiles,
-                    hand.drawn,
-                    hand.cursor,
-                    view.hand,
-                    view.drawn,
-                    prompt,
-                )
-                checks["turns"] += 1
-                await pilot.press("enter")
-            await _until(
-                pilot, lambda p=prompt: app.session.view is None or app.session.view.prompt is not p
-            )
-        await pilot.pause(0.02)
-
-
 def test_solo_hand_to_the_result_by_keys_and_a_spectator(server: int, tmp_path: Path) -> None:
     async def go():
         app = GbmjApp(solo=_solo(server, tmp_path), config_path=tmp_path / "c.json")
-        watcher = GbmjApp(config_path=tmp_path / "w.json", lang="en")
+        watcher = GbmjApp(config_path=tmp_path / "w.json", lang="en", insecure=True)
         checks = {"claims": 0, "turns": 0}
         async with app.run_test(size=(100, 32)) as pilot:
-            await _until(
+            await until(
                 pilot, lambda: app.session.view is not None and app.session.view.playing, 30
             )
             table_id = app.session.view.table_id
@@ -108,13 +63,13 @@ def test_solo_hand_to_the_result_by_keys_and_a_spectator(server: int, tmp_path: 
 
             # a second client watches the same table
             async with watcher.run_test(size=(100, 32)) as wpilot:
-                await _until(wpilot, lambda: isinstance(watcher.screen, ConnectScreen))
+                await until(wpilot, lambda: isinstance(watcher.screen, ConnectScreen))
                 error = await watcher.sign_in("guest", f"127.0.0.1:{server}", "", "")
                 assert error is None
-                await _until(wpilot, lambda: isinstance(watcher.screen, LobbyScreen))
-                await _until(wpilot, lambda: table_id in watcher.lobby.tables)
+                await until(wpilot, lambda: isinstance(watcher.screen, LobbyScreen))
+                await until(wpilot, lambda: table_id in watcher.lobby.tables)
                 watcher.post_message(Requested(m.Spectate(table_id=table_id)))
-                await _until(wpilot, lambda: isinstance(watcher.screen, TableScreen))
+                await until(wpilot, lambda: isinstance(watcher.screen, TableScreen))
                 assert watcher.session.view is not None and watcher.session.view.me is None
                 await wpilot.pause(0.2)
                 watched = screen_text(watcher)
@@ -123,9 +78,9 @@ def test_solo_hand_to_the_result_by_keys_and_a_spectator(server: int, tmp_path: 
                 assert app.session.view.seats[me].name in watched
                 # Esc takes the spectator back to the lobby
                 await wpilot.press("escape")
-                await _until(wpilot, lambda: isinstance(watcher.screen, LobbyScreen))
+                await until(wpilot, lambda: isinstance(watcher.screen, LobbyScreen))
 
-            await _play_hand(app, pilot, checks)
+            await play_hand(app, pilot, checks)
             await pilot.pause(0.1)
             text = screen_text(app)
             result = app.session.view.result
@@ -139,7 +94,7 @@ def test_solo_hand_to_the_result_by_keys_and_a_spectator(server: int, tmp_path: 
                 assert seat.name in text
             assert checks["turns"] > 0
             await pilot.press("enter")  # close the result
-            await _until(pilot, lambda: not isinstance(app.screen, ResultScreen))
+            await until(pilot, lambda: not isinstance(app.screen, ResultScreen))
 
     asyncio.run(go())
 
@@ -148,13 +103,14 @@ def test_register_then_wrong_password_shows_an_error(server: int, tmp_path: Path
     async def sign(how: str, password: str) -> tuple[str, type]:
         app = GbmjApp(config_path=tmp_path / "c.json", lang="en")
         async with app.run_test(size=(100, 32)) as pilot:
-            await _until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+            await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
             screen = app.screen
             screen.query_one("#server", Input).value = f"127.0.0.1:{server}"
             screen.query_one("#name", Input).value = "carol"
             screen.query_one("#password", Input).value = password
+            screen.query_one("#insecure").value = True  # the test's server is plain TCP
             await pilot.click(f"#{how}")
-            await _until(
+            await until(
                 pilot,
                 lambda: (
                     isinstance(app.screen, LobbyScreen)
@@ -188,29 +144,29 @@ def test_lobby_dialog_bots_ready_then_leave(server: int, tmp_path: Path) -> None
     from gbmj_tui.screens.dialogs import SettingsDialog
 
     async def go():
-        app = GbmjApp(config_path=tmp_path / "c.json", lang="en")
+        app = GbmjApp(config_path=tmp_path / "c.json", lang="en", insecure=True)
         async with app.run_test(size=(100, 32), notifications=True) as pilot:
-            await _until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+            await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
             app.screen.query_one("#server", Input).value = f"127.0.0.1:{server}"
             await pilot.click("#guest")
-            await _until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
             await pilot.press("n")
-            await _until(pilot, lambda: isinstance(app.screen, SettingsDialog))
+            await until(pilot, lambda: isinstance(app.screen, SettingsDialog))
             app.screen.query_one("#t-name", Input).value = "pilot table"
             app.screen.query_one("#t-name", Input).focus()
             await pilot.press("enter")  # Enter in a field creates, like the button
-            await _until(pilot, lambda: isinstance(app.screen, TableScreen))
-            await _until(
+            await until(pilot, lambda: isinstance(app.screen, TableScreen))
+            await until(
                 pilot, lambda: app.session.view is not None and app.session.view.me is not None
             )
             assert any(t.settings.name == "pilot table" for t in app.lobby.tables.values())
             await pilot.press("b")  # the seats: fill the empty ones with bots, close
-            await _until(pilot, lambda: isinstance(app.screen, SeatsDialog))
+            await until(pilot, lambda: isinstance(app.screen, SeatsDialog))
             await pilot.press("f")
-            await _until(pilot, lambda: all(s.name for s in app.session.view.seats))
+            await until(pilot, lambda: all(s.name for s in app.session.view.seats))
             await pilot.press("escape")
             await pilot.press("r")
-            await _until(
+            await until(
                 pilot, lambda: app.session.view.playing and len(app.session.view.hand) >= 13, 20
             )
             await pilot.pause(0.1)
@@ -219,11 +175,11 @@ def test_lobby_dialog_bots_ready_then_leave(server: int, tmp_path: Path) -> None
             notes = lambda: " ".join(  # noqa: E731  (the toasts on the screen)
                 " ".join(widget_text(t).split()) for t in app.screen.query("Toast")
             )
-            await _until(pilot, lambda: "escape" in notes(), 5)
+            await until(pilot, lambda: "escape" in notes(), 5)
             warned = notes()
             assert isinstance(app.screen, TableScreen)
             await pilot.press("escape")
-            await _until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
             return dealt, warned
 
     dealt, warned = asyncio.run(go())
@@ -239,7 +195,7 @@ def test_a_dropped_connection_resumes_the_table(server: int, tmp_path: Path) -> 
     async def go():
         app = GbmjApp(solo=_solo(server, tmp_path), config_path=tmp_path / "c.json")
         async with app.run_test(size=(100, 32)) as pilot:
-            await _until(
+            await until(
                 pilot,
                 lambda: app.session.view is not None and app.session.view.prompt is not None,
                 30,
@@ -247,10 +203,10 @@ def test_a_dropped_connection_resumes_the_table(server: int, tmp_path: Path) -> 
             old, before = app.session.conn, app.session.view
             app.session.view = replace(before, hand=(), drawn=None, prompt=None)  # forget, to see
             old._writer.transport.abort()  # the connection drops
-            await _until(
+            await until(
                 pilot, lambda: app.session.conn is not None and app.session.conn is not old, 15
             )
-            await _until(
+            await until(
                 pilot, lambda: app.session.view.prompt is not None or app.session.view.result, 30
             )
             await pilot.pause(0.2)
@@ -275,19 +231,19 @@ def test_signed_in_from_elsewhere_the_client_does_not_take_the_session_back(
 ) -> None:
     """A second client resumes the same session: the first is told ``replaced`` and
     must not reconnect, or the two would keep replacing each other."""
-    from gbmj_tui.connection import Connection
+    from gbmj_tui.connection import Connection, TlsPolicy
 
     async def go():
         app = GbmjApp(solo=_solo(server, tmp_path), config_path=tmp_path / "c.json")
         async with app.run_test(size=(100, 32)) as pilot:
-            await _until(
+            await until(
                 pilot, lambda: app.session.view is not None and app.session.token is not None, 30
             )
             old, token = app.session.conn, app.session.token
-            other = await Connection.open("127.0.0.1", server)
+            other = await Connection.open("127.0.0.1", server, tls=TlsPolicy(insecure=True))
             reading = asyncio.create_task(other.run(lambda message: None))
             session = await other.request(m.Resume(token=token))
-            await _until(pilot, lambda: app.session.token is None, 15)
+            await until(pilot, lambda: app.session.token is None, 15)
             await pilot.pause(2.0)  # longer than the first reconnect delays
             still_old = app.session.conn is old
             await other.close()
@@ -310,58 +266,58 @@ def test_items_shop_leaderboard_and_a_protected_table(server: int, tmp_path: Pat
     from gbmj_tui.widgets import TileCounter
 
     async def go():
-        app = GbmjApp(config_path=tmp_path / "c.json", lang="en")
-        watcher = GbmjApp(config_path=tmp_path / "w.json", lang="en")
+        app = GbmjApp(config_path=tmp_path / "c.json", lang="en", insecure=True)
+        watcher = GbmjApp(config_path=tmp_path / "w.json", lang="en", insecure=True)
         address = f"127.0.0.1:{server}"
         async with app.run_test(size=(100, 32), notifications=True) as pilot:
             assert await app.sign_in("register", address, "dora", "pw-of-dora") is None
-            await _until(pilot, lambda: isinstance(app.screen, LobbyScreen))
-            await _until(pilot, lambda: app.session.inventory is not None)
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await until(pilot, lambda: app.session.inventory is not None)
             start_coins = app.session.profile.coins
             lobby_text = screen_text(app)
             await pilot.press("i")
-            await _until(pilot, lambda: isinstance(app.screen, ShopScreen) and app.screen.offers)
+            await until(pilot, lambda: isinstance(app.screen, ShopScreen) and app.screen.offers)
             shop = app.screen
             for item in ("tile_counter", "timer_extension"):
                 row = [o.item for o in shop.offers].index(item)
                 shop.query_one(DataTable).move_cursor(row=row)
                 await pilot.press("enter")  # buy one ...
-                await _until(pilot, lambda: isinstance(app.screen, Confirm))
+                await until(pilot, lambda: isinstance(app.screen, Confirm))
                 await pilot.press("enter")  # ... yes
-                await _until(pilot, lambda i=item: held(app.session.inventory, i) == 1)
-            await _until(pilot, lambda: app.session.profile.coins < start_coins)
+                await until(pilot, lambda i=item: held(app.session.inventory, i) == 1)
+            await until(pilot, lambda: app.session.profile.coins < start_coins)
             await pilot.pause(0.1)
             shop_text = screen_text(app)
             await pilot.press("escape")
             await pilot.press("l")
-            await _until(pilot, lambda: isinstance(app.screen, LeaderboardScreen))
-            await _until(pilot, lambda: app.screen.entries)
+            await until(pilot, lambda: isinstance(app.screen, LeaderboardScreen))
+            await until(pilot, lambda: app.screen.entries)
             leaders = [e.name for e in app.screen.entries]
             await pilot.press("escape")
-            await _until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
 
             timers = m.TimerSettings(on=True, first_discard=60, turn=60, claim_window=10)
             settings = m.TableSettings(
                 name="dora's", stake=0, timers=timers, rounds=1, bots_allowed=True
             )
             app.post_message(Requested(m.CreateTable(settings=settings, password="sesame")))
-            await _until(pilot, lambda: isinstance(app.screen, TableScreen))
-            await _until(
+            await until(pilot, lambda: isinstance(app.screen, TableScreen))
+            await until(
                 pilot, lambda: app.session.view is not None and app.session.view.me is not None
             )
             await pilot.press("b")  # the seats: fill the empty ones with bots, close
-            await _until(pilot, lambda: isinstance(app.screen, SeatsDialog))
+            await until(pilot, lambda: isinstance(app.screen, SeatsDialog))
             await pilot.press("f")
-            await _until(pilot, lambda: all(s.name for s in app.session.view.seats))
+            await until(pilot, lambda: all(s.name for s in app.session.view.seats))
             await pilot.press("escape")
             await pilot.press("r")
-            await _until(
+            await until(
                 pilot, lambda: app.session.view.playing and len(app.session.view.hand) >= 13, 20
             )
             await pilot.press("e")
-            await _until(pilot, lambda: app.session.view.extension_armed)
+            await until(pilot, lambda: app.session.view.extension_armed)
             await pilot.press("t")
-            await _until(pilot, lambda: app.session.view.unseen is not None)
+            await until(pilot, lambda: app.session.view.unseen is not None)
             await pilot.pause(0.1)
             table_text = screen_text(app)
             counter = app.screen.query_one(TileCounter)
@@ -370,13 +326,13 @@ def test_items_shop_leaderboard_and_a_protected_table(server: int, tmp_path: Pat
 
             async with watcher.run_test(size=(80, 24)) as wpilot:
                 assert await watcher.sign_in("guest", address, "", "") is None
-                await _until(wpilot, lambda: table_id in watcher.lobby.tables)
+                await until(wpilot, lambda: table_id in watcher.lobby.tables)
                 rows = sorted(watcher.lobby.tables)
                 watcher.lobby.query_one("#tables", DataTable).move_cursor(row=rows.index(table_id))
                 await wpilot.press("s")
-                await _until(wpilot, lambda: isinstance(watcher.screen, PasswordPrompt))
+                await until(wpilot, lambda: isinstance(watcher.screen, PasswordPrompt))
                 await wpilot.press(*"sesame", "enter")
-                await _until(wpilot, lambda: isinstance(watcher.screen, TableScreen))
+                await until(wpilot, lambda: isinstance(watcher.screen, TableScreen))
                 assert watcher.session.view.me is None
             return lobby_text, shop_text, leaders, table_text
 
@@ -401,18 +357,18 @@ def test_a_server_restart_shows_the_reconnect_and_the_client_comes_back(tmp_path
 
     async def go():
         nonlocal proc
-        app = GbmjApp(config_path=tmp_path / "c.json", lang="en")
+        app = GbmjApp(config_path=tmp_path / "c.json", lang="en", insecure=True)
         async with app.run_test(size=(100, 32)) as pilot:
             assert await app.sign_in("register", f"127.0.0.1:{port}", "erin", "pw-of-erin") is None
-            await _until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
             proc.kill()
             proc.wait(10)
-            await _until(pilot, lambda: app.session.link is Link.RECONNECTING, 15)
+            await until(pilot, lambda: app.session.link is Link.RECONNECTING, 15)
             await pilot.pause(0.1)
             down = screen_text(app)
             banner = app.screen.query_one(LinkBar).display
             proc, _ = start_local_server(tmp_path / "gbmj.db", config, port=port)
-            await _until(pilot, lambda: app.session.link is Link.ONLINE, 30)
+            await until(pilot, lambda: app.session.link is Link.ONLINE, 30)
             await pilot.pause(0.2)
             return down, banner, screen_text(app), app.session.profile
 
@@ -435,13 +391,14 @@ def test_a_hosted_client_writes_no_file_and_keeps_to_its_server(
     config = tmp_path / "c.json"
 
     async def go():
-        app = GbmjApp(config_path=config, lang="en", hosted=True, server=address)
+        # as its front door starts it for a plain game port (GBMJ_INSECURE=1)
+        app = GbmjApp(config_path=config, lang="en", hosted=True, server=address, insecure=True)
         async with app.run_test(size=(100, 32)) as pilot:
-            await _until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+            await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
             field = app.screen.query_one("#server", Input)
             fixed = (field.value, field.disabled)
             error = await app.sign_in("guest", "127.0.0.1:1", "", "")  # not the host's
-            await _until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
             return fixed, error
 
     (value, disabled), error = asyncio.run(go())
@@ -460,7 +417,7 @@ def test_server_on_the_command_line_fills_the_connect_screen(tmp_path: Path) -> 
     async def go():
         app = GbmjApp(config_path=tmp_path / "c.json", lang="en", server="example.org:7000")
         async with app.run_test(size=(100, 32)) as pilot:
-            await _until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+            await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
             field = app.screen.query_one("#server", Input)
             return field.value, field.disabled
 

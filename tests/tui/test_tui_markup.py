@@ -172,3 +172,26 @@ def test_a_hostile_discarder_on_the_claim_bar_and_countdown() -> None:
     (shown,) = _run("en", [])
     # the claim bar names the discarder (seat 3) and the countdown the seat it waits for
     _assert_literal(shown, "[@click=app.quit]Q discarded", "claim: West [/]")
+
+
+def test_the_hosts_notices_and_the_mute_dialog_show_hostile_text_as_it_is() -> None:
+    """The host's words in an announcement, a mute from the host, and a ban that ends the
+    session: plain text, on a toast and on the connect screen; names in the mute dialog
+    too."""
+
+    async def announce(app):
+        app.push(m.Notice(code="announcement", message="[/][@click=app.quit]closing at 9"))
+        app.push(m.Notice(code="muted", message="[blink]x"))
+
+    async def mute(app):
+        app.table_screen.action_mute()
+
+    async def banned(app):
+        app.pop_screen()
+        app.push(m.Notice(code="banned", message="[/]"))
+
+    shown = _run("en", [announce, mute, banned])
+    _assert_literal(shown[1], "from the host: [/][@click=app.quit]closing at 9")
+    _assert_literal(shown[1], "the host muted you: your chat is not sent")
+    _assert_literal(shown[2], HOSTILE[2], HOSTILE[3])  # not oneself (0), not the bot (1)
+    _assert_literal(shown[3], "the host banned this account")

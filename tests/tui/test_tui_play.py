@@ -12,6 +12,7 @@ from textual.widgets import Static
 from tui_harness import OfflineApp, terminal_text, widget_text
 from tui_sample import claim_prompt, sample_view, turn_prompt
 
+from gbmj.game.wall import Wall, commitment_of
 from gbmj_tui.model import MeldView, TimerView
 from gbmj_tui.screens.result import StandingsScreen
 from gbmj_tui.widgets import ActionLine, HandRow, HelpPanel
@@ -286,3 +287,25 @@ def test_after_an_extension_fires_the_countdown_runs_on_from_its_new_time() -> N
     assert 85_000 < first <= 90_000 and later < first  # it counts down at once, no freeze
     assert "West Alice: timer extended by 90 s" in _flat(shots[0])
     assert "extension armed" not in shots[0].splitlines()[0]  # one arming, one use
+
+
+def test_the_result_says_whether_the_wall_is_the_one_promised_before_the_deal() -> None:
+    """The wall and salt revealed with the result are checked against the commitment
+    announced at the hand's start: a wall changed since, even sent with a commitment of
+    its own, is not verified."""
+    wall = Wall.from_seed(b"a wall", dealer=1)
+    start = _event(41, replace(HAND_START, commitment=wall.commitment))
+    honest = replace(
+        HAND_RESULT, wall_order=tuple(wall.order), salt=wall.salt.hex(), commitment=wall.commitment
+    )
+    moved = list(wall.order)
+    other = next(i for i, t in enumerate(moved) if t != moved[0])
+    moved[0], moved[other] = moved[other], moved[0]  # two tiles swapped after the deal
+    forged = replace(honest, wall_order=tuple(moved), commitment=commitment_of(moved, wall.salt))
+    view = replace(sample_view(), seq=40)
+    _, shots = _play(view, [start, honest], lang="en")
+    assert "Wall verified: the tiles revealed are the wall the server locked in" in _flat(shots[1])
+    _, shots = _play(view, [start, forged], lang="zh")
+    assert "牌墙未通过验证" in _flat(shots[1])
+    _, shots = _play(view, [honest], lang="en")  # no hand start seen: nothing to check against
+    assert "The wall was not checked" in _flat(shots[0])

@@ -1,13 +1,19 @@
-"""A sample table for the client tests: a mid-hand view from seat 0 (plain values)."""
+"""Samples for the client tests: a mid-hand view from seat 0 (plain values), and a real
+hand played by bots with its log as the server sends it."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from gbmj.bots import make_bot
+from gbmj.bots.arena import play_hand
+from gbmj.game.hand_state import HandState
 from gbmj_tui.model import Choice, MeldView, PromptView, SeatView, TableView, TimerView
+from protocol import messages as m
 from protocol.tiles import Tile
 
 T = Tile
+NAMES = ("alice", "bob", "carol", "dave")  # a sample hand's seats 0-3
 
 
 def sample_view(me: int | None = 0) -> TableView:
@@ -124,5 +130,31 @@ def sample_result(view: TableView) -> TableView:
             (),
         ),
         flowers=((T.F1,), (), (T.F5, T.F6), ()),
+        hand_id=412,
+        wall_verified=True,
     )
     return replace(view, result=result, playing=False, prompt=None, timer=None)
+
+
+def bot_hand(seed: bytes = b"replay-35") -> HandState:
+    """A hand played by bots: this seed's has a chow, a pung, an added kong, flowers
+    drawn during play and a win on a discard."""
+    return play_hand([make_bot("normal", 7 + s) for s in range(4)], seed, dealer=0)
+
+
+def hand_log(state: HandState, escape: int | None = None) -> m.HandLog:
+    """The hand's log as the server sends it (``get_hand``), names ``NAMES``."""
+    w = state.wall
+    actions = tuple(
+        m.LoggedAction(seat=seat, kind=a.kind, tile=a.tile, ms=100 * i)
+        for i, (seat, a) in enumerate(state.log)
+        if a is not None
+    )
+    assert state.result is not None
+    return m.HandLog(
+        hand_id=41, match_id=7, number=1, round_number=1, hand_number=1,
+        prevailing_wind=Tile.E, dealer=state.dealer, dice=w.dice,
+        wall_order=tuple(w.order), salt=w.salt.hex(), commitment=w.commitment,
+        players=NAMES, actions=actions, escape=escape, points=tuple(state.result.points),
+        coins=None,
+    )  # fmt: skip

@@ -99,9 +99,10 @@ def _cell_of(cells: list[str], index: int) -> int:
 
 
 class Browser:
-    """One headless Chromium with one tab on the gbmj page."""
+    """One headless Chromium with one tab on the gbmj page; ``language``: the one it
+    asks pages for (``Accept-Language``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, language: str = "en-US") -> None:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
 
@@ -112,6 +113,8 @@ class Browser:
         for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={self.profile}"):
             options.add_argument(flag)
         options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
+        options.add_argument(f"--accept-lang={language}")
+        options.add_experimental_option("prefs", {"intl.accept_languages": language})
         # Its own home too: Chromium leaves folders in $HOME/.config whatever the profile.
         env = {**os.environ, "HOME": self.profile}
         self.driver = webdriver.Chrome(service=Service(driver, env=env), options=options)

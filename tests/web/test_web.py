@@ -1,6 +1,7 @@
 """The web front door without a browser: the page, its WebSocket sessions (one client
 process each, hosted and bounded), the origin check, the caps, the idle close, a
-password that never reaches a URL or a log."""
+password that never reaches a URL or a log, the client's language from the page or
+the browser's."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ import aiohttp
 import pytest
 
 from gbmj_server.hosted import MAX_COLUMNS, MAX_ROWS
+from gbmj_server.web.service import browser_language
 from web.conftest import MARKER, WebHost, start_web_host, stop_web_host, until, web_terminal
 
-TAB, BACK_TAB, ENTER, BACKSPACE = "\t", "\x1b[Z", "\r", "\x7f"
+TAB, ENTER = "\t", "\r"
+CHINESE = {"Accept-Language": "zh-CN,zh;q=0.9,en;q=0.8"}  # a browser that wants Chinese
 
 
 def environ(pid: int) -> dict[str, str]:
@@ -72,7 +75,7 @@ def test_another_sites_page_may_not_open_a_session(web_host: WebHost) -> None:
         assert refused.value.status == 403
         own = f"http://127.0.0.1:{web_host.web_port}"
         async with web_terminal(web_host, Origin=own) as term:  # the page's own origin
-            await term.wait_for("服务器")
+            await term.wait_for("Server")
 
     asyncio.run(scenario())
     assert "refused a session from a page on https://evil.example" in web_host.log_text()
@@ -83,7 +86,7 @@ def test_the_session_caps_refuse_one_more_with_a_clear_answer(tmp_path: Path) ->
     try:
 
         async def scenario() -> None:
-            async with web_terminal(host) as first:
+            async with web_terminal(host, **CHINESE) as first:
                 await first.wait_for("服务器")
                 async with aiohttp.ClientSession() as http, http.get(host.url) as page:
                     assert page.status == 503
@@ -93,7 +96,7 @@ def test_the_session_caps_refuse_one_more_with_a_clear_answer(tmp_path: Path) ->
                     assert "the server is full" in second.text()
                     assert second.socket.close_code == 1013  # "try again later"
             await until(lambda: host.client_pids() == [])
-            async with web_terminal(host) as again:  # the place is free again
+            async with web_terminal(host, **CHINESE) as again:  # the place is free again
                 await again.wait_for("服务器")
 
         asyncio.run(scenario())
@@ -107,7 +110,7 @@ def test_sessions_from_one_address_are_capped(tmp_path: Path) -> None:
 
         async def scenario() -> None:
             async with web_terminal(host) as first:
-                await first.wait_for("服务器")
+                await first.wait_for("Server")
                 async with web_terminal(host) as second:
                     await second.closed.wait()
                     assert "too many sessions from your address" in second.text()
@@ -123,7 +126,7 @@ def test_an_idle_session_is_closed(tmp_path: Path) -> None:
 
         async def scenario() -> None:
             async with web_terminal(host) as term:
-                await term.wait_for("服务器")
+                await term.wait_for("Server")
                 (pid,) = host.client_pids()
                 await asyncio.wait_for(term.closed.wait(), 60)  # never before 2 s of quiet
                 assert "idle for 2 s: goodbye" in term.text()
@@ -140,10 +143,8 @@ def test_a_password_typed_in_the_page_is_in_no_url_and_no_log(web_host: WebHost)
     async def scenario() -> None:
         async with web_terminal(web_host, "ws/en") as term:
             await term.wait_for("Server")
-            address = f"127.0.0.1:{web_host.game_port}"
-            await term.send(BACK_TAB, BACKSPACE * 30, address)  # from Name up to Server
-            await term.wait_for(address)
-            await term.send(TAB, "webber", TAB, password, TAB, TAB)  # to Register
+            await term.wait_for(f"127.0.0.1:{web_host.game_port}")  # the host's own, fixed
+            await term.send("webber", TAB, password, TAB, TAB)  # Name, Password, to Register
             await asyncio.sleep(0.5)
             mark = len(term.raw)
             await term.send(ENTER)
@@ -165,7 +166,7 @@ def test_stopping_the_server_ends_its_web_sessions(tmp_path: Path) -> None:
 
         async def scenario() -> list[int]:
             async with web_terminal(host) as term:
-                await term.wait_for("服务器")
+                await term.wait_for("Server")
                 pids = host.client_pids()
                 host.proc.terminate()  # SIGTERM, as systemd stops it
                 await asyncio.wait_for(term.closed.wait(), 60)
@@ -176,3 +177,25 @@ def test_stopping_the_server_ends_its_web_sessions(tmp_path: Path) -> None:
         assert pids and not any(Path(f"/proc/{pid}").exists() for pid in pids)
     finally:
         stop_web_host(host)
+
+
+def test_the_language_is_the_pages_or_else_the_browsers(web_host: WebHost) -> None:
+    """``?lang=`` (ws/zh, ws/en) says the client's language; without it, the browser's
+    most wanted language: Chinese for zh, English for anything else."""
+
+    async def first_screen(path: str, words: str, **headers: str) -> str:
+        async with web_terminal(web_host, path, **headers) as term:
+            await term.wait_for(words)
+            return term.text()
+
+    async def scenario() -> None:
+        await first_screen("ws/zh", "服务器")
+        await first_screen("ws/en", "Server", **CHINESE)  # the page's choice comes first
+        await first_screen("ws", "服务器", **CHINESE)
+        french = await first_screen("ws", "Server", **{"Accept-Language": "fr-FR,zh;q=0.5"})
+        assert "服务器" not in french
+
+    asyncio.run(scenario())
+    assert browser_language("zh-TW") == "zh" and browser_language("en-US,zh;q=0.9") == "en"
+    assert browser_language("zh;q=0.1, en;q=0.2") == "en" and browser_language(None) == "en"
+    assert browser_language("zh;q=nonsense, en") == "en"
