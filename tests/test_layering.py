@@ -103,10 +103,11 @@ layers =
     cli
     app
     screens | session | tools
-    widgets | dispatch | solo | pinning
-    config | explain | narrate | wire | local_server
-    connection | messages | reducers | tiles
+    widgets | dispatch | solo | connection
+    pinning | explain | narrate | wire | local_server
+    config | messages | reducers | tiles
     model | words
+    errors
     i18n
 
 [importlinter:contract:game-layers]
