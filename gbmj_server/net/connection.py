@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
+from gbmj_server import metrics
 from gbmj_server.config import Limits
 from gbmj_server.net.outbox import Outbox
 from gbmj_server.storage import Account
@@ -100,6 +101,8 @@ class Connection:
         except ProtocolError:
             log.exception("%r: the server built a bad %s message", self, message.TAG)
             return
+        if isinstance(message, m.Error):
+            metrics.error_sent(message.code)
         self.send_frame(frame)
 
     def send_frame(self, frame: bytes) -> None:
@@ -108,6 +111,7 @@ class Connection:
             return
         if not self.outbox.put(frame):
             log.info("%r: outbox full (%d bytes), dropped", self, self.outbox.queued_bytes)
+            metrics.outbox_dropped()
             self.close("outbox full")
         elif self.outbox.queued_bytes + self._writing > FREE_OUTBOX:
             self._held()

@@ -18,17 +18,16 @@ import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import trio
 
+from gbmj_server import logs
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.errors import RequestError
+from gbmj_server.net.guard import Guard
 from protocol import messages as m
 from protocol.errors import ErrorCode, ProtocolError
-
-if TYPE_CHECKING:
-    from gbmj_server.net.services import Services
 
 log = logging.getLogger(__name__)
 
@@ -45,28 +44,40 @@ COSTS: dict[type[m.Message], int] = {
     m.GetHand: 5,
 }
 
+
+class Context(Protocol):
+    """What the dispatcher itself needs of the services handed to every handler (the
+    server's ``Services``, which sits above this layer)."""
+
+    @property
+    def guard(self) -> Guard: ...
+
+
+SIGN_INS = (m.Login, m.Register, m.Guest, m.Resume)
+
 R = TypeVar("R", bound=m.Message)
-Handler = Callable[["Services", Connection, Any], Awaitable[m.Message | None]]
+S = TypeVar("S", bound=Context)
+Handler = Callable[[S, Connection, Any], Awaitable[m.Message | None]]
 
 
 @dataclass(frozen=True, slots=True)
-class Entry:
-    handler: Handler
+class Entry(Generic[S]):
+    handler: Handler[S]
     signed_out: bool  # may be sent before signing in
 
 
-class Handlers:
+class Handlers(Generic[S]):
     """Request handlers by message class."""
 
     def __init__(self) -> None:
-        self.entries: dict[type[m.Message], Entry] = {}
+        self.entries: dict[type[m.Message], Entry[S]] = {}
 
     def on(
         self, request: type[R], *, signed_out: bool = False
-    ) -> Callable[[Callable[[Services, Connection, R], Awaitable[m.Message | None]]], Handler]:
+    ) -> Callable[[Callable[[S, Connection, R], Awaitable[m.Message | None]]], Handler[S]]:
         def register(
-            fn: Callable[[Services, Connection, R], Awaitable[m.Message | None]],
-        ) -> Handler:
+            fn: Callable[[S, Connection, R], Awaitable[m.Message | None]],
+        ) -> Handler[S]:
             if request in self.entries:
                 raise ValueError(f"two handlers for {request.TAG}")
             self.entries[request] = Entry(fn, signed_out)
@@ -74,8 +85,8 @@ class Handlers:
 
         return register
 
-    def merged(self, *others: Handlers) -> Handlers:
-        out = Handlers()
+    def merged(self, *others: Handlers[S]) -> Handlers[S]:
+        out: Handlers[S] = Handlers()
         for table in (self, *others):
             for request, entry in table.entries.items():
                 if request in out.entries:
@@ -84,8 +95,8 @@ class Handlers:
         return out
 
 
-class Dispatcher:
-    def __init__(self, services: Services, handlers: Handlers) -> None:
+class Dispatcher(Generic[S]):
+    def __init__(self, services: S, handlers: Handlers[S]) -> None:
         self.services = services
         self.entries = handlers.entries
 
@@ -107,13 +118,29 @@ class Dispatcher:
             reply = await entry.handler(self.services, conn, message)
         except RequestError as exc:
             reply = m.Error(code=exc.code, message=exc.message[:500])
+            self._refused(conn, message, exc.code)
         except Exception:
-            log.exception("%r: the %s handler failed", conn, message.TAG)
+            log.exception("%r: the %s handler failed (id %s)", conn, message.TAG, message.id)
             reply = m.Error(
                 code=ErrorCode.INTERNAL, message="internal server error; the request had no effect"
             )
         if reply is not None:
             conn.send(dataclasses.replace(reply, id=message.id))
+
+    @staticmethod
+    def _refused(conn: Connection, message: m.Message, code: ErrorCode) -> None:
+        # A failed sign-in is what a host looks for; other refusals only when debugging
+        # (a refused flood must not become a flood of lines).
+        sign_in = isinstance(message, SIGN_INS)
+        logs.event(
+            "sign_in_failed" if sign_in else "request_refused",
+            level=logging.INFO if sign_in else logging.DEBUG,
+            connection=conn.id,
+            account=conn.account_id,
+            address=conn.address,
+            request=message.TAG,
+            code=code.value,
+        )
 
     async def bad_frame(self, conn: Connection, exc: ProtocolError) -> None:
         conn.send(m.Error(id=exc.request_id, code=exc.code, message=str(exc)[:500]))

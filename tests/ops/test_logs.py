@@ -8,6 +8,7 @@ import json
 import logging
 import re
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -19,6 +20,7 @@ import pytest
 from gbmj_server import logs
 from gbmj_server.config import ConfigError, ServerConfig
 from protocol import messages as m
+from protocol.framing import FrameDecoder, encode
 
 TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"
 HOSTILE = 'evil\n2026-01-01T00:00:00.000Z INFO login_ok account=1 "\x1b[31m\u2028end'
@@ -162,3 +164,39 @@ def test_a_real_server_logs_json_to_its_file(tmp_path: Path) -> None:
     assert {"level": "info", "logger": "gbmj_server.server"}.items() <= records[-1].items()
     assert records[-1]["message"] == "signal 15: stopping"
     assert "stopping" not in err  # the log went to the file only
+
+
+def test_a_failed_sign_in_is_logged_with_its_code_and_no_password(tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    command = [sys.executable, "-m", "gbmj_server", "--port", "0", "--insecure"]
+    proc = subprocess.Popen(
+        [*command, "--db", str(tmp_path / "db"), "--log-format", "json", "--log-file", str(log)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        listening = proc.stdout.readline()
+        port = int(listening.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            decoder = FrameDecoder()
+            replies: list[m.Message] = []
+            for request in (
+                m.Hello(id=1, version=m.PROTOCOL_VERSION, client="test"),
+                m.Login(id=2, name="nobody", password="hunter2-secret"),
+            ):
+                sock.sendall(encode(request))
+                while not any(r.id == request.id for r in replies):
+                    replies += decoder.feed(sock.recv(65536))
+        refusal = replies[-1]
+        assert isinstance(refusal, m.Error) and refusal.id == 2
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=20)
+    text = log.read_text("utf-8")
+    assert "hunter2-secret" not in text
+    (failed,) = [json.loads(line) for line in _lines(log) if '"sign_in_failed"' in line]
+    assert failed["request"] == "login"
+    assert failed["code"] == refusal.code.value
+    assert failed["level"] == "info"

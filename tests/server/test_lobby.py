@@ -6,6 +6,7 @@ import msgpack
 import pytest
 import trio
 
+from gbmj_server import metrics
 from gbmj_server.config import Limits, ServerConfig
 from gbmj_server.server import Server
 from gbmj_server.storage import Storage
@@ -223,13 +224,16 @@ async def test_a_client_that_does_not_read_is_disconnected(nursery, tmp_path) ->
         return srv.sessions.signed_in == 2
 
     # The sleeper never reads again: lobby chat fills its socket buffers, then its
-    # outbox, and the server drops it; the talker is answered all along.
+    # outbox, and the server drops it (the host's metrics count it); the talker is
+    # answered all along.
+    drops = metrics.REGISTRY.get_sample_value("gbmj_outbox_drops_total")
     sent = 0
     with trio.fail_after(30):
         while sleeper_connected():
             await talker.ok("chat_send", channel="lobby", text="x" * 200)
             sent += 1
     assert sent > 8
+    assert metrics.REGISTRY.get_sample_value("gbmj_outbox_drops_total") == drops + 1
     await talker.ok("chat_send", channel="lobby", text="still here")
     await running.stop()
     storage.close()

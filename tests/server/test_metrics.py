@@ -1,5 +1,6 @@
 """The host's metrics, scraped over real HTTP while a table plays: the hands counter
-moves, connections and players are counted, database calls are timed."""
+moves, connections and players are counted, database calls are timed, a refused request
+counts under its code."""
 
 from __future__ import annotations
 
@@ -32,7 +33,11 @@ async def test_the_metrics_follow_a_table_as_it_plays(connect, nursery) -> None:
     before = await trio.to_thread.run_sync(scrape, port)
     human, table_id = await solo_table(connect, "counted")
     await play(human, table_id, until="hand_result")
+    refused = await human.request("sit", table_id=table_id + 1000, seat=0)  # no such table
     after = await trio.to_thread.run_sync(scrape, port)
+    errors = f"gbmj_errors_total{{code={refused['code']}}}"
+    assert refused["type"] == "error"
+    assert after[errors] == before.get(errors, 0) + 1
     assert after["gbmj_hands_played_total"] >= before.get("gbmj_hands_played_total", 0) + 1
     assert after["gbmj_connections"] >= 1
     calls = [k for k in after if k.startswith("gbmj_db_call_seconds_count")]
