@@ -226,11 +226,8 @@ async def test_password_checks_of_one_address_take_turns() -> None:
 
 async def test_sign_ins_from_clean_addresses_go_before_guesses_and_new_accounts() -> None:
     guard = Guard(Limits())
-    release = trio.Event()
+    releases = [trio.Event() for _ in range(HASH_THREADS)]
     order: list[str] = []
-
-    async def hold() -> None:
-        await release.wait()
 
     async def check(what: str) -> None:
         order.append(what)
@@ -238,7 +235,7 @@ async def test_sign_ins_from_clean_addresses_go_before_guesses_and_new_accounts(
     guard.password_addresses.failed("10.0.1.9", trio.current_time())  # a recent guess
     async with trio.open_nursery() as nursery:
         for n in range(HASH_THREADS):  # every hashing thread busy
-            nursery.start_soon(guard.hash_in_turn, f"10.0.1.{n + 1}", hold)
+            nursery.start_soon(guard.hash_in_turn, f"10.0.1.{n + 1}", releases[n].wait)
         await trio.testing.wait_all_tasks_blocked()
         nursery.start_soon(
             partial(guard.hash_in_turn, "10.0.1.8", partial(check, "new"), new_account=True)
@@ -257,8 +254,13 @@ async def test_sign_ins_from_clean_addresses_go_before_guesses_and_new_accounts(
         await trio.testing.wait_all_tasks_blocked()
         cancelled.cancel()  # a sign-in given up while waiting loses its place, no slot
         await trio.testing.wait_all_tasks_blocked()
-        release.set()
-    assert order == ["player", "new", "guess"]
+        # One thread frees up: the waiting checks take it one after another, in their
+        # order (two freed at once would run two side by side, in either order).
+        releases[0].set()
+        await trio.testing.wait_all_tasks_blocked()
+        assert order == ["player", "new", "guess"]
+        for release in releases[1:]:
+            release.set()
     assert guard._hash_gate.free == HASH_THREADS
 
 

@@ -161,7 +161,9 @@ def test_a_plain_server_is_refused_unless_plain_tcp_is_chosen_and_the_choice_is_
     try:
         screen, text, _ = asyncio.run(go(plain=False))
         assert screen is ConnectScreen
-        assert f"no TLS from {address}" in text and "connect with --insecure" in text
+        # The plain server answers the TLS hello with an error frame or closes on it:
+        # either way the player is told the address and the way in.
+        assert address in text and "connect with --insecure" in text, text
         screen, _, _ = asyncio.run(go(plain=True))
         assert screen is LobbyScreen
         assert json.loads(config.read_text())["insecure"] == [address]

@@ -98,15 +98,25 @@ def test_a_guest_discards_by_clicking_and_sees_it_in_the_pool(
     assert 1 <= len(tile) <= 2, browser.screen.text()
     assert tile.isascii() == (style == "ascii"), tile
     before = my_pool(browser, me).count(tile)
-    lifted = lambda: browser.screen.word_at(column, hints_row - 2) == tile  # noqa: E731
     discarded = lambda: my_pool(browser, me).count(tile) > before  # noqa: E731
+
+    def lifted() -> bool:
+        # Found again each time: a longer action line above moves the hand down.
+        found = browser.screen.find(HINTS.strip())
+        return found is not None and browser.screen.word_at(found[0], found[1] - 2) == tile
+
+    def click_first_tile() -> None:
+        found = browser.screen.find(HINTS.strip())
+        if found is not None:
+            browser.click_cell(found[0], found[1] - 1)
+
     # A click selects the tile (it is lifted), a second click discards it. A click the
     # page sends while the screen is being redrawn can go unseen: click again then.
     for wanted in (lambda: lifted() or discarded(), discarded):
         for _ in range(5):
             if wanted():
                 break
-            browser.click_cell(column, hints_row - 1)
+            click_first_tile()
             with contextlib.suppress(AssertionError):
                 browser.wait_for(wanted, timeout=5)
     browser.wait_for(discarded)
