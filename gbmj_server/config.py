@@ -15,6 +15,7 @@ import dataclasses
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from gbmj.economy.items import ITEM_RULES
 from gbmj_server.ssh.config import TOML_KEYS as SSH_KEYS
@@ -116,18 +117,18 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
         if key in data:
             if not isinstance(data[key], str):
                 raise ConfigError(f"{key} must be a string")
-            config = replace(config, **{key: data[key]})
+            config = replace(config, **_one(key, data[key]))
     for key in ("port", "metrics_port"):
         if key in data:
             port = data[key]
             if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
                 raise ConfigError(f"{key} must be an integer 0-65535")
-            config = replace(config, **{key: port})
+            config = replace(config, **_one(key, port))
     for key in ("db", "log_file", "tls_cert", "tls_key"):
         if key in data:
             if not isinstance(data[key], str):
                 raise ConfigError(f"{key} must be a path string")
-            config = replace(config, **{key: path.parent / Path(data[key]).expanduser()})
+            config = replace(config, **_one(key, path.parent / Path(data[key]).expanduser()))
     if "insecure" in data:
         if not isinstance(data["insecure"], bool):
             raise ConfigError("insecure must be true or false")
@@ -146,7 +147,7 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
                 or not 0 <= value <= most
             ):
                 raise ConfigError(f"{key} must be a number of seconds 0-{most}")
-            config = replace(config, **{key: float(value)})
+            config = replace(config, **_one(key, float(value)))
     if "bot_workers" in data:
         workers = data["bot_workers"]
         if not isinstance(workers, int) or isinstance(workers, bool) or not 0 <= workers <= 64:
@@ -160,8 +161,13 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
         if key in data:
             if data[key] not in choices:
                 raise ConfigError(f"{key} must be one of {', '.join(choices)}")
-            config = replace(config, **{key: data[key]})
+            config = replace(config, **_one(key, data[key]))
     return config
+
+
+def _one(key: str, value: object) -> dict[str, Any]:
+    """One setting by name, already checked, for ``replace``."""
+    return {key: value}
 
 
 def _limits(table: object, base: Limits) -> Limits:
@@ -170,7 +176,7 @@ def _limits(table: object, base: Limits) -> Limits:
     if not isinstance(table, dict):
         raise ConfigError("limits must be a table of limit = value")
     known = {f.name: f for f in dataclasses.fields(Limits)}
-    changes: dict[str, object] = {}
+    changes: dict[str, Any] = {}  # each value checked against its field below
     for key, value in table.items():
         if key not in known:
             raise ConfigError(f"limits: unknown limit {key!r} (known: {', '.join(known)})")
@@ -185,7 +191,7 @@ def _limits(table: object, base: Limits) -> Limits:
             what = "a whole number" if kind is int else "a number"
             raise ConfigError(f"limits.{key} must be {what}, at least 0")
         changes[key] = kind(value)
-    return replace(base, **changes)  # type: ignore[arg-type]  # each checked above
+    return replace(base, **changes)
 
 
 def check_config(config: ServerConfig) -> ServerConfig:

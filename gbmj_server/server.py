@@ -70,7 +70,7 @@ class Server:
         self.rng = rng or random.SystemRandom()
         self.match_seed = match_seed  # None: a fresh seed per match (tests fix one)
         self.services: Services | None = None
-        self.dispatcher: Dispatcher | None = None
+        self.dispatcher: Dispatcher[Services] | None = None
         self.resumed = 0  # matches resumed at start
         self.port: int | None = None  # the first listener's port, once serving
 

@@ -33,6 +33,7 @@ from gbmj_tui.screens.table import TableScreen
 from gbmj_tui.session import Session
 from gbmj_tui.solo import Solo, solo_sign_in, solo_table
 from gbmj_tui.tiles import TileStyle
+from gbmj_tui.wire import action_message
 from gbmj_tui.words import error_text
 from protocol import messages as m
 
@@ -200,7 +201,7 @@ class GbmjApp(ScreensOpened, App[None]):
         self.send(ask.request, ask.reply_to)
 
     @work(group="requests")
-    async def send(self, request: m.Message, reply_to: Screen | None = None) -> None:
+    async def send(self, request: m.Message, reply_to: Screen[object] | None = None) -> None:
         """Send a request; its reply or refusal goes to ``reply_to`` (a refusal otherwise
         to the action line or a toast)."""
         try:
@@ -236,11 +237,7 @@ class GbmjApp(ScreensOpened, App[None]):
         view = self.session.view
         if view is None:
             return
-        seq = view.prompt.seq if view.prompt is not None else view.seq
-        action = m.Action(
-            table_id=view.table_id, seq=seq, kind=chosen.choice.kind, tile=chosen.choice.tile
-        )
-        self.send(action)
+        self.send(action_message(view, chosen.choice))
 
     # -- what the session tells -----------------------------------------------------------
     @on(ui.Linked)

@@ -24,7 +24,7 @@ from pathlib import Path
 from gbmj_tui import tools
 from gbmj_tui.app import GbmjApp
 from gbmj_tui.config import data_dir, parse_address
-from gbmj_tui.connection import ConnectError
+from gbmj_tui.errors import ConnectError
 from gbmj_tui.i18n import lang_from_env
 from gbmj_tui.local_server import start_local_server
 from gbmj_tui.solo import ACCOUNT_FILE, Solo

@@ -17,7 +17,7 @@ from typing import Any
 from gbmj_tui.i18n import tr, wind_name
 from protocol import messages as m
 from protocol.tiles import Tile
-from protocol.vocabulary import Presence, TableStatus, TimerClass
+from protocol.vocabulary import ActionKind, Presence, TableStatus, TimerClass
 
 # Where a seat sits as seen from the viewer (relative = (seat - viewer) mod 4).
 BOTTOM, RIGHT, TOP, LEFT = 0, 1, 2, 3
@@ -86,7 +86,7 @@ class SeatView:
 class Choice:
     """One legal action of a prompt (docs/vocabulary.md: kind + optional tile)."""
 
-    kind: str
+    kind: ActionKind
     tile: int | None = None
 
 

@@ -38,13 +38,15 @@ from protocol.vocabulary import Presence
 BACKOFF_FIRST = 0.5  # seconds before the first reconnect attempt (at most)
 BACKOFF_CAP = 15.0  # the longest wait between two attempts
 
+_JITTER = random.Random()
+
 
 def backoff(attempt: int, rng: random.Random | None = None) -> float:
     """Seconds before reconnect ``attempt`` (1, 2, ...): doubling from BACKOFF_FIRST up
     to BACKOFF_CAP, each drawn between half and all of it so that clients dropped at
     once do not come back at once."""
-    ceiling = min(BACKOFF_CAP, BACKOFF_FIRST * 2 ** (attempt - 1))
-    return ceiling * (rng or random).uniform(0.5, 1.0)
+    ceiling = min(BACKOFF_CAP, BACKOFF_FIRST * 2.0 ** (attempt - 1))
+    return ceiling * (rng or _JITTER).uniform(0.5, 1.0)
 
 
 class Session(Dispatch):

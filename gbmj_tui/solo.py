@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gbmj_tui.config import Address
-from gbmj_tui.connection import RequestFailed
+from gbmj_tui.errors import RequestFailed
 from protocol import messages as m
 from protocol.errors import ErrorCode
+from protocol.vocabulary import BotLevel
 
 ACCOUNT_FILE = "solo-account.json"
 DEFAULT_NAME = "player"
@@ -116,5 +117,5 @@ async def solo_table(request: Callable[[m.Message], Awaitable[m.Message]], *, gu
     table_id = snapshot.table.table_id
     await request(m.Sit(table_id=table_id, seat=0))
     for seat in (1, 2, 3):
-        await request(m.AddBot(table_id=table_id, seat=seat, level="normal"))
+        await request(m.AddBot(table_id=table_id, seat=seat, level=BotLevel.NORMAL))
     await request(m.Ready(table_id=table_id, ready=True))

@@ -41,7 +41,8 @@ from gbmj.replay import (
 )
 from gbmj.replay.verify import Check
 from gbmj_tui.config import DEFAULT_SERVER, parse_address
-from gbmj_tui.connection import CLIENT_NAME, ConnectError, Connection, RequestFailed, TlsPolicy
+from gbmj_tui.connection import CLIENT_NAME, Connection, TlsPolicy
+from gbmj_tui.errors import ConnectError, RequestFailed
 from protocol import messages as m
 from protocol.errors import ErrorCode
 

@@ -170,6 +170,7 @@ def from_snapshot(msg: m.Snapshot) -> TableView:
 def apply_event_message(view: TableView, msg: m.Event) -> TableView:
     """The view after one table event."""
     body = msg.event
+    assert body.TAG is not None, "every event kind is registered with its tag"
     return reducers.apply_event(view, body.TAG, seq=msg.seq, **_fields(body))
 
 

@@ -1,5 +1,5 @@
-"""The protocol and the pure game (``gbmj``: rules, game, bots, economy, replays) pass
-mypy in strict mode, as configured in pyproject.toml."""
+"""Every package (the protocol, the pure game, the server and the client) passes mypy in
+strict mode, as configured in pyproject.toml."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from protocol.schema import Int, Optional, field
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("protocol", "gbmj")
+PACKAGES = ("protocol", "gbmj", "gbmj_server", "gbmj_tui")
 
 
 def _mypy(root: Path, cache: Path) -> subprocess.CompletedProcess[str]:
@@ -28,18 +28,18 @@ def _mypy(root: Path, cache: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_the_protocol_and_the_pure_game_are_strictly_typed(tmp_path: Path) -> None:
+def test_every_package_is_strictly_typed(tmp_path: Path) -> None:
     result = _mypy(ROOT, tmp_path / "cache")
     if result.returncode != 0:
         pytest.fail("mypy --strict fails:\n" + result.stdout + result.stderr)
 
 
 def test_the_check_can_fail(tmp_path: Path) -> None:
-    """In a copy of the tree, an untyped function in the rules breaks it."""
+    """In a copy of the tree, an untyped function in the server breaks it."""
     copy = tmp_path / "tree"
     for package in PACKAGES:
         shutil.copytree(ROOT / package, copy / package, ignore=shutil.ignore_patterns("*.pyc"))
-    (copy / "gbmj" / "rules" / "_typing_probe.py").write_text("def f(x):\n    return x\n")
+    (copy / "gbmj_server" / "_typing_probe.py").write_text("def f(x):\n    return x\n")
     result = _mypy(copy, tmp_path / "cache")
     assert result.returncode != 0
     assert "_typing_probe.py" in result.stdout

@@ -37,7 +37,7 @@ from gbmj_server.storage import Account, NameTaken
 from protocol import messages as m
 from protocol.errors import ErrorCode
 
-handlers = Handlers()
+handlers: Handlers[Services] = Handlers()
 
 GUEST_NAME_TRIES = 10
 PURGE_EVERY = 600.0  # seconds between two purges of the guests not seen for a while

@@ -15,7 +15,7 @@ from protocol import messages as m
 from protocol.errors import ErrorCode
 from protocol.vocabulary import Channel
 
-handlers = Handlers()
+handlers: Handlers[Services] = Handlers()
 
 
 @handlers.on(m.ChatSend)

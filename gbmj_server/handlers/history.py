@@ -17,7 +17,7 @@ from gbmj_server.storage import history as h
 from protocol import messages as m
 from protocol.errors import ErrorCode
 
-handlers = Handlers()
+handlers: Handlers[Services] = Handlers()
 
 PAGE = 20  # matches in a page when the request does not say
 

@@ -15,7 +15,7 @@ from gbmj_server.services import Services
 from protocol import messages as m
 from protocol.errors import ErrorCode
 
-handlers = Handlers()
+handlers: Handlers[Services] = Handlers()
 
 
 @handlers.on(m.ListTables)

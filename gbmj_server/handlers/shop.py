@@ -16,7 +16,7 @@ from protocol import messages as m
 from protocol.errors import ErrorCode
 from protocol.vocabulary import Item
 
-handlers = Handlers()
+handlers: Handlers[Services] = Handlers()
 
 LEADERBOARD = 20  # entries when the request does not say
 # What using an item costs besides its price (the timer extension pays the other seats).

@@ -11,7 +11,7 @@ from gbmj_server.ssh import keys
 from protocol import messages as m
 from protocol.errors import ErrorCode
 
-handlers = Handlers()
+handlers: Handlers[Services] = Handlers()
 
 
 def _player(conn: Connection) -> int:

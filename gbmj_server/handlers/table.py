@@ -30,7 +30,7 @@ from protocol.errors import ErrorCode
 from protocol.tiles import Tile
 from protocol.vocabulary import Item
 
-handlers = Handlers()
+handlers: Handlers[Services] = Handlers()
 
 
 def running(table: Table) -> Play:

@@ -139,11 +139,13 @@ class Brains:
         synced = worker.synced.get(hand_key)
         if synced is None:  # the hand itself, once per worker: steps from then on
             replica: HandState | None = hand
-            steps: list[tuple[int, str, int | None]] = []
+            steps: list[tuple[int, str | None, int | None]] = []
         else:
             replica = None
             steps = [
-                (seat_no, a.kind.value, None if a.tile is None else int(a.tile))
+                (seat_no, None, None)  # an escape
+                if a is None
+                else (seat_no, a.kind.value, None if a.tile is None else int(a.tile))
                 for seat_no, a in hand.log[synced:]
             ]
         worker.synced[hand_key] = len(hand.log)
@@ -184,6 +186,9 @@ def serve(stdin: Any, stdout: Any) -> None:
         try:
             hand = hands[hand_key]
             for seat_no, kind, tile in steps:
+                if kind is None:
+                    hand.escape(seat_no)
+                    continue
                 step = {"kind": kind} if tile is None else {"kind": kind, "tile": tile}
                 hand.apply(seat_no, Action.from_dict(step))
             view = hand.view(s)

@@ -39,7 +39,7 @@ from gbmj_server.tables.table import Table
 from gbmj_server.tables.wire import event_frame, game_view, prompt_frame
 from protocol import messages as m
 from protocol.errors import ErrorCode
-from protocol.vocabulary import ActionKind, LeaveReason, MatchEnd, Phase
+from protocol.vocabulary import ActionKind, LeaveReason, MatchEnd, Phase, Presence
 
 log = logging.getLogger(__name__)
 
@@ -409,7 +409,9 @@ class Play:
             slot = st.match.player_at(seat_no)
             seat = table.seats[slot]
             if seat is None:
-                players.append(m.PlayerView(name="-", bot=False, presence="offline", score=0))
+                players.append(
+                    m.PlayerView(name="-", bot=False, presence=Presence.OFFLINE, score=0)
+                )
                 continue
             players.append(
                 m.PlayerView(

@@ -227,8 +227,12 @@ class MatchScreen(Screen[None]):
         for h in detail.hands:
             label = tr("{wind} round, hand {hand}", lang)
             wind = wind_name(Tile.E + h.round_number - 1, lang)
-            cells = (str(h.number), label.format(wind=wind, hand=h.hand_number))
-            cells += (hand_outcome(h, lang), hand_points(h))
+            cells = (
+                str(h.number),
+                label.format(wind=wind, hand=h.hand_number),
+                hand_outcome(h, lang),
+                hand_points(h),
+            )
             table.add_row(*(Text(c) for c in cells), key=str(h.hand_id))
         parts: list[RenderableType] = []
         if detail.standings:

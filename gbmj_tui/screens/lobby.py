@@ -38,6 +38,7 @@ from gbmj_tui.screens.ssh_keys import SshKeysScreen
 from gbmj_tui.widgets.keybar import KeyBar
 from gbmj_tui.widgets.linkbar import LinkBar
 from protocol import messages as m
+from protocol.vocabulary import Channel
 
 COLUMNS = (
     ("id", N_("#")),
@@ -290,5 +291,5 @@ class LobbyScreen(Screen[None]):
     def _chat(self, event: Input.Submitted) -> None:
         text = event.value.strip()
         if text:
-            self.post_message(Requested(m.ChatSend(channel="lobby", text=text[:500])))
+            self.post_message(Requested(m.ChatSend(channel=Channel.LOBBY, text=text[:500])))
         event.input.value = ""

@@ -70,9 +70,10 @@ def revealed_hands(view: TableView, style: TileStyle, lang: str) -> Group:
             for f in flowers:
                 head.append_text(tile_text(f, style))
         tiles = list(r.hands[s]) if s < len(r.hands) else []
-        won = r.winner == s and r.win_tile is not None and r.win_tile in tiles
-        if won:
-            tiles.remove(r.win_tile)  # the winning tile goes apart, after its name
+        win_tile = r.win_tile if r.winner == s else None
+        won = win_tile is not None and win_tile in tiles
+        if win_tile is not None and won:
+            tiles.remove(win_tile)  # the winning tile goes apart, after its name
         line = Text("  ")
         for tile in tiles:
             line.append_text(tile_text(tile, style))

@@ -54,6 +54,7 @@ from gbmj_tui.widgets.linkbar import LinkBar
 from gbmj_tui.widgets.status import status_text
 from gbmj_tui.words import TIMERS as TIMER_WORDS
 from protocol import messages as m
+from protocol.vocabulary import ActionKind, Channel
 
 SPEAKERS = 30  # chat senders remembered, to mute one
 ESCAPE_CONFIRM_S = 3.0  # leaving a running match needs the key twice within this time
@@ -181,9 +182,9 @@ class TableScreen(Screen[None]):
         prompt = view.prompt
         assert prompt is not None
         if self.auto_win and prompt.allows("win"):
-            self._send(Choice("win"))
+            self._send(Choice(ActionKind.WIN))
         elif self.auto_pass and prompt.is_claim and not prompt.allows("win"):
-            self._send(Choice("pass"))
+            self._send(Choice(ActionKind.PASS))
         elif not prompt.is_claim or prompt.allows("win"):
             self.app.bell()
 
@@ -324,7 +325,7 @@ class TableScreen(Screen[None]):
 
     def _chat(self, text: str | None) -> None:
         if text:
-            chat = m.ChatSend(channel="table", table_id=self.view.table_id, text=text[:500])
+            chat = m.ChatSend(channel=Channel.TABLE, table_id=self.view.table_id, text=text[:500])
             self._request(chat)
 
     def action_mute(self, selected: str | None = None) -> None:
@@ -364,8 +365,8 @@ class TableScreen(Screen[None]):
     def _discard(self, message: HandRow.Discard) -> None:
         message.stop()
         prompt = self.view.prompt
-        if prompt is not None and Choice("discard", message.tile) in prompt.actions:
-            self._send(Choice("discard", message.tile))
+        if prompt is not None and Choice(ActionKind.DISCARD, message.tile) in prompt.actions:
+            self._send(Choice(ActionKind.DISCARD, message.tile))
         elif prompt is not None and prompt.allows("discard"):
             self.note_reason(tr("That tile cannot be discarded now", self.lang))
 

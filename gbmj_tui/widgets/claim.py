@@ -51,7 +51,9 @@ def claim_options(prompt: PromptView, style: TileStyle, lang: str) -> list[Optio
         out.append(Option(key, choice, f"{_word(ActionKind.CHOW, lang)} {tiles}"))
     passes = prompt.of_kind("pass")
     out.append(
-        Option("space", passes[0] if passes else Choice("pass"), _word(ActionKind.PASS, lang))
+        Option(
+            "space", passes[0] if passes else Choice(ActionKind.PASS), _word(ActionKind.PASS, lang)
+        )
     )
     return out
 

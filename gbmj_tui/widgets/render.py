@@ -34,15 +34,15 @@ def meld_text(meld: MeldView, style: TileStyle = TileStyle.CJK, *, compact: bool
     if compact:
         if meld.tile is None:  # another seat's concealed kong: face down
             return Text("〓" * 4 if style is TileStyle.CJK else "#" * 8, style=TILE_STYLES["back"])
-        shown = tuple(t for t in tiles if t is not None)
-        out.append(tiles_label(shown, style), style=TILE_STYLES[style_name(meld.tile)])
+        known = tuple(t for t in tiles if t is not None)
+        out.append(tiles_label(known, style), style=TILE_STYLES[style_name(meld.tile)])
         if not meld.concealed:
             out.append(claimed_from_mark(meld.claimed_from, style), style="bold")
         return out
     if meld.concealed:
-        shown = (None, meld.tile, meld.tile, None) if meld.tile is not None else tiles
-        for t in shown:
-            out.append_text(tile_text(t, style))
+        faces = (None, meld.tile, meld.tile, None) if meld.tile is not None else tiles
+        for face in faces:
+            out.append_text(tile_text(face, style))
         return out
     claimed_done = False
     for t in tiles:
@@ -130,8 +130,8 @@ def labelled_pool(
     """
     # A centred pool takes the gaps of the two side by side, so that all four line up.
     row_room = (width - 1) // 2 if centre else width
-    rows = pool_text(discards, style, last=last, width=row_room).split("\n")
-    rows = [r for r in rows if r.cell_len]
+    lines = pool_text(discards, style, last=last, width=row_room).split("\n")
+    rows = [r for r in lines if r.cell_len]
     head = label.copy()
     if height and len(rows) > max(height - 1, 1):
         keep = max(height - 1, 1)
