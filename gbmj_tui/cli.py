@@ -31,7 +31,12 @@ from gbmj_tui.solo import ACCOUNT_FILE, Solo
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="gbmj", description="Chinese Official Mahjong")
+    parser = argparse.ArgumentParser(
+        prog="gbmj",
+        description="Chinese Official Mahjong",
+        epilog="also: gbmj export ID (a match or a hand to a replay file; --help for more), "
+        "gbmj verify FILE (check a replay file: the wall, every step, the result)",
+    )
     parser.add_argument("command", nargs="?", choices=("solo",), help="solo: play three bots")
     parser.add_argument("--ascii", action="store_true", help="draw nothing but ASCII")
     parser.add_argument("--lang", choices=("zh", "en"), help="interface language")
