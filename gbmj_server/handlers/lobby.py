@@ -8,6 +8,7 @@ table with bots plays by itself, so it is what costs the server's time.
 
 from __future__ import annotations
 
+from gbmj_server.handlers.common import signed_in_id
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.dispatch import Handlers
 from gbmj_server.net.errors import RequestError
@@ -42,6 +43,8 @@ async def create_table(services: Services, conn: Connection, request: m.CreateTa
     if conn.table is not None:
         raise RequestError(ErrorCode.NOT_EXPECTED, f"leave table {conn.table.id} first")
     tables, guard, limits = services.tables, services.guard, services.config.limits
+    for waiting in tables.waiting_for(signed_in_id(conn)):
+        await waiting.call(lambda table: table.give_up_waiting())
     address = guard.key(conn.address)
     if not guard.is_trusted(conn.address) and (
         tables.owned_from(address) >= limits.tables_per_address

@@ -79,6 +79,14 @@ class Tables:
         logs.event("table_created", table=table.id, account=owner.account.id)
         return self._run(table)
 
+    def waiting_for(self, account_id: int) -> list[TableActor]:
+        """The empty tables waiting for their owner ``account_id`` to come back."""
+        return [
+            actor
+            for actor in self.actors.values()
+            if actor.table.owner_id == account_id and actor.table.empty_since is not None
+        ]
+
     def owned_from(self, address: str) -> int:
         """Tables made from ``address`` that are still open."""
         return sum(1 for a in self._made_from.values() if a == address)

@@ -167,6 +167,12 @@ class Table:
         ):
             self.close()
 
+    def give_up_waiting(self) -> None:
+        """Its owner made another table: an empty table kept for them closes now (a player
+        leaves no trail of empty tables behind, counted against their address)."""
+        if self.empty_since is not None:
+            self.close()
+
     def wake_at(self) -> float:
         at = math.inf if self.play is None else self.play.wake_at()
         if self.empty_since is not None:

@@ -153,3 +153,22 @@ async def test_an_empty_table_waits_for_its_owner_then_closes(lingering, mock_cl
     await trio.testing.wait_all_tasks_blocked()
     assert not table.open
     assert (await owner.ok("list_tables"))["tables"] == []
+
+
+async def test_an_owner_who_makes_another_table_leaves_no_empty_one_behind(
+    lingering, mock_clock
+) -> None:
+    srv, connect, _ = lingering
+    owner, other = await connect(), await connect()
+    await owner.register("moves-on")
+    await other.register("stays-put")
+    first = await owner.create_table()
+    await owner.ok("leave_table", table_id=first)
+    left_behind = Probe(srv, first)
+    kept = await other.create_table()
+    await other.ok("leave_table", table_id=kept)  # someone else's wait goes on
+    second = await owner.create_table()
+    await trio.testing.wait_all_tasks_blocked()
+    assert not left_behind.open
+    listed = await owner.ok("list_tables")
+    assert sorted(t["table_id"] for t in listed["tables"]) == sorted([kept, second])
