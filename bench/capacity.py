@@ -59,7 +59,10 @@ SETTINGS = {
     "bots_allowed": True,
     "timers": {"on": True, "first_discard": 30, "turn": 15, "claim_window": 5},
 }
-CONFIG = 'log_level = "warning"\ninsecure = {insecure}\n'  # the rest as a host runs it
+# The rest as a host runs it, but for the wait of an empty table: the churn's lobby
+# clients each make a table for a few seconds every 30-120 s and never come back to it,
+# a table a second per 75 clients; five minutes each would be thousands of empty tables.
+CONFIG = 'log_level = "warning"\ninsecure = {insecure}\ntable_linger = 0\n'
 PAGE = 60  # tables a page of the list (protocol.messages.TABLE_PAGE)
 
 
@@ -184,6 +187,8 @@ async def table_group(
         owner = players[0].client
         assert owner is not None
         snapshot = await owner.request("create_table", settings=SETTINGS)
+        if snapshot.get("type") != "snapshot":
+            raise RuntimeError(f"create_table refused: {snapshot}")
         table_id = snapshot["table"]["table_id"]
         for seat, p in enumerate(players):
             assert p.client is not None

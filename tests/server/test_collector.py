@@ -18,6 +18,11 @@ collector.start()
 frozen = gc.get_freeze_count()
 assert frozen > 0, "start freezes what the process holds"
 
+young = gc.get_stats()[0]["collections"]
+step = [[n] for n in range(10_000)]  # a step's worth of short-lived objects
+del step
+assert gc.get_stats()[0]["collections"] == young, "a step's objects are never scanned"
+
 a, b = Node(), Node()
 a.other, b.other = b, a  # a cycle, alive for now
 gc.collect()
