@@ -59,7 +59,8 @@ SETTINGS = {
     "bots_allowed": True,
     "timers": {"on": False, "first_discard": 30, "turn": 15, "claim_window": 5},
 }
-# Bot clients answer every prompt at once: far over a person's request rate.
+# Bot clients answer every prompt at once: far over a person's request rate; with --bots
+# every table has bots, far over the host's default cap on tables that play by themselves.
 CONFIG = """\
 bot_delay = 0
 hand_pause = 0
@@ -69,6 +70,7 @@ insecure = {insecure}
 [limits]
 request_rate = 10000
 request_burst = 10000
+max_bot_tables = 1000
 """
 
 
