@@ -160,7 +160,7 @@ def test_nesting_at_the_limit_is_left_to_the_schema() -> None:
     assert err.code is ErrorCode.EXTRA_FIELD  # got past the limits to the message check
 
 
-# -- hostile inputs (ENGINEERING-NOTES) -------------------------------------------------
+# -- hostile inputs: headers that claim more than the frame holds, deep nesting, ext types -----
 HOSTILE = {
     "huge array header": frame(b"\xdd\xff\xff\xff\xff"),  # array32 claiming 4 billion items
     "huge map header": frame(b"\xdf\xff\xff\xff\xff"),

@@ -2,7 +2,8 @@
 
 The clock only moves when a test jumps it, so "nothing happened before the deadline" and
 "the server acted at the deadline" are exact. (Real-socket tests stay off the mock
-clock: see ENGINEERING-NOTES.)
+clock: a task waiting on a socket looks idle to it, so a jump can pass a deadline while
+bytes are still on their way.)
 """
 
 from __future__ import annotations
