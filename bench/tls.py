@@ -61,7 +61,7 @@ def serve_in_thread(context: object) -> tuple[int, trio.lowlevel.TrioToken, trio
             listeners: list = await trio.open_tcp_listeners(0, host="127.0.0.1")
             found["port"] = listeners[0].socket.getsockname()[1]
             if context is not None:
-                listeners = tls_listeners(listeners, context)  # type: ignore[arg-type]
+                listeners = tls_listeners(listeners, context)
             found["token"], found["scope"] = trio.lowlevel.current_trio_token(), scope
             async with trio.open_nursery() as nursery:
                 await nursery.start(trio.serve_listeners, handle, listeners)
@@ -69,7 +69,7 @@ def serve_in_thread(context: object) -> tuple[int, trio.lowlevel.TrioToken, trio
 
     threading.Thread(target=trio.run, args=(main,), daemon=True).start()
     ready.wait()
-    return found["port"], found["token"], found["scope"]  # type: ignore[return-value]
+    return found["port"], found["token"], found["scope"]
 
 
 async def read_one(reader: asyncio.StreamReader, decoder: FrameDecoder) -> None:

@@ -99,7 +99,7 @@ class _Catalog(Catalog):
 
     @mime_headers.setter
     def mime_headers(self, headers: list[tuple[str, str]]) -> None:
-        Catalog.mime_headers.fset(self, headers)  # type: ignore[attr-defined]  # the base's
+        Catalog.mime_headers.fset(self, headers)  # the base's
 
 
 def build(translations: dict[Key, str]) -> Catalog:

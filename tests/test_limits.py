@@ -164,6 +164,6 @@ def test_counter_caps_holds_per_key_and_forgets_empty_keys() -> None:
         lambda: Counter(cap=0),
     ],
 )
-def test_nonsense_settings_are_refused(make) -> None:  # type: ignore[no-untyped-def]
+def test_nonsense_settings_are_refused(make) -> None:
     with pytest.raises(ValueError):
         make()

@@ -118,7 +118,7 @@ def record_match(
             if (escape is not None and escape[:2] == (number, len(state.log))) or (
                 chosen is not None and chosen[1] is None
             ):
-                player = match.player_at(chosen[0]) if chosen else escape[2]  # type: ignore[index]
+                player = match.player_at(chosen[0]) if chosen else escape[2]
                 match.escape(player)
                 seat = match.seat_of(player)
                 seq += 1
@@ -190,7 +190,7 @@ def record_match(
             write_log(state.to_dict(), times, names),
             payments,
             [
-                (people[n].account_id, pts)  # type: ignore[misc]
+                (people[n].account_id, pts)
                 for n, pts in zip(by_seat, result.points, strict=True)
                 if people[n].account_id is not None and not people[n].guest and pts
             ],

@@ -22,7 +22,7 @@ from protocol.framing import encode
 
 
 def ids(page_matches: tuple[object, ...]) -> list[int]:
-    return [s.match_id for s in page_matches]  # type: ignore[attr-defined]
+    return [s.match_id for s in page_matches]
 
 
 def test_a_player_lists_only_the_matches_they_played_newest_first(world: World) -> None:
@@ -52,12 +52,9 @@ def test_a_summary_has_the_seats_hands_and_the_players_rank_points_and_coins(
     assert (stake.rank, stake.points, stake.coins) == (mine.rank, mine.points, mine.coins)
     # bob's points are his hands' (the escape's -80 included), his coins what he paid.
     seats = [names.index("bob") for names in world.stake.names[:2]]
-    assert (
-        stake.points
-        == sum(
-            world.store.hand_log(h).points[s]  # type: ignore[union-attr]
-            for h, s in zip(world.stake.hand_ids[:2], seats, strict=True)
-        )
+    assert stake.points == sum(
+        world.store.hand_log(h).points[s]
+        for h, s in zip(world.stake.hand_ids[:2], seats, strict=True)
     )
     assert stake.coins == sum(c[s] for c, s in zip(world.stake.coins[:2], seats, strict=True))
     assert free.public and free.coins == 0

@@ -94,7 +94,7 @@ def test_an_escape_ends_the_replayed_hand(world: World) -> None:
         ),
     ],
 )
-def test_a_bad_file_is_refused_with_the_reason(world: World, change, message: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_bad_file_is_refused_with_the_reason(world: World, change, message: str) -> None:
     data = json.loads(dumps(host_replay(world, world.free)))
     changed = change(data)
     text = changed if isinstance(changed, str) else json.dumps(changed)

@@ -20,7 +20,7 @@ from gbmj_tui import tools
 @pytest.fixture
 def server(world: World) -> str:
     with history_server(world.store) as port:
-        yield f"127.0.0.1:{port}"  # type: ignore[misc]
+        yield f"127.0.0.1:{port}"
 
 
 def export(server: str, target: str, out: Path | None, name: str | None = "alice") -> int:

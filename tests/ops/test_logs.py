@@ -37,7 +37,7 @@ def log_file(tmp_path: Path) -> Iterator[tuple[Path, logging.Handler]]:
         handlers.append(handler)
         return handler
 
-    yield path, open_log  # type: ignore[misc]
+    yield path, open_log
     root = logging.getLogger()
     for handler in handlers:
         root.removeHandler(handler)

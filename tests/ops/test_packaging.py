@@ -38,7 +38,7 @@ def _final_stage(dockerfile: str) -> list[tuple[str, str]]:
     lines = [line.strip() for line in joined.splitlines()]
     steps = [tuple(line.split(None, 1)) for line in lines if line and not line.startswith("#")]
     last = max(i for i, step in enumerate(steps) if step[0] == "FROM")
-    return [(word.upper(), rest) for word, rest in steps[last:]]  # type: ignore[misc]
+    return [(word.upper(), rest) for word, rest in steps[last:]]
 
 
 def test_the_images_command_runs_outside_docker(tmp_path: Path) -> None:
@@ -86,7 +86,7 @@ def test_the_images_command_runs_outside_docker(tmp_path: Path) -> None:
 def test_the_systemd_unit_runs_the_server_as_its_own_user() -> None:
     path = ROOT / "deploy" / "gbmj-server.service"
     unit = configparser.ConfigParser(interpolation=None, strict=False)
-    unit.optionxform = str  # type: ignore[assignment,method-assign]
+    unit.optionxform = str
     unit.read_string(path.read_text())
     service = unit["Service"]
     program, *arguments = service["ExecStart"].split()

@@ -84,7 +84,7 @@ def records(draw: st.DrawFn, cls: type[Record]) -> Record:
                 values[name] = None
             for name in rule.require:
                 if values[name] is None:
-                    values[name] = draw(for_spec(cls._SCHEMA[name].inner))  # type: ignore[attr-defined]
+                    values[name] = draw(for_spec(cls._SCHEMA[name].inner))
     return cls(**values)
 
 

@@ -61,7 +61,7 @@ def _read(sock: socket.socket, decoder: WireDecoder, until: str | None) -> list[
     """Messages until one of type ``until`` (None: until the server closes)."""
     out: list[dict] = []
     while data := sock.recv(65536):
-        out.extend(decoder.feed(data))  # type: ignore[arg-type]
+        out.extend(decoder.feed(data))
         if until is not None and any(m["type"] == until for m in out):
             break
     return out

@@ -139,15 +139,15 @@ async def test_buffers_drop_the_oldest_holder_and_forget_those_that_hold_nothing
 
     budget = Buffers(100)
     a, b, c = Holder(), Holder(), Holder()
-    budget.update(a, 60)  # type: ignore[arg-type]
-    budget.update(b, 30)  # type: ignore[arg-type]
-    budget.update(a, 0)  # type: ignore[arg-type]  # a held nothing for a moment...
-    budget.update(a, 50)  # type: ignore[arg-type]  # ...so b has held longest now
+    budget.update(a, 60)
+    budget.update(b, 30)
+    budget.update(a, 0)  # a held nothing for a moment...
+    budget.update(a, 50)  # ...so b has held longest now
     assert budget.held == 80 and not b.reason
-    budget.update(c, 40)  # type: ignore[arg-type]
+    budget.update(c, 40)
     assert b.reason and not a.reason and not c.reason
     assert budget.held == 90 and len(budget) == 2
-    budget.forget(a)  # type: ignore[arg-type]
+    budget.forget(a)
     assert budget.held == 40
 
 

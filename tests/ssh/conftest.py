@@ -76,7 +76,7 @@ def start_host(
     raise AssertionError(f"the server did not start:\n{log.read_text()}")
 
 
-async def until(condition, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+async def until(condition, timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, "timed out"
@@ -113,15 +113,15 @@ def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Host]:
     stop_host(server)
 
 
-class Terminal(asyncssh.SSHClientSession):  # type: ignore[type-arg]
+class Terminal(asyncssh.SSHClientSession):
     """What the SSH session shows, as raw bytes."""
 
     def __init__(self) -> None:
         self.raw = bytearray()
         self.changed = asyncio.Event()
-        self.chan: asyncssh.SSHClientChannel | None = None  # type: ignore[type-arg]
+        self.chan: asyncssh.SSHClientChannel | None = None
 
-    def connection_made(self, chan: asyncssh.SSHClientChannel) -> None:  # type: ignore[type-arg]
+    def connection_made(self, chan: asyncssh.SSHClientChannel) -> None:
         self.chan = chan
 
     def data_received(self, data: bytes, datatype: int | None) -> None:
@@ -181,7 +181,7 @@ async def open_terminal(
         client_keys=auth.pop("client_keys", ()),  # () : not the keys in ~/.ssh
         agent_path=None,
         encoding=None,
-        **auth,  # type: ignore[arg-type]
+        **auth,
     )
     _, terminal = await conn.create_session(Terminal, term_type="xterm-256color", term_size=size)
     return conn, terminal

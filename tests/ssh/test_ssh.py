@@ -42,11 +42,11 @@ def test_password_sign_in_shows_the_lobby_takes_keys_resizes_and_quits(host: Hos
             await term.wait_for("New table", since=mark)
             assert b"\x1b[40;" not in term.raw
             mark = len(term.raw)
-            term.chan.change_terminal_size(120, 40)  # type: ignore[union-attr]
+            term.chan.change_terminal_size(120, 40)
             await term.wait_for(b"\x1b[40;", since=mark)  # drawn down to row 40 now
             term.send(CTRL_Q)
-            await term.chan.wait_closed()  # type: ignore[union-attr]
-            assert term.chan.get_exit_status() == 0  # type: ignore[union-attr]
+            await term.chan.wait_closed()
+            assert term.chan.get_exit_status() == 0
         await until(lambda: live_sessions(host, "alice") == 0)  # its token is deleted
 
     asyncio.run(scenario())
@@ -74,7 +74,7 @@ def test_a_session_reaches_a_game_port_that_serves_tls(tmp_path: Path) -> None:
         stop_host(host)
 
 
-def test_key_sign_in_and_a_dropped_connection(host: Host, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_key_sign_in_and_a_dropped_connection(host: Host, tmp_path) -> None:
     key = asyncssh.generate_private_key("ssh-ed25519", comment="bob@laptop")
     with Storage(host.db) as store:
         bob = store.account_by_name("bob")
@@ -102,8 +102,8 @@ def test_the_session_limit_holds(host: Host) -> None:
         await two.wait_for("New table")
         third, three = await open_terminal(host, "alice", password="alice-pw")
         await three.wait_for("the server is full")
-        await three.chan.wait_closed()  # type: ignore[union-attr]
-        assert three.chan.get_exit_status() == 1  # type: ignore[union-attr]
+        await three.chan.wait_closed()
+        assert three.chan.get_exit_status() == 1
         third.close()
         second.close()
         await second.wait_closed()
@@ -116,7 +116,7 @@ def test_the_session_limit_holds(host: Host) -> None:
     asyncio.run(scenario())
 
 
-def test_wrong_passwords_slow_down_one_name_at_one_address_only(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_wrong_passwords_slow_down_one_name_at_one_address_only(tmp_path) -> None:
     server = start_host(tmp_path, {"carol": "carol-pw", "dan": "dan-pw"})
     try:
 
@@ -148,7 +148,7 @@ def test_wrong_passwords_slow_down_one_name_at_one_address_only(tmp_path) -> Non
         stop_host(server)
 
 
-def test_many_wrong_passwords_from_one_address_slow_down_that_address(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_many_wrong_passwords_from_one_address_slow_down_that_address(tmp_path) -> None:
     server = start_host(tmp_path, {"erin": "erin-pw"}, failed_logins=3)
     try:
 
@@ -168,7 +168,7 @@ def test_many_wrong_passwords_from_one_address_slow_down_that_address(tmp_path) 
         stop_host(server)
 
 
-def test_unknown_names_play_as_guests_and_idle_sessions_close(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_names_play_as_guests_and_idle_sessions_close(tmp_path) -> None:
     # Listening on every address (LAN hosting): the sessions reach the game over loopback.
     server = start_host(tmp_path, {}, listen="0.0.0.0", unknown_users="guest", idle_timeout=2)
     try:
@@ -181,14 +181,14 @@ def test_unknown_names_play_as_guests_and_idle_sessions_close(tmp_path) -> None:
                 # timeout, and with the goodbye (``wait_for`` bounds the wait).
                 await term.wait_for("idle for 2 s: goodbye", timeout=60)
                 assert time.monotonic() - opened >= 2
-                await term.chan.wait_closed()  # type: ignore[union-attr]
+                await term.chan.wait_closed()
 
         asyncio.run(scenario())
     finally:
         stop_host(server)
 
 
-def test_unknown_names_register_with_their_password_when_the_host_allows(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_names_register_with_their_password_when_the_host_allows(tmp_path) -> None:
     server = start_host(tmp_path, {}, unknown_users="register")
     try:
 
@@ -233,7 +233,7 @@ def test_a_session_without_a_terminal_is_told_to_ask_for_one(host: Host) -> None
     asyncio.run(scenario())
 
 
-def test_stopping_the_server_ends_its_ssh_sessions(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_stopping_the_server_ends_its_ssh_sessions(tmp_path) -> None:
     server = start_host(tmp_path, {"erin": "erin-pw"})
     try:
 
@@ -242,7 +242,7 @@ def test_stopping_the_server_ends_its_ssh_sessions(tmp_path) -> None:  # type: i
             async with conn:
                 await term.wait_for("New table")
                 server.proc.terminate()  # SIGTERM, as systemd stops it
-                await term.chan.wait_closed()  # type: ignore[union-attr]
+                await term.chan.wait_closed()
                 assert "the server is shutting down" in term.text()
 
         asyncio.run(scenario())
@@ -280,6 +280,6 @@ def test_the_keys_screen_adds_and_removes_a_key(host: Host) -> None:
             await term.wait_for("no keys yet", since=mark)  # in English here
             assert fingerprint not in stored()
             term.send(CTRL_Q)
-            await term.chan.wait_closed()  # type: ignore[union-attr]
+            await term.chan.wait_closed()
 
     asyncio.run(scenario())

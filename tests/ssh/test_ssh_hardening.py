@@ -36,11 +36,11 @@ def test_a_huge_terminal_is_drawn_at_most_500_by_200(host: Host) -> None:
             await term.wait_for(b"\x1b[%d;" % MAX_ROWS)  # the last row there is
             assert drawn_rows(term) == MAX_ROWS
             mark = len(term.raw)
-            term.chan.change_terminal_size(30000, 20000)  # type: ignore[union-attr]
-            term.chan.change_terminal_size(90, 25)  # type: ignore[union-attr]
+            term.chan.change_terminal_size(30000, 20000)
+            term.chan.change_terminal_size(90, 25)
             await term.wait_for(b"\x1b[25;", since=mark)
             await term.settle(mark)
-            term.chan.change_terminal_size(65535, 65535)  # type: ignore[union-attr]
+            term.chan.change_terminal_size(65535, 65535)
             mark = len(term.raw)
             await term.wait_for(b"\x1b[%d;" % MAX_ROWS, since=mark)
             await term.settle(mark)
@@ -118,7 +118,7 @@ def test_sessions_from_one_address_are_capped(tmp_path: Path) -> None:
             await one.wait_for("guest-")  # the server named the guest
             second, two = await open_terminal(server, "newcomer")
             await two.wait_for("too many sessions from your address")
-            await two.chan.wait_closed()  # type: ignore[union-attr]
+            await two.chan.wait_closed()
             second.close()
             other, three = await open_terminal(server, "newcomer", source="127.0.0.4")
             await three.wait_for("guest-")  # another address has its own places

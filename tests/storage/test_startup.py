@@ -74,7 +74,7 @@ def test_the_database_and_its_folders_are_made_private(tmp_path: Path) -> None:
     ],
     ids=["parent is a file", "a folder", "not a database"],
 )
-def test_a_path_the_server_cannot_use_is_one_clear_line(tmp_path: Path, make, why: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_path_the_server_cannot_use_is_one_clear_line(tmp_path: Path, make, why: str) -> None:
     assert_refused(serve(make(tmp_path)), why)
 
 

@@ -52,7 +52,7 @@ def _shown(widget: Widget) -> bool:
     while isinstance(node, Widget):
         if not node.display:
             return False
-        node = node.parent  # type: ignore[assignment]
+        node = node.parent
     return True
 
 
@@ -81,7 +81,7 @@ def _layer(widget: Widget, order: tuple[str, ...]) -> int:
     while isinstance(node, Widget):
         if node.styles.layer and node.styles.layer in order:
             return order.index(node.styles.layer)
-        node = node.parent  # type: ignore[assignment]
+        node = node.parent
     return 0
 
 
@@ -151,7 +151,8 @@ class OfflineApp(GbmjApp):
         self.table_screen = TableScreen(self.start_view, tile_style=self.tile_style, lang=self.lang)
         self.push_screen(self.table_screen)
 
-    def send(self, request: m.Message, reply_to: object = None) -> None:  # type: ignore[override]  # records instead of starting a worker
+    def send(self, request: m.Message, reply_to: object = None) -> None:
+        # records the request instead of starting a worker
         self.outbox.append(request)
 
     def push(self, message: m.Message) -> None:

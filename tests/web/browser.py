@@ -160,7 +160,7 @@ class Browser:
                 )
             time.sleep(0.1)
 
-    def _terminal(self):  # type: ignore[no-untyped-def]
+    def _terminal(self):
         from selenium.webdriver.common.by import By
 
         return self.driver.find_element(By.CSS_SELECTOR, ".xterm-screen")

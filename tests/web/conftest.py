@@ -103,7 +103,7 @@ def web_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebHost]:
     stop_web_host(host)
 
 
-async def until(condition, timeout: float = WAIT) -> None:  # type: ignore[no-untyped-def]
+async def until(condition, timeout: float = WAIT) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, "timed out"
@@ -163,7 +163,7 @@ class WebTerminal:
 
 
 @contextlib.asynccontextmanager
-async def web_terminal(host: WebHost, path: str = "ws", **headers: str):  # type: ignore[no-untyped-def]
+async def web_terminal(host: WebHost, path: str = "ws", **headers: str):
     query = headers.pop("query", "width=100&height=30")
     async with (
         aiohttp.ClientSession() as http,

@@ -15,7 +15,7 @@ from aiohttp import web
 PREFIX = "/gbmj"
 
 
-async def _pipe(source, target) -> None:  # type: ignore[no-untyped-def]
+async def _pipe(source, target) -> None:
     async for message in source:
         if message.type == aiohttp.WSMsgType.TEXT:
             await target.send_str(message.data)
@@ -65,7 +65,7 @@ def prefix_proxy(upstream: str) -> Iterator[str]:
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", 0)
         await site.start()
-        state["port"] = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        state["port"] = site._server.sockets[0].getsockname()[1]
         stop = asyncio.Event()
         state["stop"] = (asyncio.get_running_loop(), stop)
         ready.set()
@@ -78,6 +78,6 @@ def prefix_proxy(upstream: str) -> Iterator[str]:
     try:
         yield f"http://127.0.0.1:{state['port']}{PREFIX}/"
     finally:
-        loop, stop = state["stop"]  # type: ignore[misc]
+        loop, stop = state["stop"]
         loop.call_soon_threadsafe(stop.set)
         thread.join(30)

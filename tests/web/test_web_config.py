@@ -11,7 +11,7 @@ from gbmj_server.cli import _config, _serve_parser
 from gbmj_server.config import ConfigError, load_config_file
 
 
-def config_of(tmp_path: Path, text: str):  # type: ignore[no-untyped-def]
+def config_of(tmp_path: Path, text: str):
     path = tmp_path / "server.toml"
     path.write_text(text, "utf-8")
     return load_config_file(path)
