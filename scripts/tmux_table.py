@@ -15,7 +15,9 @@ action line has shown a few actions; closes the connection from the server's sid
 (``ss -K``, which needs root): the reconnect banner shows and the client comes back to
 its seat with its hand; plays on to the hand's result, which says the wall is verified
 and stays until Enter; the next hand starts; the replay of the hand just played (``v``)
-from its result. Then leaves the match (Esc twice) for the lobby, opens the history
+from its result. Then puts the seat on auto-play (``a``) and closes each hand's result
+until the match's standings come, after the last hand's; leaves for the lobby (Esc),
+opens the history
 (``h``): the match, its hands (Enter), a hand replayed (Enter): stepped with the arrows,
 turned face up (``f``), its end (End) with the result over the board, written to a file
 (``x``). Every capture is saved in DIR. Needs tmux and ss. Exit status 0 when everything
@@ -60,6 +62,8 @@ WORDS = {
         "history": "Matches 1-1 of 1",
         "hand 1": "East round, hand 1",
         "written": "The hand was written to",
+        "standings": "Final standings",
+        "auto": "auto-play",
     },
     "zh": {
         "turn": "轮到你出牌",
@@ -81,6 +85,8 @@ WORDS = {
         "history": "第 1-1 场，共 1 场",
         "hand 1": "东风圈 第1盘",
         "written": "这一盘已写入",
+        "standings": "终局排名",
+        "auto": "托管",
     },
 }
 
@@ -143,14 +149,31 @@ def play_until(words: dict[str, str], pattern: str, timeout: float) -> str:
     raise TimeoutError(f"not on screen after {timeout}s: {pattern!r}\n{capture()}")
 
 
+def finish_match(words: dict[str, str], timeout: float) -> tuple[int, str]:
+    """Close each hand's result with a key until the match's standings show; the number
+    of results closed, and the standings' screen."""
+    deadline = time.monotonic() + timeout
+    results = 0
+    while time.monotonic() < deadline:
+        screen = capture()
+        if words["standings"] in screen:
+            return results, screen
+        if re.search(words["result"], screen):
+            results += 1
+            keys("Enter", pause=1.0)
+        else:
+            time.sleep(0.5)
+    raise TimeoutError(f"no standings after {timeout}s\n{capture()}")
+
+
 def flat(screen: str) -> str:
     """The screen's words, wrapped lines joined (a box's edges are words too)."""
     return " ".join(screen.split())
 
 
 def history(words: dict[str, str], check: Check, where: Path) -> None:
-    """Leave the match for the lobby; the history, the match, a hand replayed, exported."""
-    keys("Escape", "Escape", pause=0.5)  # leaving a running match: twice
+    """Leave the table for the lobby; the history, the match, a hand replayed, exported."""
+    keys("Escape", pause=0.5)  # the match is over: no escape to confirm
     screen = wait_for(words["lobby"], 15)
     keys("h", pause=1.0)
     screen = wait_for(re.escape(words["history"]), 10)
@@ -282,6 +305,15 @@ def main() -> int:
         keys("Enter", pause=1.0)
         screen = capture()
         check.expect(re.search(words["result"], screen) is None, "Enter closes it", screen)
+        # The rest of the match on auto-play (托管): every hand's result waits for a key,
+        # the last one before the match's standings.
+        keys("a", pause=1.0)
+        screen = capture()
+        check.expect(words["auto"] in screen, "the seat says it is on auto-play", screen)
+        results, screen = finish_match(words, 900)
+        names = all(name in screen for name in ("drv", "bot-"))
+        check.expect(results >= 1 and names, "the last result, then the standings", screen)
+        keys("Enter", pause=1.0)
         history(words, check, where)
     except TimeoutError as exc:
         check.failures.append(str(exc).splitlines()[0])
