@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from history_server import to_detail, to_hand_log
 from recorder import RecordedMatch, record_match, sitters
 
 from gbmj.replay import Replay, ReplayId, hand_from_log, match_from_detail, replay_file
 from gbmj_server.export import stored_replay
+from gbmj_server.handlers.history import detail as to_detail
+from gbmj_server.handlers.history import hand_log as to_hand_log
 from gbmj_server.storage import Storage
 from gbmj_server.storage.matches import ActionDone
 

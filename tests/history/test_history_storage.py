@@ -10,11 +10,13 @@ from pathlib import Path
 import msgpack
 import pytest
 from conftest import World
-from history_server import to_detail, to_hand_log, to_summary
 from recorder import record_match, sitters
 
 from gbmj.bots import make_bot
 from gbmj.bots.arena import play_hand
+from gbmj_server.handlers.history import detail as to_detail
+from gbmj_server.handlers.history import hand_log as to_hand_log
+from gbmj_server.handlers.history import summary as to_summary
 from gbmj_server.names import name_skeleton
 from gbmj_server.storage import MIGRATIONS, Storage
 from protocol import messages as m

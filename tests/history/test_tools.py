@@ -1,26 +1,37 @@
-"""``gbmj export`` over the protocol (real TCP on loopback, msgpack frames, a real
-database behind the history requests), ``gbmj verify`` on the files it writes, and
-``gbmj-server admin export`` from the database."""
+"""``gbmj export`` over the protocol against the real server (a ``gbmj-server`` process
+on loopback, serving a copy of the recorded world's database), ``gbmj verify`` on the
+files it writes, and ``gbmj-server admin export`` from the database."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conftest import World, host_replay
-from history_server import history_server
 from recorder import PASSWORD
 
 from gbmj.replay import dumps, loads
 from gbmj_server import cli
+from gbmj_server.backup import backup
+from gbmj_server.net.dispatch import SERVER_NAME
 from gbmj_tui import tools
+from gbmj_tui.local_server import start_local_server
 
 
-@pytest.fixture
-def server(world: World) -> str:
-    with history_server(world.store) as port:
+@pytest.fixture(scope="module")
+def server(world: World, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The real server on a copy of the world (it resumes the world's running match, and
+    guests it lets in are its own), plain TCP on loopback."""
+    copy = tmp_path_factory.mktemp("served") / "gbmj.sqlite3"
+    backup(world.path, copy)
+    process, port = start_local_server(copy)
+    try:
         yield f"127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
 
 
 def export(server: str, target: str, out: Path | None, name: str | None = "alice") -> int:
@@ -42,7 +53,7 @@ def test_an_exported_match_verifies(
     assert capsys.readouterr().out == f"wrote {out}: match {world.stake.match_id}, 4 hands\n"
     replay = loads(out.read_text("utf-8"))
     assert replay.hands == host_replay(world, world.stake).hands
-    assert replay.server == f"gbmj-server/0.1.0 {server}" and replay.exporter == "gbmj/0.1.0"
+    assert replay.server == f"{SERVER_NAME} {server}" and replay.exporter == "gbmj/0.1.0"
     assert tools.run(["verify", str(out)]) == 0
     text = capsys.readouterr().out
     assert text.splitlines()[-1].endswith("no mismatch") and "MISMATCH" not in text
