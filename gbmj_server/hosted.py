@@ -24,8 +24,10 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from gbmj_server.limits import Counter, address_key
 
@@ -50,6 +52,79 @@ def client_address(listen_host: str, game_port: int) -> str:
     says how hosted clients reach the game."""
     host = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}.get(listen_host, listen_host)
     return f"[{host}]:{game_port}" if ":" in host else f"{host}:{game_port}"
+
+
+class FrontDoor:
+    """A front door's asyncio server in a thread of its own (asyncssh and aiohttp run on
+    asyncio, the game server on trio): ``start()`` returns once it listens or raises why
+    it cannot, ``stop()`` closes it and joins the thread. A door says how it ``listen``s
+    and how it ``close``s (also after a listen that failed part way)."""
+
+    thread_name = "gbmj-door"
+
+    def __init__(self) -> None:
+        self.port = 0
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping: asyncio.Event | None = None
+
+    async def listen(self) -> None:
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        raise NotImplementedError
+
+    def start(self) -> None:
+        """Start the thread and wait until the door listens (or raise why it cannot)."""
+        self._thread = threading.Thread(
+            target=asyncio.run, args=(self._main(),), name=self.thread_name
+        )
+        self._thread.start()
+        self._ready.wait()
+        if self._error is not None:
+            self._thread.join()
+            raise self._error
+
+    def stop(self) -> None:
+        """Close every session and the listener; return when the thread has ended."""
+        if self._loop is not None and self._stopping is not None:
+            with contextlib.suppress(RuntimeError):  # the loop already ended
+                self._loop.call_soon_threadsafe(self._stopping.set)
+        if self._thread is not None:
+            self._thread.join()
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stopping = asyncio.Event()
+        try:
+            await self.listen()
+        except BaseException as exc:
+            self._error = exc
+            self._ready.set()
+            await self.close()
+            return
+        self._ready.set()
+        try:
+            await self._stopping.wait()
+        finally:
+            await self.close()
+
+
+async def serve_door(door: FrontDoor, listening: Callable[[], str], task_status: Any) -> None:
+    """Run ``door`` from trio until cancelled (then stop it and wait for its thread):
+    print ``listening()`` and ``task_status.started(door)`` once it listens."""
+    import trio  # here: the client's launcher below imports this module, and needs no trio
+
+    await trio.to_thread.run_sync(door.start)
+    print(listening(), flush=True)
+    try:
+        task_status.started(door)
+        await trio.sleep_forever()
+    finally:
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(door.stop)
 
 
 @dataclass(frozen=True, slots=True)

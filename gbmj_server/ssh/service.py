@@ -28,7 +28,6 @@ import secrets
 import struct
 import subprocess
 import termios
-import threading
 import time
 import unicodedata
 from collections.abc import Callable
@@ -39,6 +38,7 @@ from typing import Any, TypeVar
 import asyncssh
 
 from gbmj_server.hosted import (
+    FrontDoor,
     GameDoor,
     SessionGate,
     clamp_size,
@@ -47,6 +47,7 @@ from gbmj_server.hosted import (
     client_environment,
     end_client,
     private_home,
+    serve_door,
 )
 from gbmj_server.limits import Backoff, address_key
 from gbmj_server.names import Refused, check_password, name_skeleton, normalise_name
@@ -109,91 +110,68 @@ class LoginThrottle:
         self.by_name.succeeded(self._pair(name, address))
 
 
-class SshService:
+class SshService(FrontDoor):
     """The asyncssh server in its own thread; ``start()`` returns once it listens,
     ``stop()`` closes every session and the listener and joins the thread."""
 
+    thread_name = "gbmj-ssh"
+
     def __init__(self, settings: SshSettings, host: str, game: GameDoor, db_path: Path) -> None:
+        super().__init__()
         self.settings = settings
         self.host = host
         self.game = game  # how the clients reach the game server
         self.db_path = db_path
         self.host_key_path = db_path.parent / HOST_KEY_NAME
-        self.port = 0
         self.fingerprint = ""
         self.throttle = LoginThrottle(settings.failed_logins)
         self.gate = SessionGate(settings.limits)
         self.dummy_hash = ""  # verified against for names without a password: equal timing
         self.sessions: set[ClientSession] = set()
         self.connections: set[asyncssh.SSHServerConnection] = set()
-        self._thread: threading.Thread | None = None
-        self._ready = threading.Event()
-        self._error: BaseException | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._stopping: asyncio.Event | None = None
+        self._acceptor: asyncssh.SSHAcceptor | None = None
         self._db_thread = ThreadPoolExecutor(1, thread_name_prefix="gbmj-ssh-db")
         self._hash_threads = ThreadPoolExecutor(2, thread_name_prefix="gbmj-ssh-hash")
         self.storage: Storage | None = None
 
     # -- the thread ---------------------------------------------------------------------
     def start(self) -> None:
-        """Start the thread and wait until the server listens (or raise why it cannot)."""
         if not log.isEnabledFor(logging.DEBUG):  # asyncssh logs every channel at info
             logging.getLogger("asyncssh").setLevel(logging.WARNING)
-        self._thread = threading.Thread(target=asyncio.run, args=(self._main(),), name="gbmj-ssh")
-        self._thread.start()
-        self._ready.wait()
-        if self._error is not None:
-            self._thread.join()
-            raise self._error
+        super().start()
 
-    def stop(self) -> None:
-        """Close every session and the listener; return when the thread has ended."""
-        if self._loop is not None and self._stopping is not None:
-            with contextlib.suppress(RuntimeError):  # the loop already ended
-                self._loop.call_soon_threadsafe(self._stopping.set)
-        if self._thread is not None:
-            self._thread.join()
+    async def listen(self) -> None:
+        self.storage = await self.db(Storage, self.db_path)
+        host_key = await self.db(load_host_key, self.host_key_path)
+        self.dummy_hash = await self.hashing(hash_password, secrets.token_hex(16))
+        self.fingerprint = host_key.get_fingerprint("sha256")
+        acceptor = self._acceptor = await asyncssh.create_server(
+            lambda: AuthServer(self),
+            self.host,
+            self.settings.port or 0,
+            server_host_keys=[host_key],
+            encoding=None,  # the pty's bytes pass through untouched
+            keepalive_interval=30,  # a dropped connection is noticed
+            keepalive_count_max=3,
+            login_timeout=60,
+        )
+        self.port = acceptor.sockets[0].getsockname()[1]
 
-    async def _main(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._stopping = asyncio.Event()
-        try:
-            self.storage = await self.db(Storage, self.db_path)
-            host_key = await self.db(load_host_key, self.host_key_path)
-            self.dummy_hash = await self.hashing(hash_password, secrets.token_hex(16))
-            self.fingerprint = host_key.get_fingerprint("sha256")
-            acceptor = await asyncssh.create_server(
-                lambda: AuthServer(self),
-                self.host,
-                self.settings.port or 0,
-                server_host_keys=[host_key],
-                encoding=None,  # the pty's bytes pass through untouched
-                keepalive_interval=30,  # a dropped connection is noticed
-                keepalive_count_max=3,
-                login_timeout=60,
-            )
-            self.port = acceptor.sockets[0].getsockname()[1]
-        except BaseException as exc:
-            self._error = exc
-            self._ready.set()
-            await self._close_storage()
-            return
-        self._ready.set()
-        try:
-            await self._stopping.wait()
-        finally:
+    async def close(self) -> None:
+        acceptor = self._acceptor
+        if acceptor is not None:
             acceptor.close()
-            for session in list(self.sessions):
-                session.close("the server is shutting down")
-            ends = [s.ended.wait() for s in list(self.sessions)]
-            if ends:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(asyncio.gather(*ends), STOP_GRACE + 2)
-            for conn in list(self.connections):
-                conn.close()
+        for session in list(self.sessions):
+            session.close("the server is shutting down")
+        ends = [s.ended.wait() for s in list(self.sessions)]
+        if ends:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.gather(*ends), STOP_GRACE + 2)
+        for conn in list(self.connections):
+            conn.close()
+        if acceptor is not None:
             await acceptor.wait_closed()
-            await self._close_storage()
+        await self._close_storage()
 
     async def _close_storage(self) -> None:
         if self.storage is not None:
@@ -557,18 +535,10 @@ async def serve_ssh(
 
     ``task_status.started(service)`` once it listens; ``host`` is where it listens (the
     game server's address), the clients reach the game server on its loopback form."""
-    import trio
-
     game = GameDoor(client_address(host, game_port), tls_fingerprint)
     service = SshService(settings, host, game, db_path)
-    await trio.to_thread.run_sync(service.start)
-    print(
-        f"ssh: listening on {host}:{service.port}, host key {service.fingerprint}",
-        flush=True,
-    )
-    try:
-        task_status.started(service)
-        await trio.sleep_forever()
-    finally:
-        with trio.CancelScope(shield=True):
-            await trio.to_thread.run_sync(service.stop)
+
+    def listening() -> str:
+        return f"ssh: listening on {host}:{service.port}, host key {service.fingerprint}"
+
+    await serve_door(service, listening, task_status)

@@ -26,7 +26,6 @@ import contextlib
 import ipaddress
 import json
 import logging
-import threading
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -39,6 +38,7 @@ from textual_serve.download_manager import DownloadManager
 
 from gbmj_server.hosted import (
     END_GRACE,
+    FrontDoor,
     GameDoor,
     SessionGate,
     clamp_size,
@@ -48,6 +48,7 @@ from gbmj_server.hosted import (
     client_takes_server,
     end_client,
     private_home,
+    serve_door,
 )
 from gbmj_server.web.config import WebSettings
 
@@ -162,11 +163,14 @@ class HostedApp(AppService):
             self._task = None
 
 
-class WebService:
+class WebService(FrontDoor):
     """The web server in its own thread; ``start()`` returns once it listens, ``stop()``
     ends every session and the listener and joins the thread."""
 
+    thread_name = "gbmj-web"
+
     def __init__(self, settings: WebSettings, host: str, game: GameDoor) -> None:
+        super().__init__()
         self.settings = settings
         self.host = host
         self.game = game  # how the clients reach the game server
@@ -175,32 +179,14 @@ class WebService:
         self.sessions: set[HostedApp] = set()
         self.downloads = DownloadManager()  # textual-serve wants one; nothing uses it
         self.server_flag = False
-        self._thread: threading.Thread | None = None
-        self._ready = threading.Event()
-        self._error: BaseException | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._stopping: asyncio.Event | None = None
+        self._runner: web.AppRunner | None = None
 
     # -- the thread ---------------------------------------------------------------------
     def start(self) -> None:
         self.server_flag = client_takes_server()
-        self._thread = threading.Thread(target=asyncio.run, args=(self._main(),), name="gbmj-web")
-        self._thread.start()
-        self._ready.wait()
-        if self._error is not None:
-            self._thread.join()
-            raise self._error
+        super().start()
 
-    def stop(self) -> None:
-        if self._loop is not None and self._stopping is not None:
-            with contextlib.suppress(RuntimeError):  # the loop already ended
-                self._loop.call_soon_threadsafe(self._stopping.set)
-        if self._thread is not None:
-            self._thread.join()
-
-    async def _main(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._stopping = asyncio.Event()
+    async def listen(self) -> None:
         app = web.Application()
         app.add_routes(
             [
@@ -210,23 +196,18 @@ class WebService:
                 web.static("/static", STATIC),
             ]
         )
-        runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=END_GRACE * 4)
-        try:
-            await runner.setup()
-            site = web.TCPSite(runner, self.host, self.settings.port or 0)
-            await site.start()
-            self.port = runner.addresses[0][1]
-        except BaseException as exc:
-            self._error = exc
-            self._ready.set()
-            await runner.cleanup()
-            return
-        self._ready.set()
-        try:
-            await self._stopping.wait()
-        finally:
-            await asyncio.gather(*(s.stop() for s in list(self.sessions)))
-            await runner.cleanup()
+        runner = self._runner = web.AppRunner(
+            app, handle_signals=False, shutdown_timeout=END_GRACE * 4
+        )
+        await runner.setup()
+        site = web.TCPSite(runner, self.host, self.settings.port or 0)
+        await site.start()
+        self.port = runner.addresses[0][1]
+
+    async def close(self) -> None:
+        await asyncio.gather(*(s.stop() for s in list(self.sessions)))
+        if self._runner is not None:
+            await self._runner.cleanup()
 
     # -- who is asking ------------------------------------------------------------------
     def peer(self, request: web.Request) -> str:
@@ -389,18 +370,11 @@ async def serve_web(
 
     ``task_status.started(service)`` once it listens, on ``settings.host`` or else the
     game server's ``host``; its clients reach the game server on its loopback form."""
-    import trio
-
     listen = settings.host if settings.host is not None else host
     service = WebService(
         settings, listen, GameDoor(client_address(host, game_port), tls_fingerprint)
     )
-    await trio.to_thread.run_sync(service.start)
     shown = f"[{listen}]" if ":" in listen else listen
-    print(f"web: listening on http://{shown}:{service.port}/", flush=True)
-    try:
-        task_status.started(service)
-        await trio.sleep_forever()
-    finally:
-        with trio.CancelScope(shield=True):
-            await trio.to_thread.run_sync(service.stop)
+    await serve_door(
+        service, lambda: f"web: listening on http://{shown}:{service.port}/", task_status
+    )
