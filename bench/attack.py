@@ -49,6 +49,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from gbmj_server.config import Limits  # noqa: E402
+from gbmj_tui.local_server import LISTENING, game_port, read_until  # noqa: E402
 from protocol import messages as m  # noqa: E402
 from protocol.errors import ProtocolError  # noqa: E402
 from protocol.framing import FrameDecoder, encode_map  # noqa: E402
@@ -316,10 +317,9 @@ def start_server(where: Path, spec: dict[str, Any]) -> ServerProcess:
     proc = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True
     )
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        if line.startswith("listening on "):
-            return ServerProcess(proc, int(line.rsplit(":", 1)[1]), db, log)
+    lines = read_until(proc, LISTENING.pattern, 60)
+    if lines is not None:
+        return ServerProcess(proc, game_port(lines), db, log)
     proc.kill()
     raise SystemExit(f"the server did not start: {(where / 'server.log').read_text()}")
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 import os
 import ssl
 import subprocess
-import time
 from pathlib import Path
 from typing import Any, TextIO
 
 import msgpack
 import trio
+
+from gbmj_tui.local_server import LISTENING, game_port, read_until
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -98,16 +99,11 @@ def start_process(
         )
     finally:
         os.sched_setaffinity(0, pinning.load)
-    assert proc.stdout is not None
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        if line.startswith("listening on "):
-            return proc, int(line.rsplit(":", 1)[1])
-    proc.kill()
-    raise SystemExit(f"the server did not start: {' '.join(command)}")
+    lines = read_until(proc, LISTENING.pattern, 30)
+    if lines is None:
+        proc.kill()
+        raise SystemExit(f"the server did not start: {' '.join(command)}")
+    return proc, game_port(lines)
 
 
 def pin_children(pid: int, cpus: set[int]) -> int:

@@ -7,12 +7,40 @@ server) and reads the port from the line the server prints.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
 from pathlib import Path
 from subprocess import DEVNULL
 from typing import IO
+
+LISTENING = re.compile(r"listening on \S*:(\d+)$")  # the server's first line: its game port
+
+
+def read_until(proc: subprocess.Popen[str], pattern: str, timeout: float) -> list[str] | None:
+    """The lines a starting server prints, up to the first that ``pattern`` matches at
+    its start; None when the server ends or ``timeout`` seconds pass first. One reader
+    of the server's start for everything that starts one (solo, tests, benchmarks)."""
+    assert proc.stdout is not None
+    deadline = time.monotonic() + timeout
+    lines: list[str] = []
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            return None
+        lines.append(line.rstrip("\n"))
+        if re.match(pattern, lines[-1]):
+            return lines
+    return None
+
+
+def game_port(lines: list[str]) -> int:
+    """The game port from the lines ``read_until`` returned (0: none said)."""
+    for line in lines:
+        if found := LISTENING.match(line):
+            return int(found[1])
+    return 0
 
 
 def start_local_server(
@@ -42,13 +70,8 @@ def start_local_server(
         stdin=subprocess.DEVNULL,
         text=True,
     )
-    deadline = time.monotonic() + timeout
-    assert proc.stdout is not None
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        if line.startswith("listening on "):
-            return proc, int(line.rsplit(":", 1)[1])
-    proc.kill()
-    raise SystemExit("gbmj: the local server did not start")
+    lines = read_until(proc, LISTENING.pattern, timeout)
+    if lines is None:
+        proc.kill()
+        raise SystemExit("gbmj: the local server did not start")
+    return proc, game_port(lines)

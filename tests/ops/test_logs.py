@@ -19,6 +19,7 @@ import pytest
 
 from gbmj_server import logs
 from gbmj_server.config import ConfigError, ServerConfig
+from gbmj_tui.local_server import LISTENING, game_port, read_until
 from protocol import messages as m
 from protocol.framing import FrameDecoder, encode
 
@@ -176,9 +177,9 @@ def test_a_failed_sign_in_is_logged_with_its_code_and_no_password(tmp_path: Path
         text=True,
     )
     try:
-        assert proc.stdout is not None
-        listening = proc.stdout.readline()
-        port = int(listening.rsplit(":", 1)[1])
+        lines = read_until(proc, LISTENING.pattern, 20)
+        assert lines is not None
+        port = game_port(lines)
         with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
             decoder = FrameDecoder()
             replies: list[m.Message] = []

@@ -17,8 +17,10 @@ import asyncssh
 import pytest
 
 from gbmj_server.storage import Storage, hash_password
+from gbmj_tui.local_server import game_port, read_until
 
 START_TIMEOUT = 20.0
+DOOR = re.compile(r"ssh: listening on .*:(\d+), host key (SHA256:\S+)")
 WAIT = 15.0  # seconds to wait for something to show on the terminal
 CSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
 
@@ -60,18 +62,9 @@ def start_host(
         proc = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL, text=True
         )
-    assert proc.stdout is not None
-    deadline = time.monotonic() + START_TIMEOUT
-    game_port = 0
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        if line.startswith("listening on "):
-            game_port = int(line.rsplit(":", 1)[1])
-        match = re.match(r"ssh: listening on .*:(\d+), host key (SHA256:\S+)", line)
-        if match:
-            return Host(proc, db, log, game_port, int(match[1]), match[2])
+    lines = read_until(proc, DOOR.pattern, START_TIMEOUT)
+    if lines is not None and (match := DOOR.match(lines[-1])):
+        return Host(proc, db, log, game_port(lines), int(match[1]), match[2])
     proc.kill()
     raise AssertionError(f"the server did not start:\n{log.read_text()}")
 

@@ -18,9 +18,11 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from gbmj_tui.local_server import game_port, read_until
 from web.browser import Screen
 
 START_TIMEOUT = 30.0
+DOOR = re.compile(r"web: listening on http://.*:(\d+)/")
 WAIT = 60.0  # seconds to wait for something to show
 CSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
 MARKER = "GBMJ_TEST_SERVER_ONLY"  # in the server's environment, never a client's
@@ -71,18 +73,9 @@ def start_web_host(tmp: Path, **settings: object) -> WebHost:
             text=True,
             env=env,
         )
-    assert proc.stdout is not None
-    deadline = time.monotonic() + START_TIMEOUT
-    game_port = 0
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        if line.startswith("listening on "):
-            game_port = int(line.rsplit(":", 1)[1])
-        match = re.match(r"web: listening on http://.*:(\d+)/", line)
-        if match:
-            return WebHost(proc, db, log, game_port, int(match[1]))
+    lines = read_until(proc, DOOR.pattern, START_TIMEOUT)
+    if lines is not None and (match := DOOR.match(lines[-1])):
+        return WebHost(proc, db, log, game_port(lines), int(match[1]))
     proc.kill()
     raise AssertionError(f"the server did not start:\n{log.read_text()}")
 
