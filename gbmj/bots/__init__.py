@@ -1,7 +1,7 @@
 """Bot players for gbmj: ``make_bot(level, seed)`` gives a bot that plays for 8 fan.
 
 A bot is anything with ``choose(view, legal_actions) -> Action``: ``view`` is the seat's
-view from the engine (``HandState.view(seat)``), ``legal_actions`` its legal list (never
+view from the engine (``views.make_view(state, seat)``), ``legal_actions`` its legal list (never
 empty when asked). Bots are pure: no I/O, no clock, randomness only from their seed.
 
 Levels: the protocol's ``BotLevel`` members ``easy``, ``normal`` and ``hard`` follow fan

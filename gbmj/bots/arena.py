@@ -14,7 +14,7 @@ from protocol.tiles import WINDS
 
 from ..game.actions import Action
 from ..game.hand_state import HandState
-from ..game.views import HandView
+from ..game.views import HandView, make_view
 from ..game.wall import Wall
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def play_hand(
     state = HandState(Wall.from_seed(seed, dealer), prevailing_wind=WINDS[prevailing])
     while not state.ended:
         seat = state.to_act[0]
-        view = state.view(seat)
+        view = make_view(state, seat)
         action = on_decision(bots[seat], view, view.legal_actions)
         state.apply(seat, action)
     return state

@@ -39,7 +39,6 @@ from .wall import DEAL_SIZE, WALL_SIZE, Wall, deal_positions
 
 if TYPE_CHECKING:
     from .events import Plain
-    from .views import HandView, SeatView
 
 
 class TurnKind(StrEnum):
@@ -146,8 +145,6 @@ class HandState:
         # SeatData built for it (views rebuild only the seats that changed).
         self._rev = [0, 0, 0, 0]
         self._seat_cache: list[tuple[int, SeatData] | None] = [None] * 4
-        # views.py keeps its per-seat parts here: (rev, ended, owner's form, the others').
-        self.view_cache: dict[int, tuple[int, bool, SeatView, SeatView]] = {}
         # Per seat: (rev or -1, counts, melds, may be ready) of the last readiness bound.
         self._ready: list[tuple[int, bytes, int, bool] | None] = [None] * 4
         self._deal()
@@ -698,13 +695,7 @@ class HandState:
             )
         )
 
-    # -- views, replay and plain data -------------------------------------------------
-    def view(self, viewer: int) -> HandView:
-        """What ``viewer`` (a seat or ``SPECTATOR``) may see now (docs/rules.md §2.8)."""
-        from .views import make_view
-
-        return make_view(self, viewer)
-
+    # -- replay and plain data (views of the hand: views.make_view) -------------------
     @classmethod
     def replay(
         cls,

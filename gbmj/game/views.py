@@ -12,6 +12,7 @@ order and its salt, the result.
 from __future__ import annotations
 
 from typing import NamedTuple
+from weakref import WeakKeyDictionary
 
 from protocol.tiles import Tile
 from protocol.vocabulary import Phase
@@ -57,6 +58,14 @@ class HandView(NamedTuple):
         return plain_fields(self)
 
 
+# Each seat's two forms (its owner's, everybody else's) by hand, kept until the seat's
+# tiles change: (seat's revision, hand ended, owner's form, the others' form). The hand
+# itself knows nothing of its views; the entry goes with the hand.
+_SEAT_VIEWS: WeakKeyDictionary[HandState, dict[int, tuple[int, bool, SeatView, SeatView]]] = (
+    WeakKeyDictionary()
+)
+
+
 def make_view(state: HandState, viewer: int) -> HandView:
     """``state`` as ``viewer`` (a seat 0-3 or ``SPECTATOR``) may see it."""
     if viewer != SPECTATOR and viewer not in range(4):
@@ -71,9 +80,9 @@ def all_views(
     work: every part common to several viewers is built once."""
     phase = state.phase
     ended = phase is Phase.ENDED
-    # Each seat's two forms (its owner's, everybody else's) stay in the state's view
-    # cache until the seat's tiles change.
-    cache = state.view_cache
+    cache = _SEAT_VIEWS.get(state)
+    if cache is None:
+        cache = _SEAT_VIEWS[state] = {}
     revealed: list[SeatView] = []
     hidden: list[SeatView] = []
     for s in range(4):

@@ -28,6 +28,7 @@ import trio
 from gbmj.bots import Bot
 from gbmj.game.actions import Action
 from gbmj.game.hand_state import HandState
+from gbmj.game.views import make_view
 
 log = logging.getLogger(__name__)
 
@@ -191,7 +192,7 @@ def serve(stdin: Any, stdout: Any) -> None:
                     continue
                 step = {"kind": kind} if tile is None else {"kind": kind, "tile": tile}
                 hand.apply(seat_no, Action.from_dict(step))
-            view = hand.view(s)
+            view = make_view(hand, s)
             action = bots[bot_key].choose(view, view.legal_actions)
             choice: tuple[str, int | None] | None = (
                 action.kind.value,

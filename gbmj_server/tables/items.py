@@ -11,6 +11,7 @@ import logging
 
 from gbmj.economy.counter import unseen_counts
 from gbmj.economy.items import TIMER_EXTENSION_SECONDS, TIMER_EXTENSION_SHARE
+from gbmj.game.views import make_view
 from gbmj_server import logs
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.errors import RequestError
@@ -114,7 +115,7 @@ async def use_tile_counter(table: Table, st: MatchState, conn: Connection) -> m.
 
 def _counts(st: MatchState, slot: int) -> tuple[int, ...]:
     assert st.hand is not None
-    return unseen_counts(st.hand.view(st.match.seat_of(slot)))
+    return unseen_counts(make_view(st.hand, st.match.seat_of(slot)))
 
 
 def send_counts(table: Table, st: MatchState) -> None:

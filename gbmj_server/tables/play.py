@@ -27,6 +27,7 @@ from gbmj.game.actions import Action
 from gbmj.game.events import SPECTATOR, Event
 from gbmj.game.hand_state import HandState, IllegalAction
 from gbmj.game.match import Match
+from gbmj.game.views import make_view
 from gbmj_server import logs
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.errors import RequestError
@@ -218,7 +219,7 @@ class Play:
             if chosen is not None and chosen in legal:
                 return chosen
         try:
-            action = brain.choose(hand.view(s), legal)
+            action = brain.choose(make_view(hand, s), legal)
             if action in legal:
                 return action
             log.error("table %s: bot in seat %s chose %s, not legal", self.table.id, s, action)

@@ -1,6 +1,6 @@
 """The wire forms a table sends: events, prompts, snapshots' game views.
 
-What a viewer may see was decided by the engine (``Event.for_viewer``, ``HandState.view``);
+What a viewer may see was decided by the engine (``Event.for_viewer``, ``views.make_view``);
 these only put it in the protocol's shapes. Events and prompts are the server's hot path:
 their maps are the engine's own ``to_dict`` (whose shape the tests hold to the schema,
 ``CHECK_OUTGOING``) and are packed without a second check, events once per distinct
@@ -14,6 +14,7 @@ from typing import Any
 from gbmj.game.actions import Action
 from gbmj.game.events import SPECTATOR, Event
 from gbmj.game.hand_state import HandState
+from gbmj.game.views import make_view
 from gbmj_server.net.connection import CHECK_OUTGOING
 from protocol import messages as m
 from protocol.framing import encode_map
@@ -52,7 +53,7 @@ def prompt_frame(
 
 def game_view(state: HandState, viewer: int, ms_left: int | None) -> m.GameView:
     """The hand in play as ``viewer`` (a seat, or ``SPECTATOR``) may see it now."""
-    view: dict[str, Any] = state.view(viewer).to_dict()
+    view: dict[str, Any] = make_view(state, viewer).to_dict()
     for key in _NOT_IN_GAME_VIEW:
         view.pop(key, None)
     view["ms_left"] = ms_left if view.get("timer") is not None else None

@@ -9,6 +9,7 @@ from gbmj.bots.arena import play_hand
 from gbmj.bots.position import position_of
 from gbmj.game.actions import PASS, PUNG, WIN, Action, chow, discard
 from gbmj.game.hand_state import HandState
+from gbmj.game.views import make_view
 from gbmj.game.wall import Wall
 from protocol.tiles import Tile
 from protocol.vocabulary import ActionKind
@@ -21,7 +22,7 @@ def state_of(hands: list[str], draws: str = "", dealer: int = 0) -> HandState:
 
 
 def choice(level: str, state: HandState, seat: int) -> Action:
-    view = state.view(seat)
+    view = make_view(state, seat)
     return make_bot(level, 1).choose(view, view.legal_actions)
 
 
@@ -98,7 +99,7 @@ def test_the_position_counts_only_what_the_seat_may_see():
         ],
     )
     state.apply(0, discard(T("2s")))
-    pos = position_of(state.view(1))
+    pos = position_of(make_view(state, 1))
     assert pos.counts[T("1m")] == 2 and sum(pos.counts) == 13
     # 2s: one in seat 0's discards; seat 2's two copies are hidden from seat 1.
     assert pos.unseen[T("2s")] == 3
@@ -198,10 +199,10 @@ def test_the_bot_ignores_other_seats_tiles_even_if_a_view_showed_them():
     state = HandState(Wall.from_seed(b"peek"))
     for _ in range(30):  # play into the middle of the hand
         seat = state.to_act[0]
-        view = state.view(seat)
+        view = make_view(state, seat)
         state.apply(seat, bots[seat].choose(view, view.legal_actions))
     seat = state.to_act[0]
-    view = state.view(seat)
+    view = make_view(state, seat)
     revealed = tuple(
         sv if sv.seat == seat else sv._replace(concealed=state.concealed(sv.seat))
         for sv in view.seats

@@ -12,6 +12,7 @@ from gbmj.game.actions import discard as discard_action
 from gbmj.game.events import SPECTATOR
 from gbmj.game.hand_state import HandState, IllegalAction, TurnKind
 from gbmj.game.invariants import check_replay, check_step
+from gbmj.game.views import make_view
 from gbmj.game.wall import FULL_SET, Wall
 from gbmj.rules.hand import parse_tiles
 from protocol.fans import FAN_BY_NAME_ZH
@@ -364,7 +365,7 @@ def test_an_exhaustive_draw_reveals_everything():
     end = state.timeout(3)[-1]
     assert end.kind == "hand_end" and end.wall_order == state.wall.order
     assert end.salt == state.wall.salt and end.points == (0, 0, 0, 0)
-    assert state.view(SPECTATOR).seats[2].concealed == state.concealed(2)
+    assert make_view(state, SPECTATOR).seats[2].concealed == state.concealed(2)
 
 
 def test_a_self_drawn_win_on_the_last_tile_scores_妙手回春():
@@ -518,7 +519,7 @@ def test_views_show_each_viewer_only_what_it_may_see():
     hands = ["5p EEEE SSS WWW NN C", *ROB[1:]]
     state = hand(hands, back="7m")
     act(state, 0, "concealed_kong E")
-    own, other, spec = state.view(0), state.view(1), state.view(SPECTATOR)
+    own, other, spec = make_view(state, 0), make_view(state, 1), make_view(state, SPECTATOR)
     assert own.seats[0].concealed == state.concealed(0)
     assert own.seats[0].drawn == Tile.M7 and own.legal_actions
     assert own.seats[1].concealed is None and own.seats[1].concealed_count == 13
@@ -535,9 +536,9 @@ def test_views_show_each_viewer_only_what_it_may_see():
 def test_a_claim_window_does_not_show_who_else_may_claim():
     state = hand(WIN_BEATS_PUNG)
     act(state, 0, "discard 5p")
-    assert state.view(2).to_act == (2,) and state.view(3).to_act == (3,)
-    assert state.view(1).to_act == () and state.view(SPECTATOR).to_act == ()
-    assert state.view(SPECTATOR).timer == "claim_window"
+    assert make_view(state, 2).to_act == (2,) and make_view(state, 3).to_act == (3,)
+    assert make_view(state, 1).to_act == () and make_view(state, SPECTATOR).to_act == ()
+    assert make_view(state, SPECTATOR).timer == "claim_window"
 
 
 def test_after_the_hand_everything_is_revealed():
@@ -545,7 +546,7 @@ def test_after_the_hand_everything_is_revealed():
     state = hand(hands, back="9m")
     act(state, 0, "concealed_kong 1m")
     act(state, 0, "win")
-    spec = state.view(SPECTATOR)
+    spec = make_view(state, SPECTATOR)
     assert spec.seats[0].melds == state.melds(0) and spec.seats[0].melds[0].concealed
     assert spec.seats[3].concealed == state.concealed(3)
     assert spec.wall_order == state.wall.order and spec.salt == state.wall.salt
@@ -606,6 +607,6 @@ def test_events_and_views_are_plain_data():
     for e in state.events:
         for viewer in (0, 1, SPECTATOR):
             json.dumps(e.for_viewer(viewer).to_dict())
-    json.dumps(state.view(1).to_dict())
+    json.dumps(make_view(state, 1).to_dict())
     assert state.events[-2].to_dict()["fans"]
     assert FAN_BY_NAME_ZH["抢杠和"].id in [f for f, _ in state.events[-2].fans]

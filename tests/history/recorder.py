@@ -16,6 +16,7 @@ from gbmj.bots import make_bot
 from gbmj.economy.stakes import hand_payments
 from gbmj.game.hand_state import HandState
 from gbmj.game.match import Match
+from gbmj.game.views import make_view
 from gbmj_server.storage import Payment, Storage, hash_password
 from gbmj_server.storage.logs import write_log
 from gbmj_server.storage.matches import ActionDone, PlayerJoined, PlayerLeft
@@ -132,7 +133,7 @@ def record_match(
                 assert action is not None
             else:
                 seat = state.to_act[0]
-                view = state.view(seat)
+                view = make_view(state, seat)
                 action = bots[match.player_at(seat)].choose(view, view.legal_actions)
             state.apply(seat, action)
             seq += 1

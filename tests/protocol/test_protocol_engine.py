@@ -11,6 +11,7 @@ import random
 
 from gbmj.bots import make_bot
 from gbmj.game import events, hand_state, wall
+from gbmj.game.views import make_view
 from protocol.messages import EVENT_KINDS, ActionChoice, EventBody, GameView, Prompt
 from protocol.vocabulary import BotLevel, EventKind
 
@@ -30,11 +31,11 @@ def play(seed: int) -> object:
             break
         seat = state.to_act[0]
         actions = state.legal_actions(seat)
-        views.append(state.view(seat))
+        views.append(make_view(state, seat))
         eager = [a for a in actions if a.kind.value in EAGER]
         state.apply(seat, rnd.choice(eager or actions))
     assert state.ended
-    views.append(state.view(events.SPECTATOR))
+    views.append(make_view(state, events.SPECTATOR))
     return state, views
 
 
