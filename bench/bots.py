@@ -1,6 +1,7 @@
 """Bot strength and speed: four hard bots, and hard against three baselines.
 
     uv run python bench/bots.py --hands 200
+    uv run python bench/bots.py --hands 200 --personal-walls   # the hand of duplicate play
 
 Prints, one figure a line:
 
@@ -35,7 +36,13 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=200, help="hands of each run")
     parser.add_argument("--seed", default="bench", help="prefix of the wall seeds")
     parser.add_argument("--level", default="hard", help="the level measured")
+    parser.add_argument(
+        "--personal-walls",
+        action="store_true",
+        help="play the hand of duplicate play, each seat on a wall of its own",
+    )
     args = parser.parse_args()
+    personal = args.personal_walls
 
     times: list[float] = []  # wall clock: what a player waits
     cpu: list[float] = []  # this thread's CPU time: the same without other processes
@@ -65,7 +72,13 @@ def main() -> None:
     fans = 0
     bots = [make_bot(args.level, seed) for seed in range(4)]
     for i in range(args.hands):
-        state = play_hand(bots, f"{args.seed}-4-{i}".encode(), dealer=i % 4, on_decision=timed)
+        state = play_hand(
+            bots,
+            f"{args.seed}-4-{i}".encode(),
+            dealer=i % 4,
+            on_decision=timed,
+            personal_walls=personal,
+        )
         result = state.result
         if result is not None and result.score is not None:
             wins += 1
@@ -78,7 +91,11 @@ def main() -> None:
         bots = [make_bot("baseline", 10 + s) for s in range(4)]
         bots[seat] = make_bot(args.level, 100 + i)
         state = play_hand(
-            bots, f"{args.seed}-1-{i}".encode(), dealer=(i // 4) % 4, on_decision=timed
+            bots,
+            f"{args.seed}-1-{i}".encode(),
+            dealer=(i // 4) % 4,
+            on_decision=timed,
+            personal_walls=personal,
         )
         assert state.result is not None
         points.append(state.result.points[seat])

@@ -14,6 +14,7 @@ from protocol.tiles import WINDS
 
 from ..game.actions import Action
 from ..game.hand_state import HandState
+from ..game.personal_walls import PersonalWalls
 from ..game.views import HandView, make_view
 from ..game.wall import Wall
 
@@ -34,9 +35,12 @@ def play_hand(
     dealer: int = 0,
     prevailing: int = 0,
     on_decision: Decide = _ask,
+    personal_walls: bool = False,
 ) -> HandState:
-    """Play one hand from the wall of ``seed``; seat ``s`` is played by ``bots[s]``."""
-    state = HandState(Wall.from_seed(seed, dealer), prevailing_wind=WINDS[prevailing])
+    """Play one hand from the wall of ``seed`` (or, with ``personal_walls``, the four
+    walls of duplicate play); seat ``s`` is played by ``bots[s]``."""
+    wall = PersonalWalls.from_seed(seed, dealer) if personal_walls else Wall.from_seed(seed, dealer)
+    state = HandState(wall, prevailing_wind=WINDS[prevailing])
     while not state.ended:
         seat = state.to_act[0]
         view = make_view(state, seat)

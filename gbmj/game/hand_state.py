@@ -34,6 +34,7 @@ from ..rules.shapes import is_complete
 from . import actions as A
 from . import events as E
 from .actions import Action
+from .personal_walls import PersonalWalls
 from .settlement import HandResult, escape_points, score_win, win_points
 from .wall import DEAL_SIZE, WALL_SIZE, Wall, deal_positions
 
@@ -104,11 +105,12 @@ _CHOWS_WITH = tuple(_chows_with(t) for t in range(34))
 
 
 class HandState:
-    """One hand: built from a ``Wall`` (whose ``dealer`` deals); the deal happens at once."""
+    """One hand: built from a ``Wall`` (whose ``dealer`` deals) or from ``PersonalWalls``
+    (each seat deals and draws from its own); the deal happens at once."""
 
     def __init__(
         self,
-        wall: Wall,
+        wall: Wall | PersonalWalls,
         *,
         prevailing_wind: Tile = Tile.E,
         round_number: int = 1,
@@ -120,9 +122,20 @@ class HandState:
         self.round_number = round_number
         self.hand_number = hand_number
         self.seat_winds = tuple(WINDS[(s - self.dealer) % 4] for s in range(4))
-        self._seq = wall.draw_sequence()
-        self._front = DEAL_SIZE
-        self._back = WALL_SIZE
+        # The walls drawn from, each with its next tile at the front and its replacement
+        # end at the back, and which wall each seat draws from.
+        self._seqs: tuple[tuple[Tile, ...], ...]
+        if isinstance(wall, PersonalWalls):
+            self._seqs = wall.walls
+            self._front = [wall.deal_size(s) for s in range(4)]
+            self._back = [len(w) for w in wall.walls]
+            self._wall_of: tuple[int, ...] = (0, 1, 2, 3)
+        else:
+            self._seqs = (wall.draw_sequence(),)
+            self._front = [DEAL_SIZE]
+            self._back = [WALL_SIZE]
+            self._wall_of = (0, 0, 0, 0)
+        self.personal_walls = isinstance(wall, PersonalWalls)
         self._counts = [[0] * 34 for _ in range(4)]
         self._melds: list[list[Meld]] = [[] for _ in range(4)]
         self._flowers: list[list[Tile]] = [[] for _ in range(4)]
@@ -169,7 +182,10 @@ class HandState:
         pending: list[list[Tile]] = [[] for _ in range(4)]
         for offset in range(4):
             seat = (self.dealer + offset) % 4
-            tiles = tuple(self._seq[p] for p in deal_positions(offset))
+            if self.personal_walls:
+                tiles = self._seqs[seat][: self._front[seat]]
+            else:
+                tiles = tuple(self._seqs[0][p] for p in deal_positions(offset))
             ev.append(E.Deal(seat, tiles, len(tiles)))
             for t in tiles:
                 if t >= 34:
@@ -185,8 +201,8 @@ class HandState:
                 for f in flowers:
                     self._flowers[seat].append(f)
                     ev.append(E.Flower(seat, f))
-                    self._back -= 1
-                    t = self._seq[self._back]
+                    self._back[0] -= 1  # flowers come only with the shared wall
+                    t = self._seqs[0][self._back[0]]
                     ev.append(_DRAW_EVENTS[seat][t][True])
                     if t >= 34:
                         pending[seat].append(t)
@@ -219,7 +235,13 @@ class HandState:
 
     @property
     def wall_remaining(self) -> int:
-        return self._back - self._front
+        """Tiles left to draw (with personal walls, in all four together)."""
+        return sum(self._back) - sum(self._front)
+
+    def wall_empty(self, seat: int) -> bool:
+        """Whether the wall ``seat`` draws from has no tile left."""
+        w = self._wall_of[seat]
+        return self._front[w] >= self._back[w]
 
     @property
     def offer(self) -> tuple[int, Tile, bool] | None:
@@ -353,7 +375,7 @@ class HandState:
         if self.turn_kind is not TurnKind.CLAIM:
             if self._self_drawn_score(seat) is not None:
                 out.append(A.WIN)
-            if self._front < self._back:  # a kong needs a replacement tile
+            if not self.wall_empty(seat):  # a kong needs a replacement tile
                 if 4 in c:
                     out.extend(_CONCEALED_KONGS[t] for t in range(34) if c[t] == 4)
                 out.extend(
@@ -405,16 +427,18 @@ class HandState:
     def _draw(self, seat: int, replacement: bool, after_kong: bool = False) -> None:
         """Draw for ``seat`` (flowers are set aside and replaced at once), then its turn."""
         ev = self.events
+        w = self._wall_of[seat]
+        seq, front, back = self._seqs[w], self._front, self._back
         while True:
-            if self._front >= self._back:
+            if front[w] >= back[w]:
                 self._exhaustive_draw()
                 return
-            if replacement:
-                self._back -= 1
-                t = self._seq[self._back]
-            else:
-                t = self._seq[self._front]
-                self._front += 1
+            if replacement and not self.personal_walls:
+                back[w] -= 1
+                t = seq[back[w]]
+            else:  # a personal wall gives replacements from its front too (§1.6)
+                t = seq[front[w]]
+                front[w] += 1
             ev.append(_DRAW_EVENTS[seat][t][replacement])
             if t < 34:
                 break
@@ -429,7 +453,9 @@ class HandState:
 
     # -- claims -----------------------------------------------------------------------
     def _open_claims(self, discarder: int, t: Tile) -> None:
-        last = self._front >= self._back  # the last discard: only a win may claim it
+        # The last discard, after which the seat due to draw has no tile: only a win may
+        # claim it.
+        last = self.wall_empty((discarder + 1) % 4)
         options: dict[int, tuple[Action, ...]] = {}
         self._win_cache = {}
         for i in (1, 2, 3):
@@ -448,7 +474,7 @@ class HandState:
                 n = c[t]
                 if n >= 2:
                     opts.append(A.PUNG)
-                    if n == 3:
+                    if n == 3 and not self.wall_empty(s):  # its replacement
                         opts.append(A.EXPOSED_KONG)
                 if i == 1:
                     for chow, x, y in _CHOWS_WITH[t]:
@@ -576,7 +602,7 @@ class HandState:
         self._draw(seat, replacement=True, after_kong=True)
 
     def _after_discard(self, discarder: int) -> None:
-        if self._front >= self._back:
+        if self.wall_empty((discarder + 1) % 4):
             self._exhaustive_draw()
         else:
             self._draw((discarder + 1) % 4, replacement=False)
@@ -627,7 +653,7 @@ class HandState:
         c[t] += 1
         if not ready:
             return None
-        last = self._front >= self._back
+        last = self.wall_empty(seat)
         return self._judge(seat, t, True, self.turn_kind is TurnKind.KONG, last)
 
     def _may_be_ready(self, seat: int, *, by_rev: bool = True) -> bool:
@@ -699,7 +725,7 @@ class HandState:
     @classmethod
     def replay(
         cls,
-        wall: Wall | bytes,
+        wall: Wall | PersonalWalls | bytes,
         log: Iterable[tuple[int, Action | None]],
         *,
         dealer: int = 0,
@@ -738,8 +764,11 @@ class HandState:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Plain]) -> HandState:
+        plain_wall = E.plain_dict(data["wall"], "wall")
         return cls.replay(
-            Wall.from_dict(E.plain_dict(data["wall"], "wall")),
+            PersonalWalls.from_dict(plain_wall)
+            if "walls" in plain_wall
+            else Wall.from_dict(plain_wall),
             log_of(data["log"]),
             prevailing_wind=Tile(E.plain_int(data, "prevailing_wind")),
             round_number=E.plain_int(data, "round_number"),
@@ -752,8 +781,8 @@ class HandState:
             self.phase,
             self.turn_seat,
             self.turn_kind,
-            self._front,
-            self._back,
+            tuple(self._front),
+            tuple(self._back),
             tuple(tuple(c) for c in self._counts),
             tuple(tuple(m) for m in self._melds),
             tuple(tuple(f) for f in self._flowers),

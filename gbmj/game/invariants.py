@@ -13,6 +13,7 @@ from protocol.vocabulary import ActionKind, MeldKind, Phase
 from .actions import WIN
 from .events import SPECTATOR, ConcealedKong, Deal, Draw, Event
 from .hand_state import HandState, SeatData
+from .personal_walls import PERSONAL_SET, PersonalWalls
 from .settlement import ESCAPE_POINTS
 from .views import HandView, SeatView, all_views
 from .wall import WALL_SIZE, Wall
@@ -56,7 +57,8 @@ def check_step(state: HandState, events: list[Event]) -> None:
             assert n in (expected, expected + (s == state.turn_seat)), f"seat {s} holds {n}"
         else:
             assert n == expected, f"seat {s} holds {n} tiles, not {expected}"
-    assert total == WALL_SIZE, f"{total} tiles accounted for, not 144"
+    size = len(PERSONAL_SET) if state.personal_walls else WALL_SIZE
+    assert total == size, f"{total} tiles accounted for, not {size}"
     for s in state.to_act:
         assert state.legal_actions(s), f"seat {s} must act but has no legal action"
     if ended:
@@ -156,15 +158,19 @@ def play_random_hand(
     check: bool = True,
     escape_rate: float = 0.0,
     greedy: bool = False,
+    personal_walls: bool = False,
 ) -> HandState:
     """One hand on the wall of ``seed`` with random legal choices; checks every step and
     the replay when ``check``.
 
     The random policy takes a win nine times in ten and times a seat out one step in ten.
     The ``greedy`` policy claims and kongs whenever it may (85 % of its choices), which
-    makes melds, kongs, robbed kongs and wins far more frequent.
+    makes melds, kongs, robbed kongs and wins far more frequent. ``personal_walls``: the
+    hand of duplicate play, each seat on its own wall.
     """
-    state = HandState(Wall.from_seed(seed, dealer=rng.randrange(4)))
+    dealer = rng.randrange(4)
+    wall = PersonalWalls.from_seed(seed, dealer) if personal_walls else Wall.from_seed(seed, dealer)
+    state = HandState(wall)
     if check:
         check_step(state, state.events)
     escape_at = rng.randrange(200) if rng.random() < escape_rate else -1

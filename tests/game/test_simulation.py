@@ -75,3 +75,18 @@ def test_a_win_is_offered_exactly_when_the_calculator_allows_it():
             legal = state.legal_actions(seat)
             state.apply(seat, WIN if WIN in legal and rng.random() < 0.5 else rng.choice(legal))
     assert decisions > 5000 and offered > 0
+
+
+def test_personal_wall_hands_keep_every_invariant():
+    """The hand of duplicate play (a wall of 34 tiles for each seat) keeps the same
+    invariants: 136 tiles accounted for, nothing leaked, the replay the same state."""
+    rng = random.Random(34)
+    outcomes: Counter[str] = Counter()
+    kongs = 0
+    for i in range(150):
+        state = play_random_hand(
+            f"personal-{i}".encode(), rng, greedy=i % 2 == 0, escape_rate=0.05, personal_walls=True
+        )
+        outcomes[state.result.outcome.value] += 1
+        kongs += sum(m.is_kong for s in range(4) for m in state.melds(s))
+    assert outcomes["win"] >= 5 and outcomes["exhaustive_draw"] > 0 and kongs >= 10
