@@ -157,18 +157,19 @@ def _holder(table: Table, st: MatchState, slot: int) -> Participant:
 
 
 async def send_profiles(table: Table, who: list[Participant]) -> None:
-    """Coins or rating changed: each connected player's new profile (and the level
-    shown beside the name follows)."""
+    """Coins or rating changed: each signed-in player's new profile, wherever they are
+    (an escaper is back in the lobby), and the level shown beside a seated one's name."""
     for holder in who:
-        seat = table.seats[holder.slot] if holder.slot >= 0 else None
-        if holder.account_id is None or seat is None or seat.holder is not holder:
+        if holder.account_id is None:
             continue
         mine = await profile(table.ctx.store, holder.account_id, holder.name, holder.guest)
-        if holder.level != mine.level:
+        seat = table.seats[holder.slot] if holder.slot >= 0 else None
+        if seat is not None and seat.holder is holder and holder.level != mine.level:
             holder.level = mine.level
             table.changed()
-        if seat.conn is not None:
-            seat.conn.send(m.ProfileUpdate(profile=mine))
+        conn = table.ctx.lobby.sessions.of_account(holder.account_id)
+        if conn is not None:
+            conn.send(m.ProfileUpdate(profile=mine))
 
 
 async def _stand_up_broke(table: Table, st: MatchState) -> None:
