@@ -1176,7 +1176,7 @@ async def buy_mid_hand(a: Attacker) -> Check:
 
     def check(report: Report) -> list[str]:
         problems: list[str] = []
-        expect(problems, codes == {"hand_in_progress": 20}, f"buying mid-match answered {codes}")
+        expect(problems, codes == {"coins_at_stake": 20}, f"buying mid-match answered {codes}")
         expect(problems, bought == 0, f"{bought} purchases in the ledger")
         return problems
 

@@ -969,6 +969,17 @@ class TimerExtended(Message):
     ms_left: int = field(MS_LEFT)
 
 
+@message("stood_up", "server")
+class StoodUp(Message):
+    """Before a deal, a player with less than ``100 × stake`` coins was stood up (docs/
+    rules.md §2.5): told to everyone at the table, the player included (who then gets
+    ``table_left`` ``not_enough_coins``)."""
+
+    table_id: int = field(TABLE_ID)
+    name: str = field(NAME)
+    need: int = field(COINS, "the coins a seat at this table needs")
+
+
 # -- items ------------------------------------------------------------------------------
 @message("get_inventory", "client", "inventory")
 class GetInventory(Message):

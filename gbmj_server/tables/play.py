@@ -133,6 +133,8 @@ class Play:
                 return False
             if any(s is None for s in table.seats):  # a seat waits for a new player
                 return False
+            if await settle.stand_up_broke(table, st):  # every hand dealt is covered
+                return True
             self.pause_until = None
             await self._next_hand()
             return True

@@ -4,8 +4,8 @@ A hand is recorded and settled in one database transaction (docs/rules.md §2.5)
 hand row with its whole log, the coins × the stake (each payment capped at what its
 payer has), the ratings, a win's random item, and the participants' totals; a hand
 recorded before is never settled again. Then ``hand_result`` (everything revealed) to
-every member, the players' new profiles, and at a stake table whoever can no longer
-cover the stake is stood up. A match's end records the standings of everyone who
+every member, and the players' new profiles. Before each deal at a stake table, whoever
+can no longer cover the stake is stood up. A match's end records the standings of everyone who
 played (an escaper keeps what they lost, the bot that took over has its own line).
 """
 
@@ -142,8 +142,6 @@ async def hand_over(table: Table, st: MatchState) -> bool:
         if seat is not None and seat.holder is winner and seat.conn is not None:
             seat.conn.send(m.ItemAwarded(item=Item(settled.awarded), count=1))
     await send_profiles(table, [h for h in holders if h.wallet is not None])
-    if stake and not match.finished:
-        await _stand_up_broke(table, st)
     return match.finished
 
 
@@ -172,20 +170,27 @@ async def send_profiles(table: Table, who: list[Participant]) -> None:
             conn.send(m.ProfileUpdate(profile=mine))
 
 
-async def _stand_up_broke(table: Table, st: MatchState) -> None:
-    """Players below ``100 × stake`` leave their seat (§2.5): a bot takes it, or it
-    stays empty and the match waits for a new player (the owner's choice)."""
-    store, need = table.ctx.store, min_coins(table.settings.stake)
+async def stand_up_broke(table: Table, st: MatchState) -> bool:
+    """Before each deal at a stake table, players below ``100 × stake`` leave their seat
+    (§2.5), and everyone at the table is told: a bot takes the seat, or it stays empty and
+    the match waits for a new player (the owner's choice). Whether anyone was stood up."""
+    stake = table.settings.stake
     humans = [
         (slot, seat)
         for slot, seat in enumerate(table.seats)
         if seat is not None and seat.holder.wallet is not None
     ]
+    if not stake or not humans:
+        return False
+    store, need = table.ctx.store, min_coins(stake)
     balances = await store.call(lambda: [store.storage.balance(s.holder.wallet) for _, s in humans])
+    stood_up = False
     for (slot, seat), coins in zip(humans, balances, strict=True):
         if coins is None or coins >= need:
             continue
+        stood_up = True
         log.info("table %s: %s stood up (%s coins)", table.id, seat.holder.name, coins)
+        table.broadcast(m.StoodUp(table_id=table.id, name=seat.holder.name, need=need))
         st.leave(seat.holder, LeaveReason.NOT_ENOUGH_COINS)
         table.drop_stood_up(slot, LeaveReason.NOT_ENOUGH_COINS)
         if when_broke(table.settings) is WhenBroke.BOT:
@@ -194,6 +199,7 @@ async def _stand_up_broke(table: Table, st: MatchState) -> None:
             table.set_seat(slot, bot)
         else:
             table.set_seat(slot, None)
+    return stood_up
 
 
 def standings(st: MatchState) -> tuple[m.Standing, ...]:

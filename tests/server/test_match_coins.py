@@ -241,3 +241,79 @@ async def test_every_match_at_a_table_starts_from_zero(connect, server: Server) 
         assert await balance(server, "alice") == start_coins + mine["coins"]
         assert await ledger_ok(server)
         start_coins += mine["coins"]
+
+
+# -- coins stay at a stake table, and cover every deal ---------------------------------
+
+
+async def test_no_purchase_while_seated_at_a_stake_table(connect, server: Server) -> None:
+    """Ready, then spend: refused (``coins_at_stake``) from the moment of sitting, before
+    the match as during it; standing up, a spectator and a free table buy freely."""
+    alice, bob = await connect(), await connect()
+    await alice.register("alice")
+    await bob.register("bob")
+    table_id = await alice.create_table(**SETTINGS)
+    await alice.ok("sit", table_id=table_id, seat=0)
+    await alice.ok("ready", table_id=table_id, ready=True)  # 10,000 covers 1,000
+    # 12 tile counters would leave her 400: below the stake she was checked for.
+    refused = await alice.request("buy", item="tile_counter", count=12)
+    assert refused["code"] == "coins_at_stake", refused
+    assert await balance(server, "alice") == 10_000
+    assert (await alice.ok("get_inventory"))["slots"] == []
+    await bob.ok("join_table", table_id=table_id)
+    await bob.ok("sit", table_id=table_id, seat=1)
+    refused = await bob.request("buy", item="table_sign", count=1)  # not ready: the same
+    assert refused["code"] == "coins_at_stake"
+    await bob.ok("stand", table_id=table_id)
+    await bob.ok("buy", item="table_sign", count=1)  # a spectator here buys
+    free = await connect()
+    await free.register("carol")
+    free_table = await free.create_table(**{**SETTINGS, "stake": 0})
+    await free.ok("sit", table_id=free_table, seat=0)
+    await free.ok("buy", item="table_sign", count=1)  # a free table holds no coins
+    for seat in (1, 2, 3):
+        await alice.ok("add_bot", table_id=table_id, seat=seat, level="normal")
+    await alice.expect("prompt")  # the match runs
+    refused = await alice.request("buy", item="tile_counter", count=1)
+    assert refused["code"] == "coins_at_stake"
+    assert await balance(server, "alice") == 10_000
+    assert await ledger_ok(server)
+
+
+@pytest.mark.parametrize("when_broke", ["bot", "pause"])
+async def test_every_human_covers_the_stake_when_a_hand_is_dealt(
+    connect, server: Server, when_broke: str
+) -> None:
+    """Coins gone after ``ready`` (here the host takes them): at the deal the player is
+    stood up, everyone at the table is told who, and no hand is dealt to them."""
+    alice, bob, watcher = await connect(), await connect(), await connect()
+    await alice.register("alice")
+    await bob.register("bob")
+    await watcher.ok("guest")
+    table_id = await alice.create_table(**SETTINGS, when_broke=when_broke)
+    await bob.ok("join_table", table_id=table_id)
+    await watcher.ok("spectate", table_id=table_id)
+    await alice.ok("sit", table_id=table_id, seat=0)
+    await bob.ok("sit", table_id=table_id, seat=1)
+    for seat in (2, 3):
+        await alice.ok("add_bot", table_id=table_id, seat=seat, level="normal")
+    await alice.ok("ready", table_id=table_id, ready=True)
+    storage = server.store.storage
+    await server.store.call(storage.admin_adjust, "alice", -(10_000 - 400))
+    house = await balance(server, None)
+    await bob.ok("ready", table_id=table_id, ready=True)  # the match starts
+    for client in (alice, bob, watcher):
+        told = await client.expect("stood_up", table_id=table_id)
+        assert told["name"] == "alice" and told["need"] == 100 * STAKE
+    assert (await alice.expect("table_left"))["reason"] == "not_enough_coins"
+    assert not any(msg["type"] == "event" for msg in alice.seen)  # dealt nothing
+    table = Probe(server, table_id).table
+    if when_broke == "bot":
+        assert table.seats[0] is not None and table.seats[0].is_bot
+        await bob.expect("prompt")  # the match goes on without her
+    else:
+        assert table.seats[0] is None and table.play is not None
+        assert Probe(server, table_id).state is None  # waiting for a player, no deal
+    assert await balance(server, "alice") == 400
+    assert await balance(server, None) == house
+    assert await ledger_ok(server)
