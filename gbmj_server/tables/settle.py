@@ -4,9 +4,10 @@ A hand is recorded and settled in one database transaction (docs/rules.md §2.5)
 hand row with its whole log, the coins × the stake (each payment capped at what its
 payer has), the ratings, a win's random item, and the participants' totals; a hand
 recorded before is never settled again. Then ``hand_result`` (everything revealed) to
-every member, and the players' new profiles. Before each deal at a stake table, whoever
-can no longer cover the stake is stood up. A match's end records the standings of everyone who
-played (an escaper keeps what they lost, the bot that took over has its own line).
+every member, and the players' new profiles (an escaper's too, in the lobby). Before each
+deal at a stake table, whoever can no longer cover the stake is stood up. A match's end
+records the standings of everyone who played (an escaper keeps what they lost, the bot
+that took over has its own line).
 """
 
 from __future__ import annotations

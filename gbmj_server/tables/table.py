@@ -367,7 +367,7 @@ class Table:
             raise RequestError(ErrorCode.MATCH_RUNNING, "the match has started")
         seat = self.seats[slot]
         assert seat is not None
-        if ready:  # coins may have gone (the shop, another table) since sitting
+        if ready:  # coins may have gone (the host took some) since sitting
             self.check_stake(seat.holder.guest, coins)
         seat.ready = ready
         self.changed()

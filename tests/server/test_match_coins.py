@@ -15,13 +15,13 @@ import trio
 
 from gbmj.game.match import Match
 from gbmj_server.server import Server
-from gbmj_server.storage import Storage
+from gbmj_server.storage import MatchRecord, Storage
 from gbmj_server.storage.matches import ActionDone, PlayerJoined, PlayerLeft
 from gbmj_server.storage.passwords import hash_password
 from protocol import messages as m
 from server.conftest import TEST_CONFIG, Probe, start
-from server.test_coins import balance, ledger_ok, next_message
-from server.wireclient import RACE_ERRORS, WireClient, simple_choice, solo_table
+from server.test_coins import answer, balance, ledger_ok, next_message
+from server.wireclient import RACE_ERRORS, WireClient, solo_table
 
 pytestmark = pytest.mark.trio
 
@@ -33,12 +33,6 @@ SETTINGS = {  # of the tests' tables (the wire client names them)
     "bots_allowed": True,
     "timers": {"on": False, "first_discard": 30, "turn": 15, "claim_window": 5},
 }
-
-
-async def answer(client: WireClient, table_id: int, prompt: dict[str, Any]) -> None:
-    await client.send(
-        {"type": "action", "table_id": table_id, "seq": prompt["seq"], **simple_choice(prompt)}
-    )
 
 
 async def play_then_leave(
@@ -69,8 +63,11 @@ async def pushed_coins(client: WireClient, coins: int) -> None:
     await client.expect("profile", where=lambda p: p["profile"]["coins"] == coins)
 
 
-async def match_record(server: Server, match_id: int):  # type: ignore[no-untyped-def]
-    return await server.store.call(server.store.storage.match, match_id)
+async def match_record(server: Server, match_id: int | None) -> MatchRecord:
+    assert match_id is not None
+    record = await server.store.call(server.store.storage.match, match_id)
+    assert record is not None
+    return record
 
 
 # -- every escape is paid --------------------------------------------------------------
