@@ -232,7 +232,7 @@ class TableSettings(Record):
     bots_allowed: bool = field(Bool())
     when_broke: WhenBroke | None = field(
         Optional(Choice(WhenBroke)),
-        "a player below 100 × stake after a hand is stood up: a bot takes the seat (bot, "
+        "a player below 100 × stake when a hand is dealt is stood up: a bot takes the seat (bot, "
         "the default) or the match waits for a new player (pause)",
         default=None,
     )

@@ -1,4 +1,4 @@
-"""After a hand and after a match: booking, settling, telling, standing up.
+"""After a hand and after a match: booking, settling, telling; before a deal, standing up.
 
 A hand is recorded and settled in one database transaction (docs/rules.md §2.5): the
 hand row with its whole log, the coins × the stake (each payment capped at what its
