@@ -1176,8 +1176,167 @@ async def buy_mid_hand(a: Attacker) -> Check:
 
     def check(report: Report) -> list[str]:
         problems: list[str] = []
-        expect(problems, codes == {"hand_in_progress": 20}, f"buying mid-match answered {codes}")
+        expect(problems, codes == {"coins_at_stake": 20}, f"buying mid-match answered {codes}")
         expect(problems, bought == 0, f"{bought} purchases in the ledger")
+        return problems
+
+    return check
+
+
+def ledger(db: Path, names: list[str]) -> tuple[bool, dict[str, int | None]]:
+    """The ledger's own check (as ``gbmj-server admin check``) and the named players'
+    coins, read from the server's database."""
+    from gbmj_server.storage import Storage
+
+    with Storage(db) as store:
+        coins = {}
+        for name in names:
+            account = store.account_by_name(name)
+            coins[name] = None if account is None else store.balance(account.id)
+        return store.ledger_balanced(), coins
+
+
+async def pushed(
+    peer: Peer,
+    kind: type[m.Message],
+    where: Callable[[Any], bool] = lambda message: True,
+    timeout: float = 20.0,
+) -> m.Message | None:
+    """The first message of ``kind`` (for which ``where`` holds) the server pushed to
+    ``peer`` (None: none came)."""
+    with trio.move_on_after(timeout):
+        while True:
+            found = next((x for x in peer.pushes if isinstance(x, kind) and where(x)), None)
+            if found is not None:
+                return found
+            await trio.sleep(0.05)
+    return None
+
+
+@attack("last-leaver", bot_delay=0.2)
+async def last_leaver(a: Attacker) -> Check:
+    """Leave a stake match mid-hand as its only human (three bots), and as the second of
+    two humans to leave: the match ends as abandoned, but every escape is paid (80 × the
+    stake) and each escaper is told their new coins."""
+    stake, penalty = 10, 800
+    peers: dict[str, Peer] = {}
+    for name, address in zip(("lone", "first", "second"), a.addresses(3), strict=True):
+        peers[name] = peer = await a.peer(address)
+        await peer.ok("register", name=name, password=f"pw-{name}-1")
+    names = list(peers)
+
+    async def table(owner: Peer, humans: list[Peer]) -> int:
+        snap = await owner.ok("create_table", settings=settings("stake", stake=stake, rounds=1))
+        assert isinstance(snap, m.Snapshot)
+        table_id = snap.table.table_id
+        for seat, peer in enumerate(humans):
+            if peer is not owner:
+                await peer.ok("join_table", table_id=table_id)
+            await peer.ok("sit", table_id=table_id, seat=seat)
+        for seat in range(len(humans), 4):
+            await owner.ok("add_bot", table_id=table_id, seat=seat, level="easy")
+        for peer in humans:
+            await peer.ok("ready", table_id=table_id, ready=True)
+        return table_id
+
+    async def leave_in_hand(peer: Peer, table_id: int) -> None:
+        """At the first prompt (a hand waits for this player): leave."""
+        if await pushed(peer, m.Prompt) is None:
+            raise RuntimeError(f"{peer.name}: never prompted")
+        await peer.ok("leave_table", table_id=table_id)
+
+    lone = peers["lone"]
+    await leave_in_hand(lone, await table(lone, [lone]))
+    first, second = peers["first"], peers["second"]
+    pair_table = await table(first, [first, second])
+    await second.ok("auto_play", table_id=pair_table, on=True)  # plays on meanwhile
+    await leave_in_hand(first, pair_table)
+    # The second leaves at a prompt of theirs once the first escape's hand was settled.
+    if await pushed(second, m.HandResult, lambda r: r.outcome == "escape") is None:
+        raise RuntimeError("the first escape was never settled")
+    second.pushes.clear()
+    await second.ok("auto_play", table_id=pair_table, on=False)
+    await leave_in_hand(second, pair_table)
+    await trio.sleep(1.0)  # the last hand settled, the match ended
+    balanced, coins = await trio.to_thread.run_sync(ledger, a.server.db, names)
+    with contextlib.closing(sqlite3.connect(f"file:{a.server.db}?mode=ro", uri=True)) as db:
+        escapes = dict(
+            db.execute(
+                "SELECT a.name, sum(t.amount) FROM coin_transfer t "
+                "JOIN wallet w ON w.id = t.from_wallet JOIN account a ON a.id = w.account_id "
+                "WHERE t.reason = 'escape' GROUP BY a.name"
+            ).fetchall()
+        )
+        ends = [
+            r[0]
+            for r in db.execute(  # the attack's stake matches (the honest table plays free)
+                "SELECT end_reason FROM match WHERE json_extract(settings, '$.stake') = ? "
+                "ORDER BY id",
+                (stake,),
+            )
+        ]
+    told = {}
+    for name, peer in peers.items():
+        profiles = [x.profile.coins for x in peer.pushes if isinstance(x, m.ProfileUpdate)]
+        told[name] = profiles[-1] if profiles else None
+    print(f"  last-leaver: coins {coins}, told {told}, escapes paid {escapes}", flush=True)
+
+    def check(report: Report) -> list[str]:
+        problems: list[str] = []
+        expect(problems, balanced, "the ledger does not balance")
+        expect(problems, ends == ["abandoned", "abandoned"], f"the matches ended {ends}")
+        for name in names:
+            expect(
+                problems,
+                escapes.get(name) == penalty,
+                f"{name} paid {escapes.get(name)} for the escape, not {penalty}",
+            )
+            expect(
+                problems, told[name] == coins[name], f"{name} told {told[name]}, has {coins[name]}"
+            )
+        return problems
+
+    return check
+
+
+@attack("ready-then-spend", bot_delay=0.2)
+async def ready_then_spend(a: Attacker) -> Check:
+    """Sit at a stake-100 table holding exactly the 10,000 it needs, get ready, then spend
+    it in the shop before the deal (and again once the match runs), so that a loss would
+    be capped at what is left while a win pays in full."""
+    peer = await a.peer(a.addresses(1)[0])
+    await peer.ok("register", name="spender", password="pw-spender-1")
+    snap = await peer.ok("create_table", settings=settings("stake", stake=100, rounds=1))
+    assert isinstance(snap, m.Snapshot)
+    table_id = snap.table.table_id
+    await peer.ok("sit", table_id=table_id, seat=0)
+    for seat in (1, 2):
+        await peer.ok("add_bot", table_id=table_id, seat=seat, level="easy")
+    await peer.ok("ready", table_id=table_id, ready=True)  # seat 3 empty: no match yet
+    codes: dict[str, int] = {}
+
+    async def spend() -> None:
+        for item, count in (("tile_counter", 12), ("timer_extension", 19), ("table_sign", 1)):
+            code = await peer.code("buy", item=item, count=count)
+            codes[code] = codes.get(code, 0) + 1
+
+    await spend()
+    await peer.ok("add_bot", table_id=table_id, seat=3, level="easy")  # the match starts
+    dealt = await pushed(peer, m.Prompt)
+    await spend()
+    balanced, coins = await trio.to_thread.run_sync(ledger, a.server.db, ["spender"])
+    with contextlib.closing(sqlite3.connect(f"file:{a.server.db}?mode=ro", uri=True)) as db:
+        (bought,) = db.execute(
+            "SELECT count(*) FROM coin_transfer WHERE reason LIKE 'buy %'"
+        ).fetchone()
+    print(f"  ready-then-spend: buys answered {codes}, coins {coins}", flush=True)
+
+    def check(report: Report) -> list[str]:
+        problems: list[str] = []
+        expect(problems, codes == {"coins_at_stake": 6}, f"buying while seated answered {codes}")
+        expect(problems, bought == 0, f"{bought} purchases in the ledger")
+        expect(problems, dealt is not None, "the match never dealt the player a hand")
+        expect(problems, balanced, "the ledger does not balance")
         return problems
 
     return check

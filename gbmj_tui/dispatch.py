@@ -202,6 +202,13 @@ class Dispatch:
         if view is not None:
             self._note(timed_out_line(view, msg, AUTO_PLAY_AFTER, self.lang))
 
+    def on_stood_up(self, msg: m.StoodUp) -> None:
+        """Someone here was stood up for want of coins (the player hears ``table_left``)."""
+        mine = self.profile is not None and self.profile.name == msg.name
+        if self._at_table(msg.table_id) is not None and not mine:
+            text = tr("{name} was stood up: a seat here needs {coins} coins", self.lang)
+            self.post(ui.Told(text.format(name=msg.name, coins=msg.need)))
+
     def on_item_awarded(self, msg: m.ItemAwarded) -> None:
         name = item_name(msg.item, self.lang)
         text = tr("You won an item: {item} x{count}", self.lang)
@@ -244,6 +251,7 @@ Dispatch.HANDLERS = {
     m.TimerExtended: Dispatch.on_timer_extended,
     m.PresenceUpdate: Dispatch.on_presence,
     m.TimedOut: Dispatch.on_timed_out,
+    m.StoodUp: Dispatch.on_stood_up,
     m.ItemAwarded: Dispatch.on_item_awarded,
     m.Notice: Dispatch.on_notice,
     m.Error: Dispatch.on_error,

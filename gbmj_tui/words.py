@@ -56,7 +56,7 @@ ERRORS: dict[ErrorCode, str] = {
     E.NAME_PROTECTED: N_("the table's name is protected by a table sign for now"),
     E.SERVER_BUSY: N_("the server is full: try again later"),
     E.BAD_NAME: N_("that name is not allowed (look-alike, reserved or invisible characters)"),
-    E.HAND_IN_PROGRESS: N_("not while a hand is played at your stake table"),
+    E.COINS_AT_STAKE: N_("not while you are seated at a stake table: your coins stay there"),
     E.KICKED: N_("the owner removed you from this table until its next match ends"),
     E.MUTED: N_("you are muted: your chat is not sent"),
     E.NO_SUCH_PLAYER: N_("no player has that name"),

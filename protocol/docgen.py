@@ -74,6 +74,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "presence",
             "timed_out",
             "timer_extended",
+            "stood_up",
         ),
     ),
     (

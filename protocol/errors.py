@@ -53,7 +53,7 @@ class ErrorCode(StrEnum):
     NAME_PROTECTED = "name_protected"  # a table sign protects the table's name
     SERVER_BUSY = "server_busy"  # the server or this address is at its connection limit
     BAD_NAME = "bad_name"  # a name the server refuses (look-alike, reserved, invisible)
-    HAND_IN_PROGRESS = "hand_in_progress"  # coins cannot leave a stake table mid-hand
+    COINS_AT_STAKE = "coins_at_stake"  # seated at a stake table: coins cannot leave (no shop)
     KICKED = "kicked"  # the owner kicked this player: no seat here until the next match ends
     MUTED = "muted"  # the host muted this account
     NO_SUCH_PLAYER = "no_such_player"
@@ -126,8 +126,8 @@ DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.SERVER_BUSY: "the server, or this address, has as many connections as allowed",
     ErrorCode.BAD_NAME: "a name the server refuses: a look-alike of a taken name, a reserved "
     "prefix, invisible or mixed-script characters",
-    ErrorCode.HAND_IN_PROGRESS: "seated at a stake table during a hand, coins cannot leave "
-    "the account (what you may owe stays payable)",
+    ErrorCode.COINS_AT_STAKE: "seated at a stake table, before its match or during it, coins "
+    "cannot leave the account (the stake stays covered, what you may owe stays payable)",
     ErrorCode.KICKED: "the table's owner kicked you: no seat there until its next match ends",
     ErrorCode.MUTED: "the host muted this account: its chat lines are not sent",
     ErrorCode.NO_SUCH_PLAYER: "no account has this name",

@@ -231,6 +231,7 @@ MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
     m.PresenceUpdate(table_id=7, seat=2, presence=Presence.OFFLINE),
     m.TimedOut(table_id=7, seat=2, timeouts=1),
     m.TimerExtended(table_id=7, seat=2, ms_left=90_000),
+    m.StoodUp(table_id=7, name="carol", need=1_000),
     m.GetInventory(id=20),
     m.Inventory(
         id=20,

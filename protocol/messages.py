@@ -232,7 +232,7 @@ class TableSettings(Record):
     bots_allowed: bool = field(Bool())
     when_broke: WhenBroke | None = field(
         Optional(Choice(WhenBroke)),
-        "a player below 100 × stake after a hand is stood up: a bot takes the seat (bot, "
+        "a player below 100 × stake when a hand is dealt is stood up: a bot takes the seat (bot, "
         "the default) or the match waits for a new player (pause)",
         default=None,
     )
@@ -967,6 +967,17 @@ class TimerExtended(Message):
     table_id: int = field(TABLE_ID)
     seat: int = field(SEAT)
     ms_left: int = field(MS_LEFT)
+
+
+@message("stood_up", "server")
+class StoodUp(Message):
+    """Before a deal, a player with less than ``100 × stake`` coins was stood up (docs/
+    rules.md §2.5): told to everyone at the table, the player included (who then gets
+    ``table_left`` ``not_enough_coins``)."""
+
+    table_id: int = field(TABLE_ID)
+    name: str = field(NAME)
+    need: int = field(COINS, "the coins a seat at this table needs")
 
 
 # -- items ------------------------------------------------------------------------------

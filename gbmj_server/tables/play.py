@@ -72,6 +72,7 @@ class Play:
         state = MatchState(Match(seed, table.settings.rounds))
         for slot, seat in enumerate(table.seats):
             assert seat is not None
+            seat.holder = seat.holder.anew()  # not the last match's points and coins
             state.join(slot, seat.holder)
         return cls(table, state)
 
@@ -114,6 +115,10 @@ class Play:
         if st.pending:
             await self.ctx.journal.write(*st.take_pending())
             return True
+        hand = st.hand
+        if hand is not None and hand.ended:  # settled first, whoever is left (§2.4)
+            await self._hand_over()
+            return True
         if not table.humans():  # the last human escaped or was stood up
             await self._end(MatchEnd.ABANDONED)
             return False
@@ -124,15 +129,13 @@ class Play:
         if self.hold_until is not None:  # someone is back: fresh clocks for everyone
             self.hold_until = None
             self.decision = None
-        hand = st.hand
-        if hand is not None and hand.ended:
-            await self._hand_over()
-            return True
         if hand is None:
             if self.pause_until is not None and now < self.pause_until:
                 return False
             if any(s is None for s in table.seats):  # a seat waits for a new player
                 return False
+            if await settle.stand_up_broke(table, st):  # every hand dealt is covered
+                return True
             self.pause_until = None
             await self._next_hand()
             return True
@@ -326,9 +329,11 @@ class Play:
         table.set_seat(slot, stand_in)
         log.info("table %s: %s escaped", table.id, who.name)
         hand = st.hand
-        if hand is None or hand.ended or st.match_id is None:
+        if hand is None or st.match_id is None:
             return  # between hands: nothing is paid (§2.4)
-        st.escapers[slot] = who
+        st.escapers[slot] = who  # they pay for the hand, even one ended but not yet settled
+        if hand.ended:
+            return
         s = st.match.seat_of(slot)
         events = st.match.escape(slot)
         ms = round((trio.current_time() - st.hand_started) * 1000)

@@ -47,6 +47,10 @@ class Participant:
         """The account whose coins this participant moves; None: the house (bots, guests)."""
         return None if self.is_bot or self.guest else self.account_id
 
+    def anew(self) -> Participant:
+        """The same player or bot for a new match: every match starts from zero."""
+        return Participant(self.name, self.account_id, self.guest, self.bot_level, self.level)
+
 
 def bot_participant(slot: int, level: BotLevel) -> Participant:
     return Participant(f"bot-{slot + 1}", bot_level=level)

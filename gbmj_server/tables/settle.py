@@ -1,12 +1,13 @@
-"""After a hand and after a match: booking, settling, telling, standing up.
+"""After a hand and after a match: booking, settling, telling; before a deal, standing up.
 
 A hand is recorded and settled in one database transaction (docs/rules.md §2.5): the
 hand row with its whole log, the coins × the stake (each payment capped at what its
 payer has), the ratings, a win's random item, and the participants' totals; a hand
 recorded before is never settled again. Then ``hand_result`` (everything revealed) to
-every member, the players' new profiles, and at a stake table whoever can no longer
-cover the stake is stood up. A match's end records the standings of everyone who
-played (an escaper keeps what they lost, the bot that took over has its own line).
+every member, and the players' new profiles (an escaper's too, in the lobby). Before each
+deal at a stake table, whoever can no longer cover the stake is stood up. A match's end
+records the standings of everyone who played (an escaper keeps what they lost, the bot
+that took over has its own line).
 """
 
 from __future__ import annotations
@@ -142,8 +143,6 @@ async def hand_over(table: Table, st: MatchState) -> bool:
         if seat is not None and seat.holder is winner and seat.conn is not None:
             seat.conn.send(m.ItemAwarded(item=Item(settled.awarded), count=1))
     await send_profiles(table, [h for h in holders if h.wallet is not None])
-    if stake and not match.finished:
-        await _stand_up_broke(table, st)
     return match.finished
 
 
@@ -157,34 +156,42 @@ def _holder(table: Table, st: MatchState, slot: int) -> Participant:
 
 
 async def send_profiles(table: Table, who: list[Participant]) -> None:
-    """Coins or rating changed: each connected player's new profile (and the level
-    shown beside the name follows)."""
+    """Coins or rating changed: each signed-in player's new profile, wherever they are
+    (an escaper is back in the lobby), and the level shown beside a seated one's name."""
     for holder in who:
-        seat = table.seats[holder.slot] if holder.slot >= 0 else None
-        if holder.account_id is None or seat is None or seat.holder is not holder:
+        if holder.account_id is None:
             continue
         mine = await profile(table.ctx.store, holder.account_id, holder.name, holder.guest)
-        if holder.level != mine.level:
+        seat = table.seats[holder.slot] if holder.slot >= 0 else None
+        if seat is not None and seat.holder is holder and holder.level != mine.level:
             holder.level = mine.level
             table.changed()
-        if seat.conn is not None:
-            seat.conn.send(m.ProfileUpdate(profile=mine))
+        conn = table.ctx.lobby.sessions.of_account(holder.account_id)
+        if conn is not None:
+            conn.send(m.ProfileUpdate(profile=mine))
 
 
-async def _stand_up_broke(table: Table, st: MatchState) -> None:
-    """Players below ``100 × stake`` leave their seat (§2.5): a bot takes it, or it
-    stays empty and the match waits for a new player (the owner's choice)."""
-    store, need = table.ctx.store, min_coins(table.settings.stake)
+async def stand_up_broke(table: Table, st: MatchState) -> bool:
+    """Before each deal at a stake table, players below ``100 × stake`` leave their seat
+    (§2.5), and everyone at the table is told: a bot takes the seat, or it stays empty and
+    the match waits for a new player (the owner's choice). Whether anyone was stood up."""
+    stake = table.settings.stake
     humans = [
         (slot, seat)
         for slot, seat in enumerate(table.seats)
         if seat is not None and seat.holder.wallet is not None
     ]
+    if not stake or not humans:
+        return False
+    store, need = table.ctx.store, min_coins(stake)
     balances = await store.call(lambda: [store.storage.balance(s.holder.wallet) for _, s in humans])
+    stood_up = False
     for (slot, seat), coins in zip(humans, balances, strict=True):
         if coins is None or coins >= need:
             continue
+        stood_up = True
         log.info("table %s: %s stood up (%s coins)", table.id, seat.holder.name, coins)
+        table.broadcast(m.StoodUp(table_id=table.id, name=seat.holder.name, need=need))
         st.leave(seat.holder, LeaveReason.NOT_ENOUGH_COINS)
         table.drop_stood_up(slot, LeaveReason.NOT_ENOUGH_COINS)
         if when_broke(table.settings) is WhenBroke.BOT:
@@ -193,6 +200,7 @@ async def _stand_up_broke(table: Table, st: MatchState) -> None:
             table.set_seat(slot, bot)
         else:
             table.set_seat(slot, None)
+    return stood_up
 
 
 def standings(st: MatchState) -> tuple[m.Standing, ...]:

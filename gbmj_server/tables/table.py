@@ -367,20 +367,22 @@ class Table:
             raise RequestError(ErrorCode.MATCH_RUNNING, "the match has started")
         seat = self.seats[slot]
         assert seat is not None
-        if ready:  # coins may have gone (the shop, another table) since sitting
+        if ready:  # coins may have gone (the host took some) since sitting
             self.check_stake(seat.holder.guest, coins)
         seat.ready = ready
         self.changed()
         self.maybe_start()
 
     async def spend(self, conn: Connection, purchase: Callable[[], Awaitable[T]]) -> T:
-        """Coins leaving a seated player's account (docs/rules.md §2.5): refused while a
-        match runs at a stake table, so what the player may owe stays payable; run here,
-        in the table's task, so no hand can begin in between."""
-        if self.play is not None and self.settings.stake and self.slot_of(conn) is not None:
+        """Coins leaving a seated player's account (docs/rules.md §2.5): refused at a
+        stake table, before its match as during it, so the stake checked at ``ready``
+        stays covered and what the player may owe stays payable; run here, in the table's
+        task, so no hand can begin in between."""
+        if self.settings.stake and self.slot_of(conn) is not None:
             raise RequestError(
-                ErrorCode.HAND_IN_PROGRESS,
-                "your coins stay at the table while its match runs: buy after the match",
+                ErrorCode.COINS_AT_STAKE,
+                "your coins stay at the table while you are seated at a stake table: "
+                "stand up (or leave after the match) to buy",
             )
         return await purchase()
 

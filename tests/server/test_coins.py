@@ -84,15 +84,15 @@ async def test_a_stake_match_moves_exactly_the_coins_spec_says(connect, server: 
     await bob.register("bob")
     house_at_start = await balance(server, None)
     table_id = await alice.create_table(stake=STAKE, timers=FAST_TIMERS)
+    shop = await alice.ok("get_shop")  # bought before sitting: coins stay at the table
+    price = next(o["price"] for o in shop["offers"] if o["item"] == "timer_extension")
+    inventory = await alice.ok("buy", item="timer_extension", count=1)
+    assert inventory["slots"] == [{"item": "timer_extension", "count": 1}]
     await bob.ok("join_table", table_id=table_id)
     await alice.ok("sit", table_id=table_id, seat=0)
     await bob.ok("sit", table_id=table_id, seat=1)
     for seat in (2, 3):
         await alice.ok("add_bot", table_id=table_id, seat=seat, level="normal")
-    shop = await alice.ok("get_shop")
-    price = next(o["price"] for o in shop["offers"] if o["item"] == "timer_extension")
-    inventory = await alice.ok("buy", item="timer_extension", count=1)
-    assert inventory["slots"] == [{"item": "timer_extension", "count": 1}]
     await alice.ok("arm_timer_extension", table_id=table_id, armed=True)
     await bob.ok("ready", table_id=table_id, ready=True)
     await alice.ok("ready", table_id=table_id, ready=True)

@@ -116,19 +116,19 @@ async def test_a_guest_who_resumes_is_seen_again(connect, server) -> None:
 async def test_coins_cannot_leave_a_stake_table_while_its_match_runs(connect, server) -> None:
     dodger = await connect()
     await dodger.register("dodger")
+    profile = await dodger.ok("get_inventory")
     table_id = await dodger.create_table(stake=10)
+    await dodger.ok("buy", item="tile_counter", count=1)  # not seated yet: fine
     await dodger.ok("sit", table_id=table_id, seat=0)
     for seat in (1, 2, 3):
         await dodger.ok("add_bot", table_id=table_id, seat=seat, level="easy")
-    profile = await dodger.ok("get_inventory")
-    await dodger.ok("buy", item="tile_counter", count=1)  # before the match: fine
     coins = storage_of(server).balance(table_of(server, table_id).owner_id)
     await dodger.ok("ready", table_id=table_id, ready=True)
     with trio.fail_after(5):
         while table_of(server, table_id).play is None:
             await trio.sleep(0.01)
     reply = await dodger.request("buy", item="tile_counter", count=1)
-    assert reply["code"] == "hand_in_progress"
+    assert reply["code"] == "coins_at_stake"
     account = table_of(server, table_id).owner_id
     assert storage_of(server).balance(account) == coins  # nothing paid...
     inventory = await dodger.ok("get_inventory")

@@ -81,3 +81,15 @@ def test_an_update_of_the_players_table_after_the_match_clears_the_board() -> No
     assert d.view is not None and not d.view.match_running
     assert all(not s.discards for s in d.view.seats)
     assert isinstance(posted[-1], ui.ViewChanged)
+
+
+def test_someone_stood_up_at_the_table_is_told_by_name_but_not_twice_to_them() -> None:
+    d, posted = _dispatch()
+    d.view = replace(sample_view(), table_id=INFO.table_id)
+    d.profile = m.Profile(name="alice", guest=False, coins=400, rating=0, level=1)
+    d.receive(m.StoodUp(table_id=INFO.table_id, name="[b]bob[/b]", need=1_000))
+    d.receive(m.StoodUp(table_id=INFO.table_id + 1, name="carol", need=1_000))  # elsewhere
+    d.receive(m.StoodUp(table_id=INFO.table_id, name="alice", need=1_000))  # table_left says
+    (told,) = posted
+    assert isinstance(told, ui.Told)
+    assert told.text == "[b]bob[/b] was stood up: a seat here needs 1000 coins"
