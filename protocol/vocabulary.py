@@ -32,6 +32,7 @@ __all__ = [
     "Presence",
     "TableStatus",
     "TimerClass",
+    "TournamentState",
     "WhenBroke",
 ]
 
@@ -173,3 +174,12 @@ class Presence(StrEnum):
     ONLINE = "online"  # the player is connected and plays
     OFFLINE = "offline"  # disconnected: the turn timer runs, then the timeout action
     AUTO_PLAY = "auto_play"  # 托管: the server plays the seat
+
+
+class TournamentState(StrEnum):
+    """Where a club tournament stands (docs/rules.md §2.12)."""
+
+    OPEN = "open"  # registration open
+    CLOSED = "closed"  # registration closed, not started
+    RUNNING = "running"  # its sessions are played
+    FINISHED = "finished"  # its last session's results are in

@@ -191,3 +191,20 @@ def seat_session(
     if number == 1:
         return first_session(entry_order, plan.seed)
     return swiss(standings_order, meetings(past))
+
+
+def known_ahead(
+    plan: Plan, number: int, entry_order: Sequence[int], seating: Seating
+) -> list[Seating]:
+    """Session ``number``'s ``seating`` and the sessions after it already known (a fixed
+    schedule's, for at most three more: enough to even out the winds over four), for
+    ``winds.balance_session``."""
+    ahead = [seating]
+    if not uses_schedule(plan, len(entry_order)):
+        return ahead
+    schedule = affine_schedule(entry_order, plan.seed)
+    for later in range(number + 1, min(plan.sessions, number + 3) + 1):
+        if plan.leaders_last and later == plan.sessions:
+            break
+        ahead.append(schedule[later - 1])
+    return ahead

@@ -214,6 +214,8 @@ MIGRATIONS: tuple[str, ...] = (
         absent_counts INTEGER NOT NULL DEFAULT 0,
         spectators    INTEGER NOT NULL DEFAULT 0,
         turn_seconds  INTEGER NOT NULL DEFAULT 15,
+        grace_seconds INTEGER NOT NULL DEFAULT 60,
+        pause_seconds INTEGER NOT NULL DEFAULT 60,
         current       INTEGER NOT NULL DEFAULT 0,
         created_at    REAL NOT NULL
     );

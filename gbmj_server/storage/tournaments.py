@@ -41,6 +41,8 @@ class TournamentRecord:
     absent_counts: bool  # an absent player's bot's result counts (else 0 table points)
     spectators: bool  # the organiser lets spectators watch its tables
     turn_seconds: int
+    grace_seconds: int  # how long a session waits for its players before bots stand in
+    pause_seconds: int  # between two sessions
     current: int  # the session in play or last played (0: none yet)
     created_at: float
 
@@ -85,7 +87,8 @@ class ResultRecord:
 
 _COLUMNS = (
     "id, name, organiser, state, sessions, hands, minutes, drawn, seed, leaders_last, "
-    "absent_counts, spectators, turn_seconds, current, created_at"
+    "absent_counts, spectators, turn_seconds, grace_seconds, pause_seconds, current, "
+    "created_at"
 )
 
 
@@ -106,6 +109,8 @@ def _tournament(row: Sequence[Any]) -> TournamentRecord:
         row[12],
         row[13],
         row[14],
+        row[15],
+        row[16],
     )
 
 
@@ -130,13 +135,16 @@ class TournamentsMixin:
         absent_counts: bool = False,
         spectators: bool = False,
         turn_seconds: int = 15,
+        grace_seconds: int = 60,
+        pause_seconds: int = 60,
     ) -> TournamentRecord:
         """A new tournament, open for registration."""
         with self._write() as db:
             cur = db.execute(
                 "INSERT INTO tournament (name, organiser, state, sessions, hands, minutes, "
                 "drawn, seed, leaders_last, absent_counts, spectators, turn_seconds, "
-                "created_at) VALUES (?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "grace_seconds, pause_seconds, created_at) "
+                "VALUES (?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     name,
                     organiser,
@@ -149,6 +157,8 @@ class TournamentsMixin:
                     int(absent_counts),
                     int(spectators),
                     turn_seconds,
+                    grace_seconds,
+                    pause_seconds,
                     time.time(),
                 ),
             )
@@ -263,28 +273,21 @@ class TournamentsMixin:
         tournament_id: int,
         number: int,
         ends_at: float,
-        tables: Sequence[tuple[Sequence[int], Sequence[int], bytes]],
+        tables: Sequence[tuple[Sequence[int], bytes]],
     ) -> None:
-        """Session ``number`` starts now with ``tables`` (each: the players by place,
-        the absent, the match seed), numbered from 1; the tournament runs it."""
+        """Session ``number`` is seated now: ``tables`` (each: the players by place and
+        the match seed), numbered from 1; the tournament runs it."""
         with self._write() as db:
             db.execute(
                 "INSERT INTO tournament_session (tournament_id, number, started_at, ends_at) "
                 "VALUES (?, ?, ?, ?)",
                 (tournament_id, number, time.time(), ends_at),
             )
-            for index, (players, absent, seed) in enumerate(tables, start=1):
+            for index, (players, seed) in enumerate(tables, start=1):
                 db.execute(
                     "INSERT INTO tournament_table (tournament_id, session, number, players, "
-                    "absent, seed) VALUES (?, ?, ?, ?, ?, ?)",
-                    (
-                        tournament_id,
-                        number,
-                        index,
-                        json.dumps(list(players)),
-                        json.dumps(list(absent)),
-                        seed.hex(),
-                    ),
+                    "seed) VALUES (?, ?, ?, ?, ?)",
+                    (tournament_id, number, index, json.dumps(list(players)), seed.hex()),
                 )
             db.execute(
                 "UPDATE tournament SET state = 'running', current = ? WHERE id = ?",
@@ -292,13 +295,15 @@ class TournamentsMixin:
             )
 
     def set_session_table_id(
-        self, tournament_id: int, session: int, number: int, table_id: int
+        self, tournament_id: int, session: int, number: int, table_id: int, absent: Sequence[int]
     ) -> None:
+        """The session table is open as table ``table_id``, bots standing in for
+        ``absent``."""
         with self._write() as db:
             db.execute(
-                "UPDATE tournament_table SET table_id = ? "
+                "UPDATE tournament_table SET table_id = ?, absent = ? "
                 "WHERE tournament_id = ? AND session = ? AND number = ?",
-                (table_id, tournament_id, session, number),
+                (table_id, json.dumps(list(absent)), tournament_id, session, number),
             )
 
     def record_table(

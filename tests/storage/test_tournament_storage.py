@@ -27,8 +27,8 @@ def test_a_tournament_from_registration_to_its_results(tmp_path: Path) -> None:
         late = store.create_account("late", "x")
         with pytest.raises(TournamentError, match="closed"):
             store.enter_tournament(t.id, late.id, "late")
-        store.start_session(t.id, 1, 1e12, [((2, 0, 3, 1), (), b"\x01" * 32)])
-        store.set_session_table_id(t.id, 1, 1, 41)
+        store.start_session(t.id, 1, 1e12, [((2, 0, 3, 1), b"\x01" * 32)])
+        store.set_session_table_id(t.id, 1, 1, 41, [3])
         results = [ResultRecord(1, n, 1, 10 - n, 48 - 12 * n, n + 1, False) for n in (0, 1, 2)]
         results.append(ResultRecord(1, 3, 1, 0, 0, 4, True))
         store.record_table(t.id, 1, 1, None, results)
@@ -37,7 +37,7 @@ def test_a_tournament_from_registration_to_its_results(tmp_path: Path) -> None:
         again = store.tournament(t.id)
         assert again is not None and (again.state, again.current) == ("running", 1)
         (table,) = store.session_tables(t.id, 1)
-        assert (table.players, table.table_id, table.seed) == ((2, 0, 3, 1), 41, b"\x01" * 32)
+        assert (table.players, table.table_id, table.absent) == ((2, 0, 3, 1), 41, (3,))
         assert store.tournament_results(t.id) == results
         (session,) = store.tournament_sessions(t.id)
         assert session.finished_at is not None
