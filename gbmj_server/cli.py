@@ -10,7 +10,7 @@
     gbmj-server admin ... backup FILE | restore FILE | export ID [--out FILE]
     gbmj-server admin ... tournament create NAME [options] | open ID | close ID
                           | start ID | drop ID NAME | list | standings ID
-                          | export ID [--out PREFIX]
+                          | export ID [--out PREFIX] | allow NAME | disallow NAME
 
 Settings: ``gbmj_server.config`` (defaults, then the TOML file, then the command line).
 """
@@ -161,6 +161,11 @@ def _tournament_parser(parser: argparse.ArgumentParser) -> None:
     drop.add_argument("id", type=int)
     drop.add_argument("name")
     sub.add_parser("list", help="every tournament")
+    for action, text in (
+        ("allow", "let a player create and run tournaments"),
+        ("disallow", "no longer"),
+    ):
+        sub.add_parser(action, help=text).add_argument("name")
     export = sub.add_parser("export", help="standings and results as CSV and JSON files")
     export.add_argument("id", type=int)
     export.add_argument("--out", help="the files' prefix (default gbmj-tournament-ID)")
@@ -199,6 +204,14 @@ def _tournament(args: argparse.Namespace, config: ServerConfig) -> int:
         print(reply.get("message", ""), file=sys.stdout if reply.get("ok") else sys.stderr)
         return 0 if reply.get("ok") else 1
     with Storage(config.db_path) as store:
+        if args.action in ("allow", "disallow"):
+            account = store.account_by_name(args.name)
+            if account is None or account.is_guest:
+                print(f"no player named {args.name!r}", file=sys.stderr)
+                return 1
+            store.set_organiser(account.id, args.action == "allow")
+            print(f"{account.name} {'may' if args.action == 'allow' else 'may not'} organise")
+            return 0
         if args.action == "list":
             for t in store.tournaments():
                 count = len(store.entrants(t.id))

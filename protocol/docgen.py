@@ -106,6 +106,8 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "get_tournament",
             "tournament_detail",
             "tournament_seated",
+            "create_tournament",
+            "manage_tournament",
         ),
     ),
 )

@@ -25,6 +25,7 @@ from .vocabulary import (
     Presence,
     TableStatus,
     TimerClass,
+    TournamentAction,
     TournamentState,
 )
 
@@ -358,6 +359,17 @@ MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
         ),
     ),
     m.TournamentSeated(tournament_id=3, session=3, table_number=2, place=1, table_id=15),
+    m.CreateTournament(
+        id=44,
+        name="Thursday club",
+        sessions=5,
+        hands=8,
+        minutes=60,
+        drawn=True,
+        leaders_last=False,
+        spectators=False,
+    ),
+    m.ManageTournament(id=45, tournament_id=3, action=TournamentAction.DROP, name="dave"),
 )
 
 EVENT_EXAMPLES: tuple[m.EventBody, ...] = (

@@ -54,6 +54,7 @@ from .vocabulary import (
     Presence,
     TableStatus,
     TimerClass,
+    TournamentAction,
     TournamentState,
     WhenBroke,
 )
@@ -1289,6 +1290,11 @@ class TournamentTable(Record):
     table_points: tuple[int, ...] | None = field(
         Optional(ListOf(Int(0, 48), 4, 4)), "×12", default=None
     )
+    absent: tuple[bool, ...] | None = field(
+        Optional(ListOf(Bool(), 4, 4)),
+        "who was not there when the session started (a bot played for them)",
+        default=None,
+    )
 
 
 @message("list_tournaments", "client", "tournament_list")
@@ -1341,3 +1347,34 @@ class TournamentSeated(Message):
     table_number: int = field(Int(1, MAX_ENTRANTS // 4))
     place: int = field(SEAT, "0 East, 1 South, 2 West, 3 North (docs/rules.md §1.5)")
     table_id: int | None = field(Optional(TABLE_ID), "once the table is open", default=None)
+
+
+@message("create_tournament", "client", "tournament_detail")
+class CreateTournament(Message):
+    """A new tournament, open for registration (players the host allows to organise)."""
+
+    name: str = field(Str(30))
+    sessions: int = field(SESSION)
+    hands: int = field(Int(1, 16), "a session's hands at most")
+    minutes: int = field(Int(1, 600), "a session's time limit")
+    drawn: bool = field(Bool(), "session 1 drawn at random; false: by entry order")
+    leaders_last: bool = field(Bool(), "the last session puts the leaders together (高高碰)")
+    spectators: bool = field(Bool(), "others may watch its tables")
+
+
+@message("manage_tournament", "client", "ok")
+class ManageTournament(Message):
+    """The organiser opens or closes registration, starts the tournament, or drops a
+    player (``name``)."""
+
+    _RULES = (
+        When("action", (TournamentAction.DROP,), require=("name",)),
+        When(
+            "action",
+            tuple(a for a in TournamentAction if a is not TournamentAction.DROP),
+            forbid=("name",),
+        ),
+    )
+    tournament_id: int = field(TOURNAMENT_ID)
+    action: TournamentAction = field(Choice(TournamentAction))
+    name: str | None = field(Optional(NAME), "the player to drop", default=None)

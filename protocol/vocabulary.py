@@ -32,6 +32,7 @@ __all__ = [
     "Presence",
     "TableStatus",
     "TimerClass",
+    "TournamentAction",
     "TournamentState",
     "WhenBroke",
 ]
@@ -183,3 +184,12 @@ class TournamentState(StrEnum):
     CLOSED = "closed"  # registration closed, not started
     RUNNING = "running"  # its sessions are played
     FINISHED = "finished"  # its last session's results are in
+
+
+class TournamentAction(StrEnum):
+    """What a tournament's organiser does to it (docs/rules.md §2.12)."""
+
+    OPEN = "open"  # open registration
+    CLOSE = "close"  # close registration
+    START = "start"  # seat the first session
+    DROP = "drop"  # seat a player no more (their results stay)

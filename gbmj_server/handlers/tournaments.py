@@ -9,9 +9,11 @@ from gbmj_server.net.dispatch import Handlers
 from gbmj_server.net.errors import RequestError
 from gbmj_server.services import Services
 from gbmj_server.tournaments import TournamentError, Tournaments
+from gbmj_server.tournaments.runner import Settings
 from gbmj_server.tournaments.wire import detail_message, info
 from protocol import messages as m
 from protocol.errors import ErrorCode
+from protocol.vocabulary import TournamentAction
 
 handlers: Handlers[Services] = Handlers()
 
@@ -85,3 +87,61 @@ async def get_tournament(
     if session is not None and session > detail.record.current:
         raise RequestError(ErrorCode.OUT_OF_RANGE, f"session {session} is not seated yet")
     return detail_message(detail, conn.account_id, session)
+
+
+async def _organiser(services: Services, conn: Connection) -> int:
+    account = signed_in_id(conn)
+    store = services.store
+    if not await store.call(store.storage.is_organiser, account):
+        raise RequestError(
+            ErrorCode.TOURNAMENT_REFUSED, "the host has not allowed you to organise tournaments"
+        )
+    return account
+
+
+@handlers.on(m.CreateTournament)
+async def create_tournament(
+    services: Services, conn: Connection, request: m.CreateTournament
+) -> m.Message:
+    organiser = await _organiser(services, conn)
+    settings = Settings(
+        name=request.name,
+        sessions=request.sessions,
+        hands=request.hands,
+        minutes=request.minutes,
+        drawn=request.drawn,
+        leaders_last=request.leaders_last,
+        spectators=request.spectators,
+    )
+    tournaments = _tournaments(services)
+    try:
+        record = await tournaments.create(conn.name, settings, organiser)
+        detail = await tournaments.detail(record.id)
+    except TournamentError as exc:
+        raise _refused(exc) from None
+    return detail_message(detail, organiser, None)
+
+
+@handlers.on(m.ManageTournament)
+async def manage_tournament(
+    services: Services, conn: Connection, request: m.ManageTournament
+) -> m.Message:
+    organiser = await _organiser(services, conn)
+    tournaments = _tournaments(services)
+    try:
+        t = await tournaments.get(request.tournament_id)
+        if t.organiser_id != organiser:
+            raise RequestError(
+                ErrorCode.TOURNAMENT_REFUSED, f"you do not organise tournament {t.id}"
+            )
+        action = request.action
+        if action in (TournamentAction.OPEN, TournamentAction.CLOSE):
+            await tournaments.registration(t.id, action is TournamentAction.OPEN)
+        elif action is TournamentAction.START:
+            await tournaments.start(t.id)
+        else:
+            assert request.name is not None  # the message's rules require it
+            await tournaments.drop(t.id, request.name)
+    except TournamentError as exc:
+        raise _refused(exc) from None
+    return m.Ok()

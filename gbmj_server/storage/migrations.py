@@ -196,14 +196,16 @@ MIGRATIONS: tuple[str, ...] = (
     LEFT JOIN account a ON a.id = s.account_id
     WHERE NOT EXISTS (SELECT 1 FROM match_player p WHERE p.match_id = s.match_id);
     """,
-    # 7: club tournaments (docs/rules.md §2.12): the tournament, its entrants (``n`` is the
-    # entry order), its sessions, each session's tables (the players by place, East
-    # first; -1 a bot filling the field) and each entrant's result of each session.
+    # 7: club tournaments (docs/rules.md §2.12): the tournament (its organiser the host, or
+    # a player the host allows: tournament_organiser), its entrants (``n`` is the entry
+    # order), its sessions, each session's tables (the players by place, East first;
+    # negative: a bot filling the field) and each entrant's result of each session.
     """
     CREATE TABLE tournament (
         id            INTEGER PRIMARY KEY,
         name          TEXT NOT NULL,
         organiser     TEXT NOT NULL,
+        organiser_id  INTEGER REFERENCES account(id) ON DELETE SET NULL,
         state         TEXT NOT NULL CHECK (state IN ('open', 'closed', 'running', 'finished')),
         sessions      INTEGER NOT NULL CHECK (sessions BETWEEN 1 AND 16),
         hands         INTEGER NOT NULL CHECK (hands BETWEEN 1 AND 16),
@@ -218,6 +220,9 @@ MIGRATIONS: tuple[str, ...] = (
         pause_seconds INTEGER NOT NULL DEFAULT 60,
         current       INTEGER NOT NULL DEFAULT 0,
         created_at    REAL NOT NULL
+    );
+    CREATE TABLE tournament_organiser (
+        account_id    INTEGER PRIMARY KEY REFERENCES account(id) ON DELETE CASCADE
     );
     CREATE TABLE tournament_entrant (
         tournament_id INTEGER NOT NULL REFERENCES tournament(id) ON DELETE CASCADE,

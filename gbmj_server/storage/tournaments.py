@@ -31,6 +31,7 @@ class TournamentRecord:
     id: int
     name: str
     organiser: str
+    organiser_id: int | None  # None: the host
     state: str
     sessions: int
     hands: int  # per session, at most
@@ -86,9 +87,9 @@ class ResultRecord:
 
 
 _COLUMNS = (
-    "id, name, organiser, state, sessions, hands, minutes, drawn, seed, leaders_last, "
-    "absent_counts, spectators, turn_seconds, grace_seconds, pause_seconds, current, "
-    "created_at"
+    "id, name, organiser, organiser_id, state, sessions, hands, minutes, drawn, seed, "
+    "leaders_last, absent_counts, spectators, turn_seconds, grace_seconds, pause_seconds, "
+    "current, created_at"
 )
 
 
@@ -101,16 +102,17 @@ def _tournament(row: Sequence[Any]) -> TournamentRecord:
         row[4],
         row[5],
         row[6],
-        bool(row[7]),
-        row[8],
-        bool(row[9]),
+        row[7],
+        bool(row[8]),
+        row[9],
         bool(row[10]),
         bool(row[11]),
-        row[12],
+        bool(row[12]),
         row[13],
         row[14],
         row[15],
         row[16],
+        row[17],
     )
 
 
@@ -126,6 +128,7 @@ class TournamentsMixin:
         name: str,
         organiser: str,
         *,
+        organiser_id: int | None = None,
         sessions: int,
         hands: int,
         minutes: int,
@@ -141,13 +144,14 @@ class TournamentsMixin:
         """A new tournament, open for registration."""
         with self._write() as db:
             cur = db.execute(
-                "INSERT INTO tournament (name, organiser, state, sessions, hands, minutes, "
-                "drawn, seed, leaders_last, absent_counts, spectators, turn_seconds, "
+                "INSERT INTO tournament (name, organiser, organiser_id, state, sessions, hands, "
+                "minutes, drawn, seed, leaders_last, absent_counts, spectators, turn_seconds, "
                 "grace_seconds, pause_seconds, created_at) "
-                "VALUES (?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "VALUES (?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     name,
                     organiser,
+                    organiser_id,
                     sessions,
                     hands,
                     minutes,
@@ -166,6 +170,24 @@ class TournamentsMixin:
         found = self.tournament(int(tournament_id or 0))
         assert found is not None
         return found
+
+    def set_organiser(self, account_id: int, allowed: bool) -> None:
+        """The host lets a player create and run tournaments (or no longer)."""
+        with self._write() as db:
+            if allowed:
+                db.execute(
+                    "INSERT OR IGNORE INTO tournament_organiser (account_id) VALUES (?)",
+                    (account_id,),
+                )
+            else:
+                db.execute("DELETE FROM tournament_organiser WHERE account_id = ?", (account_id,))
+
+    def is_organiser(self, account_id: int) -> bool:
+        return bool(
+            self._db.execute(
+                "SELECT 1 FROM tournament_organiser WHERE account_id = ?", (account_id,)
+            ).fetchone()
+        )
 
     def tournament(self, tournament_id: int) -> TournamentRecord | None:
         row = self._db.execute(
@@ -257,13 +279,12 @@ class TournamentsMixin:
         ]
 
     def entered_by(self, account_id: int) -> list[int]:
-        """The tournaments (not finished) an account is entered in and not dropped from."""
+        """The tournaments an account is entered in (and not dropped from)."""
         return [
             r[0]
             for r in self._db.execute(
-                "SELECT e.tournament_id FROM tournament_entrant e "
-                "JOIN tournament t ON t.id = e.tournament_id "
-                "WHERE e.account_id = ? AND NOT e.dropped AND t.state != 'finished'",
+                "SELECT tournament_id FROM tournament_entrant "
+                "WHERE account_id = ? AND NOT dropped ORDER BY tournament_id",
                 (account_id,),
             ).fetchall()
         ]

@@ -161,7 +161,11 @@ class Tournaments:
         self.running: dict[int, trio.Event] = {}  # tournament id -> its runner's wake-up
 
     # -- requests ------------------------------------------------------------------------
-    async def create(self, organiser: str, settings: Settings) -> TournamentRecord:
+    async def create(
+        self, organiser: str, settings: Settings, organiser_id: int | None = None
+    ) -> TournamentRecord:
+        """A new tournament, open for registration; its organiser the host (no
+        ``organiser_id``) or a player the host allows."""
         settings.check()
         seed = settings.seed if settings.seed is not None else secrets.randbits(62)
         storage = self.store.storage
@@ -169,6 +173,7 @@ class Tournaments:
             storage.create_tournament,
             settings.name.strip(),
             organiser,
+            organiser_id=organiser_id,
             sessions=settings.sessions,
             hands=settings.hands,
             minutes=settings.minutes,

@@ -72,6 +72,7 @@ def tables(detail: Detail, session: int) -> list[m.TournamentTable]:
                 table_points=tuple(mine[n].table_points if n in mine else 0 for n in table.players)
                 if done
                 else None,
+                absent=tuple(n in table.absent for n in table.players) if table.absent else None,
             )
         )
     return result

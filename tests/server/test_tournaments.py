@@ -24,6 +24,7 @@ from gbmj_server.moderation import Moderator
 from gbmj_server.server import Server
 from gbmj_server.storage import Storage
 from gbmj_server.tournaments.runner import Settings
+from protocol.framing import encode_map
 from server.conftest import TEST_CONFIG, Probe, start
 from server.wireclient import WireClient, play, simple_choice
 
@@ -356,3 +357,49 @@ async def test_the_host_runs_a_tournament_from_the_command_line(
     assert sum(row["table_points_x12"] for row in table["players"]) == 84
     results = list(csv.DictReader(io.StringIO(Path(prefix + "-results.csv").read_text())))
     assert len(results) == 4 and {r["match_id"] for r in results} == {str(table["match_id"])}
+
+
+async def test_a_player_the_host_allows_organises_a_tournament(connect, admin) -> None:
+    alice, bob = await connect(), await connect()
+    await alice.register("alice")
+    await bob.register("bob")
+    settings = {
+        "name": "alice's club",
+        "sessions": 2,
+        "hands": 4,
+        "minutes": 30,
+        "drawn": True,
+        "leaders_last": True,
+        "spectators": False,
+    }
+    refused = await alice.request("create_tournament", **settings)
+    assert refused["code"] == "tournament_refused"
+    status, said = await admin("tournament", "allow", "alice")
+    assert status == 0 and "may organise" in said
+    assert (await admin("tournament", "allow", "nobody"))[0] == 1
+    created = await alice.ok("create_tournament", **settings)
+    info = created["tournament"]
+    assert (info["organiser"], info["state"], info["sessions"]) == ("alice", "open", 2)
+    tournament_id = info["tournament_id"]
+    await bob.ok("enter_tournament", tournament_id=tournament_id)
+    # Bob is no organiser; and alice organises only her own.
+    for action in ("close", "start"):
+        reply = await bob.request("manage_tournament", tournament_id=tournament_id, action=action)
+        assert reply["code"] == "tournament_refused"
+    await alice.ok("manage_tournament", tournament_id=tournament_id, action="close")
+    assert (await bob.request("withdraw_tournament", tournament_id=tournament_id))["code"] == (
+        "tournament_refused"
+    )
+    reply = await alice.request("manage_tournament", tournament_id=tournament_id, action="start")
+    assert reply["code"] == "tournament_refused" and "four players" in reply["message"]
+    # A drop names the player: refused by the protocol itself, nothing changes.
+    await alice.send_raw(
+        encode_map({"type": "manage_tournament", "id": 99, "tournament_id": tournament_id,
+                    "action": "drop"})
+    )  # fmt: skip
+    assert (await alice.expect("error", id=99))["code"] == "missing_field"
+    await alice.ok("manage_tournament", tournament_id=tournament_id, action="drop", name="bob")
+    detail = await bob.ok("get_tournament", tournament_id=tournament_id)
+    assert detail["standings"][0]["dropped"] is True
+    await admin("tournament", "disallow", "alice")
+    assert (await alice.request("create_tournament", **settings))["code"] == ("tournament_refused")

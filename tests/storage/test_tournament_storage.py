@@ -43,6 +43,6 @@ def test_a_tournament_from_registration_to_its_results(tmp_path: Path) -> None:
         assert session.finished_at is not None
         assert store.drop_entrant(t.id, "P3").dropped
         assert [e.dropped for e in store.entrants(t.id)] == [False, False, False, True]
-        assert store.entered_by(ids[3]) == []
+        assert store.entered_by(ids[3]) == []  # dropped
         with pytest.raises(TournamentError):
             store.drop_entrant(t.id, "nobody")
