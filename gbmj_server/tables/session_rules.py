@@ -26,6 +26,7 @@ class SessionRules:
     ends_at: float  # trio time at which time is called
     spectators: bool  # the organiser lets others watch
     playing: frozenset[int] = frozenset()  # accounts seated in this session, any table
+    organiser_id: int | None = None  # a player organising it (None: the host)
     on_over: Callable[[], None] = field(default=lambda: None)  # the match has ended
 
     def time_called(self, hands_played: int) -> bool:
@@ -38,7 +39,7 @@ class SessionRules:
             raise RequestError(
                 ErrorCode.NOT_EXPECTED, "you play in this session: you may not watch its tables"
             )
-        if not self.spectators:
+        if not self.spectators and (account_id is None or account_id != self.organiser_id):
             raise RequestError(
                 ErrorCode.NOT_EXPECTED, "the organiser allows no spectators at this tournament"
             )

@@ -403,7 +403,8 @@ class Table:
 
     # -- the match -----------------------------------------------------------------
     def maybe_start(self) -> None:
-        if self.play is not None or any(s is None for s in self.seats):
+        # A tournament's table plays its session's match only (the runner starts it).
+        if self.play is not None or self.tournament is not None or None in self.seats:
             return
         humans = self.humans()
         if humans and all(s.ready for s in humans):

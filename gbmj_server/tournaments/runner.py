@@ -354,6 +354,7 @@ class Tournaments:
                 trio.current_time() + (ends_at - time.time()),
                 t.spectators,
                 playing,
+                t.organiser_id,
                 lambda: self._wake(t.id),
             )
             if table.table_id is None:
