@@ -15,6 +15,7 @@ from gbmj.tournament.seating import (
     Seating,
     affine_schedule,
     first_session,
+    known_ahead,
     leaders_together,
     meetings,
     repeats,
@@ -239,3 +240,25 @@ def test_balance_winds_picks_the_evenest_of_the_24_orders(counts: list[list[int]
 
     if any(even(o) for o in permutations(range(4))):
         assert even(order)
+
+
+def test_the_servers_path_evens_out_winds_over_five_scheduled_sessions() -> None:
+    """As the runner seats them: each session's tables, its winds chosen with the
+    sessions known after it; after 4 sessions everyone has sat at every place once,
+    after 5 no count differs by more than 1."""
+    field = list(range(16))
+    for seed in (None, 11):
+        plan = Plan(sessions=5, seed=seed)
+        played: list[Seating] = []
+        past: dict[int, tuple[int, ...]] = {}
+        for number in range(1, 6):
+            seating = seat_session(plan, number, field, field, played)
+            ordered = balance_session(known_ahead(plan, number, field, seating), past)
+            assert sorted(map(sorted, ordered)) == sorted(map(sorted, seating))
+            for order in ordered:
+                past = add_winds(past, order)
+            played.append(ordered)
+            if number == 4:
+                assert all(counts == (1, 1, 1, 1) for counts in past.values())
+        assert _spread(past) <= 1
+        assert set(meetings(played).values()) == {1}
