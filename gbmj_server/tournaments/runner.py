@@ -307,13 +307,10 @@ class Tournaments:
             if line.player in on_field
         ]
         ranked += [p for p in field if p < 0]  # bots last
-        past = _past_seatings(past_tables)
-        plan = plan_of(t)
-        seating = seat_session(plan, number, field, ranked, past)
-        winds: dict[int, tuple[int, ...]] = {}
-        for table in past_tables:
-            winds = add_winds(winds, table.players)
-        ordered = balance_session(known_ahead(plan, number, field, seating), winds)
+        # The search for the fewest repeats may take a second of a big field: a thread.
+        ordered = await trio.to_thread.run_sync(
+            _session_seating, plan_of(t), number, field, ranked, past_tables
+        )
         tables = [(order, secrets.token_bytes(32)) for order in ordered]
         ends_at = time.time() + t.grace_seconds + t.minutes * 60
         await self.store.call(storage.start_session, t.id, number, ends_at, tables)
@@ -551,6 +548,21 @@ class Tournaments:
 def _account(entrants: dict[int, Entrant], n: int) -> int | None:
     entrant = entrants.get(n)
     return None if entrant is None else entrant.account_id
+
+
+def _session_seating(
+    plan: Plan,
+    number: int,
+    field: list[int],
+    ranked: list[int],
+    past_tables: Sequence[SessionTable],
+) -> list[tuple[int, ...]]:
+    """Session ``number``'s tables, each in the order of its places (East first)."""
+    seating = seat_session(plan, number, field, ranked, _past_seatings(past_tables))
+    winds: dict[int, tuple[int, ...]] = {}
+    for table in past_tables:
+        winds = add_winds(winds, table.players)
+    return balance_session(known_ahead(plan, number, field, seating), winds)
 
 
 def _past_seatings(tables: Sequence[SessionTable]) -> list[Seating]:
