@@ -315,6 +315,14 @@ class TournamentsMixin:
                 (number, tournament_id),
             )
 
+    def set_session_ends(self, tournament_id: int, number: int, ends_at: float) -> None:
+        """The session's time is called at ``ends_at`` (wall clock)."""
+        with self._write() as db:
+            db.execute(
+                "UPDATE tournament_session SET ends_at = ? WHERE tournament_id = ? AND number = ?",
+                (ends_at, tournament_id, number),
+            )
+
     def set_session_table_id(
         self, tournament_id: int, session: int, number: int, table_id: int, absent: Sequence[int]
     ) -> None:

@@ -312,7 +312,7 @@ class Tournaments:
             _session_seating, plan_of(t), number, field, ranked, past_tables
         )
         tables = [(order, secrets.token_bytes(32)) for order in ordered]
-        ends_at = time.time() + t.grace_seconds + t.minutes * 60
+        ends_at = time.time() + t.grace_seconds + t.minutes * 60  # until its tables open
         await self.store.call(storage.start_session, t.id, number, ends_at, tables)
         logs.event("tournament_session_seated", tournament=t.id, session=number)
         by_n = {e.n: e for e in entrants}
@@ -339,8 +339,10 @@ class Tournaments:
             a for table in tables for n in table.players if (a := _account(entrants, n)) is not None
         )
         started = (await self.store.call(storage.tournament_sessions, t.id))[-1].started_at
-        if any(table.table_id is None for table in tables):
+        if all(table.table_id is None for table in tables):  # the session's start
             await self._wait_for_players(t, tables, entrants, started)
+            ends_at = time.time() + t.minutes * 60  # its time runs from its tables' opening
+            await self.store.call(storage.set_session_ends, t.id, number, ends_at)
         wake = self.running.setdefault(t.id, trio.Event())
         for table in tables:
             rules = SessionRules(
