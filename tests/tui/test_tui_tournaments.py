@@ -6,6 +6,7 @@ auto-play, and the screen shows the final standings and the session's table."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -44,8 +45,6 @@ def _admin(db: Path, **request: object) -> str:
         if reply is not None:
             assert reply["ok"], reply
             return str(reply["message"])
-        import time
-
         time.sleep(0.05)
     raise AssertionError("no admin socket")
 
