@@ -5,7 +5,9 @@ session's tables and results; a finished tournament's final standings.
 Opened from the lobby (``t``). The list on top; Enter shows the selected tournament
 below (its standings and the current session's tables); ``e`` enters it, ``w``
 withdraws, ``[`` and ``]`` step through the sessions, ``r`` refreshes (the screen also
-refreshes by itself while it shows). Names come from other people: plain ``Text``.
+refreshes by itself while it shows). A player the host allows to organise creates a
+tournament (``c``), opens or closes its registration (``o``) and starts it (``s``).
+Names come from other people: plain ``Text``.
 """
 
 from __future__ import annotations
@@ -14,16 +16,18 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Label
+from textual.widgets import Button, DataTable, Input, Label, Static
 
 from gbmj.tournament.points import shown
 from gbmj_tui.i18n import N_, tr
 from gbmj_tui.messages import Refused, Replied, Requested
+from gbmj_tui.widgets.toggle import Toggle
 from gbmj_tui.words import PLACES
 from protocol import messages as m
-from protocol.vocabulary import TournamentState
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.vocabulary import TournamentAction, TournamentState
 
 LIVE_EVERY = 10.0  # seconds between two refreshes of the tournament shown
 STATES = {
@@ -87,6 +91,9 @@ class TournamentsScreen(ModalScreen[None]):
         Binding("left_square_bracket", "session(-1)", N_("Previous session")),
         Binding("right_square_bracket", "session(1)", N_("Next session")),
         Binding("r", "refresh", N_("Refresh")),
+        Binding("c", "create", N_("New tournament"), show=False),
+        Binding("o", "registration", N_("Open/close registration"), show=False),
+        Binding("s", "start", N_("Start"), show=False),
     ]
 
     def __init__(self, lang: str, me: str = "") -> None:
@@ -109,7 +116,8 @@ class TournamentsScreen(ModalScreen[None]):
             yield DataTable(id="t-tables", cursor_type="row")
             yield Label("", id="t-status")
             hint = tr(
-                "Enter: show   e: sign up   w: withdraw   [ ]: sessions   r: refresh   Esc: close",
+                "Enter: show   e: sign up   w: withdraw   [ ]: sessions   r: refresh   "
+                "Esc: close   (organisers: c new, o registration, s start)",
                 lang,
             )
             yield Label(hint, classes="hint")
@@ -152,6 +160,14 @@ class TournamentsScreen(ModalScreen[None]):
             entered = isinstance(replied.request, m.EnterTournament)
             self._status(tr("You are entered" if entered else "Entry withdrawn", self.lang))
             self.action_refresh()
+        elif isinstance(replied.request, m.ManageTournament):
+            self._status(tr("Done", self.lang))
+            self.action_refresh()
+        if isinstance(reply, m.TournamentDetail) and isinstance(
+            replied.request, m.CreateTournament
+        ):
+            self.chosen = reply.tournament.tournament_id
+            self._ask(m.ListTournaments())
 
     @on(Refused)
     def _refused(self, refused: Refused) -> None:
@@ -249,5 +265,92 @@ class TournamentsScreen(ModalScreen[None]):
             self.session = wanted
             self._live()
 
+    # -- an organiser's keys (the server refuses anyone the host has not allowed) ------------
+    def action_create(self) -> None:
+        def sent(request: m.CreateTournament | None) -> None:
+            if request is not None:
+                self._ask(request)
+
+        self.app.push_screen(TournamentDialog(self.lang, self.app.has_class("-ascii")), sent)
+
+    def _manage(self, action: TournamentAction) -> None:
+        selected = self._selected()
+        if selected is not None:
+            self._ask(m.ManageTournament(tournament_id=selected.tournament_id, action=action))
+
+    def action_registration(self) -> None:
+        selected = self._selected()
+        if selected is not None:
+            opened = selected.state is TournamentState.OPEN
+            self._manage(TournamentAction.CLOSE if opened else TournamentAction.OPEN)
+
+    def action_start(self) -> None:
+        self._manage(TournamentAction.START)
+
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+class TournamentDialog(ModalScreen[m.CreateTournament | None]):
+    """A new tournament's settings, for a player the host allows to organise."""
+
+    CSS_PATH = "../styles/app.tcss"
+    BINDINGS = [Binding("escape", "cancel", N_("Cancel"))]  # noqa: RUF012
+
+    def __init__(self, lang: str, ascii: bool = False) -> None:
+        super().__init__()
+        self.lang = lang
+        self.ascii = ascii
+
+    def compose(self) -> ComposeResult:
+        lang, ascii = self.lang, self.ascii
+        with Vertical(id="dialog"):
+            with Horizontal(classes="row"):
+                yield Label(tr("Name", lang))
+                yield Input(id="tn-name", max_length=30, compact=True)
+            with Horizontal(classes="row"):
+                for label, field_id, value in (
+                    (N_("Sessions"), "tn-sessions", "4"),
+                    (N_("Hands"), "tn-hands", "16"),
+                    (N_("Minutes"), "tn-minutes", "90"),
+                ):
+                    yield Label(tr(label, lang))
+                    yield Input(value, id=field_id, max_length=3, type="integer", compact=True)
+            with Horizontal(classes="row"):
+                yield Toggle(tr("First session drawn", lang), True, id="tn-drawn", ascii=ascii)
+                yield Toggle(tr("Leaders together last", lang), False, id="tn-leaders", ascii=ascii)
+                yield Toggle(tr("Spectators", lang), False, id="tn-spectators", ascii=ascii)
+            with Horizontal(classes="row"):
+                yield Button(tr("Create", lang), id="tn-create", variant="primary", compact=True)
+                yield Button(tr("Cancel", lang), id="tn-cancel", compact=True)
+            yield Static("", id="dialog-error")
+
+    @on(Button.Pressed, "#tn-cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def _number(self, selector: str) -> int:
+        text = self.query_one(selector, Input).value.strip()
+        return int(text) if text.isdigit() else 0
+
+    @on(Button.Pressed, "#tn-create")
+    @on(Input.Submitted)
+    def _create(self) -> None:
+        try:
+            request = m.CreateTournament(
+                name=self.query_one("#tn-name", Input).value.strip(),
+                sessions=self._number("#tn-sessions"),
+                hands=self._number("#tn-hands"),
+                minutes=self._number("#tn-minutes"),
+                drawn=self.query_one("#tn-drawn", Toggle).value,
+                leaders_last=self.query_one("#tn-leaders", Toggle).value,
+                spectators=self.query_one("#tn-spectators", Toggle).value,
+            )
+            request.to_wire()  # the protocol's own range checks
+            if not request.name:
+                raise ProtocolError(ErrorCode.OUT_OF_RANGE, "a name is needed", "name")
+        except ProtocolError as exc:  # a number out of range, or no name: say which
+            text = tr("out of range: {field}", self.lang).format(field=exc.field or str(exc))
+            self.query_one("#dialog-error", Static).update(Text(text))
+            return
+        self.dismiss(request)

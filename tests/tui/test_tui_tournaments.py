@@ -23,7 +23,7 @@ from gbmj_tui.screens.connect import ConnectScreen
 from gbmj_tui.screens.lobby import LobbyScreen
 from gbmj_tui.screens.result import ResultScreen, StandingsScreen
 from gbmj_tui.screens.table import TableScreen
-from gbmj_tui.screens.tournaments import TournamentsScreen
+from gbmj_tui.screens.tournaments import TournamentDialog, TournamentsScreen
 
 
 @pytest.fixture
@@ -108,3 +108,53 @@ def test_enter_a_tournament_play_its_session_see_the_standings(
     assert tables.row_count == 1
     assert "absent1 (absent)" in final and "dora (absent)" not in final
     assert "✓" in final  # entered, also once finished
+
+
+def test_a_player_the_host_allows_creates_and_closes_a_tournament(
+    server: tuple[int, Path], tmp_path: Path
+) -> None:
+    port, db = server
+
+    async def go() -> tuple[str, str, str]:
+        app = GbmjApp(config_path=tmp_path / "c.json", lang="en")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+            screen = app.screen
+            screen.query_one("#server", Input).value = f"127.0.0.1:{port}"
+            screen.query_one("#name", Input).value = "olga"
+            screen.query_one("#password", Input).value = "olga-password"
+            screen.query_one("#insecure").value = True
+            await pilot.click("#register")
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await pilot.press("t")
+            await until(pilot, lambda: isinstance(app.screen, TournamentsScreen))
+            await pilot.press("c")
+            await until(pilot, lambda: isinstance(app.screen, TournamentDialog))
+            app.screen.query_one("#tn-name", Input).value = "Olga's cup"
+            app.screen.query_one("#tn-sessions", Input).value = "3"
+            app.screen.query_one("#tn-name", Input).focus()
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, TournamentsScreen))
+            await until(pilot, lambda: "not allowed" in screen_text(app))
+            refused = screen_text(app)
+            with Storage(db) as store:  # the host: admin tournament allow olga
+                account = store.account_by_name("olga")
+                assert account is not None
+                store.set_organiser(account.id, True)
+            await pilot.press("c")
+            await until(pilot, lambda: isinstance(app.screen, TournamentDialog))
+            app.screen.query_one("#tn-name", Input).value = "Olga's cup"
+            app.screen.query_one("#tn-sessions", Input).value = "3"
+            app.screen.query_one("#tn-name", Input).focus()
+            await pilot.press("enter")
+            await until(pilot, lambda: "Olga's cup: registration open" in screen_text(app))
+            created = screen_text(app)
+            app.screen.query_one("#t-list", DataTable).focus()
+            await pilot.press("o")
+            await until(pilot, lambda: "registration closed" in screen_text(app))
+            return refused, created, screen_text(app)
+
+    refused, created, closed = asyncio.run(go())
+    assert "organise" in refused
+    assert "session 0 of 3" in created and "olga" in created
+    assert "Olga's cup" in closed
