@@ -20,6 +20,8 @@ from typing import Any
 import trio
 
 from gbmj_server.moderation import ModerationError, Moderator
+from gbmj_server.tournaments import TournamentError
+from gbmj_server.tournaments.admin import run_admin
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +52,14 @@ async def _answer(moderator: Moderator, request: Any) -> dict[str, Any]:
             message = await moderator.reset_password(str(name), str(request.get("hash")))
         elif command == "announce":
             message = await moderator.announce(str(request.get("text", "")))
+        elif command == "tournament":
+            tournaments = moderator.services.tournaments
+            if tournaments is None:
+                return {"ok": False, "message": "the server runs no tournaments yet"}
+            try:
+                message = await run_admin(tournaments, request)
+            except TournamentError as exc:
+                return {"ok": False, "message": str(exc)}
         else:
             return {"ok": False, "message": f"no admin command {command!r}"}
     except ModerationError as exc:

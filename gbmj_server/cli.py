@@ -8,6 +8,9 @@
     gbmj-server admin ... reset-password NAME | ban NAME | unban NAME
     gbmj-server admin ... grant NAME COINS | take NAME COINS | ledger [NAME] | check
     gbmj-server admin ... backup FILE | restore FILE | export ID [--out FILE]
+    gbmj-server admin ... tournament create NAME [options] | open ID | close ID
+                          | start ID | drop ID NAME | list | standings ID
+                          | export ID [--out PREFIX] | allow NAME | disallow NAME
 
 Settings: ``gbmj_server.config`` (defaults, then the TOML file, then the command line).
 """
@@ -43,6 +46,9 @@ from gbmj_server.storage import (
     hash_password,
     hold_for_server,
 )
+from gbmj_server.storage.tournaments import TournamentError
+from gbmj_server.tournaments.runner import load_detail
+from gbmj_server.tournaments.wire import dumps, export_csv
 
 
 def _port(text: str) -> int:
@@ -121,7 +127,114 @@ def _admin_parser() -> argparse.ArgumentParser:
     sub.add_parser(
         "restore", help="replace the database with a backup (the server stopped)"
     ).add_argument("file", type=Path)
+    _tournament_parser(sub.add_parser("tournament", help="club tournaments (docs/hosting.md)"))
     return parser
+
+
+def _tournament_parser(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", required=True)
+    create = sub.add_parser("create", help="a new tournament, open for registration")
+    create.add_argument("name")
+    create.add_argument("--sessions", type=int, help="1-16 (default 4)")
+    create.add_argument("--hands", type=int, help="a session's hands at most, 1-16 (default 16)")
+    create.add_argument("--minutes", type=int, help="a session's time limit (default 90)")
+    create.add_argument("--seed", type=int, help="the draw's seed (default: drawn)")
+    create.add_argument(
+        "--seed-order", action="store_true", help="session 1 by entry order, not drawn"
+    )
+    create.add_argument("--leaders-last", action="store_true", help="高高碰 in the last session")
+    create.add_argument(
+        "--absent-counts", action="store_true", help="an absent player's bot's result counts"
+    )
+    create.add_argument("--spectators", action="store_true", help="others may watch its tables")
+    create.add_argument("--turn", type=int, help="seconds a turn (default 15)")
+    create.add_argument("--grace", type=int, help="seconds a session waits for its players")
+    create.add_argument("--pause", type=int, help="seconds between two sessions (default 60)")
+    for action, text in (
+        ("open", "open registration"),
+        ("close", "close registration"),
+        ("start", "seat the first session (the running server only)"),
+        ("standings", "the standings"),
+    ):
+        sub.add_parser(action, help=text).add_argument("id", type=int)
+    drop = sub.add_parser("drop", help="seat a player no more (their results stay)")
+    drop.add_argument("id", type=int)
+    drop.add_argument("name")
+    sub.add_parser("list", help="every tournament")
+    for action, text in (
+        ("allow", "let a player create and run tournaments"),
+        ("disallow", "no longer"),
+    ):
+        sub.add_parser(action, help=text).add_argument("name")
+    export = sub.add_parser("export", help="standings and results as CSV and JSON files")
+    export.add_argument("id", type=int)
+    export.add_argument("--out", help="the files' prefix (default gbmj-tournament-ID)")
+
+
+def _tournament(args: argparse.Namespace, config: ServerConfig) -> int:
+    """``admin tournament``: the changes through the running server's admin socket, the
+    readings from the file."""
+    if args.action in ("create", "open", "close", "start", "drop"):
+        request: dict[str, object] = {"command": "tournament", "action": args.action}
+        if args.action == "create":
+            request["name"] = args.name
+            for key, value in (
+                ("sessions", args.sessions),
+                ("hands", args.hands),
+                ("minutes", args.minutes),
+                ("seed", args.seed),
+                ("turn_seconds", args.turn),
+                ("grace_seconds", args.grace),
+                ("pause_seconds", args.pause),
+            ):
+                if value is not None:
+                    request[key] = value
+            request["drawn"] = not args.seed_order
+            request["leaders_last"] = args.leaders_last
+            request["absent_counts"] = args.absent_counts
+            request["spectators"] = args.spectators
+        else:
+            request["id"] = args.id
+            if args.action == "drop":
+                request["name"] = args.name
+        reply = admin_socket.call(config.db_path, request)
+        if reply is None:
+            print(f"no server is running on {config.db_path}", file=sys.stderr)
+            return 1
+        print(reply.get("message", ""), file=sys.stdout if reply.get("ok") else sys.stderr)
+        return 0 if reply.get("ok") else 1
+    with Storage(config.db_path) as store:
+        if args.action in ("allow", "disallow"):
+            account = store.account_by_name(args.name)
+            if account is None or account.is_guest:
+                print(f"no player named {args.name!r}", file=sys.stderr)
+                return 1
+            store.set_organiser(account.id, args.action == "allow")
+            print(f"{account.name} {'may' if args.action == 'allow' else 'may not'} organise")
+            return 0
+        if args.action == "list":
+            for t in store.tournaments():
+                count = len(store.entrants(t.id))
+                print(f"{t.id}\t{t.name}\t{t.state}\tsession {t.current}/{t.sessions}\t{count}")
+            return 0
+        try:
+            detail = load_detail(store, args.id)
+        except TournamentError as exc:
+            print(str(exc), file=sys.stderr)
+            return 1
+    standings, results = export_csv(detail)
+    if args.action == "standings":
+        print(standings, end="")
+        return 0
+    prefix = args.out or f"gbmj-tournament-{args.id}"
+    for suffix, text in (
+        ("-standings.csv", standings),
+        ("-results.csv", results),
+        (".json", dumps(detail) + "\n"),
+    ):
+        Path(prefix + suffix).write_text(text, encoding="utf-8")
+        print(f"wrote {prefix}{suffix}")
+    return 0
 
 
 # Admin commands that reach a running server through its admin socket (the others, and
@@ -165,6 +278,8 @@ def admin(argv: Sequence[str]) -> int:
     config = _config(args)
     if args.command in ("backup", "restore"):  # on the file, not through the store
         return _backup_or_restore(args.command, args.file, config.db_path)
+    if args.command == "tournament":
+        return _tournament(args, config)
     if args.command in LIVE:  # through the running server, so that it acts at once
         request = {"command": args.command, "name": getattr(args, "name", None)}
         if args.command in ("grant", "take"):

@@ -41,6 +41,7 @@ from gbmj_server.tables.context import TableContext
 from gbmj_server.tables.journal import Journal
 from gbmj_server.tables.registry import Tables
 from gbmj_server.tls import ServerTls, tls_listeners
+from gbmj_server.tournaments import Tournaments
 from protocol import messages as m
 from protocol.errors import ErrorCode
 from protocol.framing import encode
@@ -102,6 +103,10 @@ class Server:
             nursery.start_soon(self._gauges)
             nursery.start_soon(housekeeping, self.services)
             self.resumed = await self.services.tables.resume()
+            self.services.tournaments = Tournaments(
+                self.store, self.sessions, self.services.tables, nursery
+            )
+            await self.services.tournaments.resume()
             task_status.started()
 
     async def serve(

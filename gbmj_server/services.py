@@ -12,6 +12,7 @@ from gbmj_server.net.lobby import Lobby
 from gbmj_server.net.sessions import Sessions
 from gbmj_server.storage.threads import AsyncStorage
 from gbmj_server.tables.registry import Tables
+from gbmj_server.tournaments import Tournaments
 from protocol.vocabulary import Item
 
 
@@ -25,6 +26,7 @@ class Services:
     guard: Guard
     rng: random.Random = field(default_factory=random.SystemRandom)
     prices: dict[Item, int] = field(default_factory=dict)  # the shop: item -> coins
+    tournaments: Tournaments | None = None  # the club tournaments (set once running)
 
     def __post_init__(self) -> None:
         if not self.prices:

@@ -28,7 +28,14 @@ from gbmj_tui.wire import (
     apply_table_info,
     from_snapshot,
 )
-from gbmj_tui.words import LEFT_REASONS, NOTICES, SESSION_ENDING, error_text, item_name
+from gbmj_tui.words import (
+    LEFT_REASONS,
+    NOTICES,
+    PLACES,
+    SESSION_ENDING,
+    error_text,
+    item_name,
+)
 from protocol import messages as m
 from protocol.vocabulary import LeaveReason, NoticeCode, Presence, TableStatus
 
@@ -228,6 +235,22 @@ class Dispatch:
             return
         self.post(ui.Told(text, "warning"))
 
+    def on_tournament_seated(self, msg: m.TournamentSeated) -> None:
+        """Where the player sits in a tournament's next session; when the table opens the
+        server brings the player there (a snapshot follows)."""
+        text = tr("Tournament {tournament}, session {session}: table {table}, {place}", self.lang)
+        place = tr(PLACES[msg.place], self.lang)
+        self.post(
+            ui.Told(
+                text.format(
+                    tournament=msg.tournament_id,
+                    session=msg.session,
+                    table=msg.table_number,
+                    place=place,
+                )
+            )
+        )
+
     def on_error(self, msg: m.Error) -> None:
         """An error that answers no request of ours (a bad frame)."""
         self.post(ui.Told(error_text(msg.code, self.lang, msg.message), "warning"))
@@ -254,6 +277,7 @@ Dispatch.HANDLERS = {
     m.StoodUp: Dispatch.on_stood_up,
     m.ItemAwarded: Dispatch.on_item_awarded,
     m.Notice: Dispatch.on_notice,
+    m.TournamentSeated: Dispatch.on_tournament_seated,
     m.Error: Dispatch.on_error,
 }
 

@@ -62,6 +62,8 @@ ERRORS: dict[ErrorCode, str] = {
     E.NO_SUCH_PLAYER: N_("no player has that name"),
     E.NO_SUCH_MATCH: N_("no such match or hand, or not one you may read"),
     E.NOT_ENDED: N_("it has not ended yet"),
+    E.NO_SUCH_TOURNAMENT: N_("no such tournament"),
+    E.TOURNAMENT_REFUSED: N_("not now in this tournament"),
     E.INTERNAL: N_("the server failed; nothing changed"),
 }
 # Codes that say this client sent something the server could not take: the server's
@@ -77,6 +79,7 @@ TECHNICAL = frozenset(
         E.WRONG_TYPE,
         E.OUT_OF_RANGE,
         E.INTERNAL,
+        E.TOURNAMENT_REFUSED,  # which of its reasons: the server says
     }
 )
 
@@ -170,3 +173,7 @@ def item_name(item: str, lang: str) -> str:
         return tr(ITEM_NAMES[Item(item)], lang)
     except ValueError:
         return item
+
+
+# The table's four places, East first (docs/rules.md §1.5): a tournament seat's place.
+PLACES = (N_("East"), N_("South"), N_("West"), N_("North"))

@@ -97,6 +97,20 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("SSH keys", ("list_ssh_keys", "add_ssh_key", "remove_ssh_key", "ssh_keys")),
     ("Chat and moderation", ("chat_send", "chat", "mute")),
+    (
+        "Tournaments",
+        (
+            "list_tournaments",
+            "tournament_list",
+            "enter_tournament",
+            "withdraw_tournament",
+            "get_tournament",
+            "tournament_detail",
+            "tournament_seated",
+            "create_tournament",
+            "manage_tournament",
+        ),
+    ),
 )
 
 SENDERS = {"client": "client → server", "server": "server → client", "both": "either way"}

@@ -59,6 +59,8 @@ class ErrorCode(StrEnum):
     NO_SUCH_PLAYER = "no_such_player"
     NO_SUCH_MATCH = "no_such_match"  # no match or hand by that id, or not one you may read
     NOT_ENDED = "not_ended"  # the hand or match has not ended yet
+    NO_SUCH_TOURNAMENT = "no_such_tournament"
+    TOURNAMENT_REFUSED = "tournament_refused"  # registration closed, entered already...
     INTERNAL = "internal"  # a bug on the server; the request had no effect
 
 
@@ -133,5 +135,8 @@ DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.NO_SUCH_PLAYER: "no account has this name",
     ErrorCode.NO_SUCH_MATCH: "no match or hand has this id, or it is not one you may read",
     ErrorCode.NOT_ENDED: "the hand or match has not ended yet",
+    ErrorCode.NO_SUCH_TOURNAMENT: "no tournament has this id",
+    ErrorCode.TOURNAMENT_REFUSED: "not now in this tournament: registration closed, entered "
+    "already, not entered, a guest",
     ErrorCode.INTERNAL: "a fault on the server; the request had no effect",
 }

@@ -25,6 +25,8 @@ from .vocabulary import (
     Presence,
     TableStatus,
     TimerClass,
+    TournamentAction,
+    TournamentState,
 )
 
 COMMITMENT = "9f2b5c0e7d1a4c3b8e6f0a2d4c6e8b1a3f5d7c9e0b2a4c6e8d1f3a5c7e9b0d2f"
@@ -99,6 +101,19 @@ def _seat(
         drawn=drawn,
     )
 
+
+TOURNAMENT = m.TournamentInfo(
+    tournament_id=3,
+    name="Thursday club",
+    organiser="host",
+    state=TournamentState.RUNNING,
+    sessions=5,
+    session=2,
+    hands=8,
+    minutes=60,
+    entrants=16,
+    entered=True,
+)
 
 MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
     m.Hello(version=m.PROTOCOL_VERSION, client="gbmj/0.1.0"),
@@ -311,6 +326,51 @@ MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
     m.Mute(id=33, name="spammer", on=True),
     m.ChatSend(id=25, channel=Channel.LOBBY, text="anyone for a 5-stake table?"),
     m.Chat(channel=Channel.TABLE, table_id=7, sender="bob", text="好牌!"),
+    m.ListTournaments(id=40),
+    m.TournamentList(id=40, tournaments=(TOURNAMENT,)),
+    m.EnterTournament(id=41, tournament_id=3),
+    m.WithdrawTournament(id=42, tournament_id=3),
+    m.GetTournament(id=43, tournament_id=3),
+    m.TournamentDetail(
+        id=43,
+        tournament=TOURNAMENT,
+        standings=(
+            m.TournamentLine(
+                rank=1,
+                name="alice",
+                table_points=84,
+                score=212,
+                places=(1, 1, 0, 0),
+                best=150,
+                sessions=2,
+                dropped=False,
+            ),
+        ),
+        session=2,
+        tables=(
+            m.TournamentTable(
+                session=2,
+                number=1,
+                players=("alice", "bob", "carol", "dave"),
+                table_id=12,
+                match_id=90,
+                scores=(150, -20, -40, -90),
+                table_points=(48, 24, 12, 0),
+            ),
+        ),
+    ),
+    m.TournamentSeated(tournament_id=3, session=3, table_number=2, place=1, table_id=15),
+    m.CreateTournament(
+        id=44,
+        name="Thursday club",
+        sessions=5,
+        hands=8,
+        minutes=60,
+        drawn=True,
+        leaders_last=False,
+        spectators=False,
+    ),
+    m.ManageTournament(id=45, tournament_id=3, action=TournamentAction.DROP, name="dave"),
 )
 
 EVENT_EXAMPLES: tuple[m.EventBody, ...] = (

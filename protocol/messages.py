@@ -54,6 +54,8 @@ from .vocabulary import (
     Presence,
     TableStatus,
     TimerClass,
+    TournamentAction,
+    TournamentState,
     WhenBroke,
 )
 
@@ -1242,3 +1244,148 @@ class Chat(Message):
     table_id: int | None = field(Optional(TABLE_ID), default=None)
     sender: str | None = field(Optional(NAME), default=None)
     text: str = field(CHAT_TEXT)
+
+
+# -- tournaments (docs/rules.md §2.12) ---------------------------------------------------
+MAX_ENTRANTS = 64
+MAX_SESSIONS = 16
+TOURNAMENT_ID = Int(1, 2**31 - 1)
+SESSION = Int(1, MAX_SESSIONS)
+TOURNAMENT_PAGE = 50  # tournaments in one tournament_list
+TABLE_POINTS = Int(0, 48 * MAX_SESSIONS)  # ×12: 48 / 24 / 12 / 0 a session
+
+
+@record
+class TournamentInfo(Record):
+    """A club tournament as its list shows it."""
+
+    tournament_id: int = field(TOURNAMENT_ID)
+    name: str = field(Str(30))
+    organiser: str = field(Str(24))
+    state: TournamentState = field(Choice(TournamentState))
+    sessions: int = field(SESSION)
+    session: int = field(Int(0, MAX_SESSIONS), "the session in play, or the last played; 0 none")
+    hands: int = field(Int(1, 16), "a session's hands at most")
+    minutes: int = field(Int(1, 600), "a session's time limit")
+    entrants: int = field(Int(0, MAX_ENTRANTS))
+    entered: bool = field(Bool(), "the asking player is entered")
+
+
+@record
+class TournamentLine(Record):
+    """One line of a tournament's standings."""
+
+    rank: int = field(Int(1, MAX_ENTRANTS), "equal lines share a rank")
+    name: str = field(NAME)
+    table_points: int = field(TABLE_POINTS, "×12 (48 for a first place): shown divided by 12")
+    score: int = field(POINTS)
+    places: tuple[int, ...] = field(
+        ListOf(Int(0, MAX_SESSIONS), 4, 4), "how many 1st, 2nd, 3rd, 4th places"
+    )
+    best: int = field(POINTS, "the best single session's score")
+    sessions: int = field(Int(0, MAX_SESSIONS), "sessions with a result")
+    dropped: bool = field(Bool())
+
+
+@record
+class TournamentTable(Record):
+    """One table of a session: its players by place (East first) and, once its match
+    has ended, their scores and table points."""
+
+    session: int = field(SESSION)
+    number: int = field(Int(1, MAX_ENTRANTS // 4))
+    players: tuple[str, ...] = field(ListOf(NAME, 4, 4), "by place, East first; bots as 'bot'")
+    table_id: int | None = field(Optional(TABLE_ID), "once open", default=None)
+    match_id: int | None = field(Optional(ID), "once its match has ended", default=None)
+    scores: tuple[int, ...] | None = field(Optional(POINTS_PER_SEAT), default=None)
+    table_points: tuple[int, ...] | None = field(
+        Optional(ListOf(Int(0, 48), 4, 4)), "×12", default=None
+    )
+    absent: tuple[bool, ...] | None = field(
+        Optional(ListOf(Bool(), 4, 4)),
+        "who was not there when the session started (a bot played for them)",
+        default=None,
+    )
+
+
+@message("list_tournaments", "client", "tournament_list")
+class ListTournaments(Message):
+    """The server's tournaments, newest first."""
+
+
+@message("tournament_list", "server")
+class TournamentList(Message):
+    tournaments: tuple[TournamentInfo, ...] = field(ListOf(Struct(TournamentInfo), TOURNAMENT_PAGE))
+
+
+@message("enter_tournament", "client", "ok")
+class EnterTournament(Message):
+    """Register for a tournament while its registration is open (players, not guests)."""
+
+    tournament_id: int = field(TOURNAMENT_ID)
+
+
+@message("withdraw_tournament", "client", "ok")
+class WithdrawTournament(Message):
+    """Take one's entry back while registration is open."""
+
+    tournament_id: int = field(TOURNAMENT_ID)
+
+
+@message("get_tournament", "client", "tournament_detail")
+class GetTournament(Message):
+    """A tournament's standings and one session's tables (default: the current one)."""
+
+    tournament_id: int = field(TOURNAMENT_ID)
+    session: int | None = field(Optional(SESSION), default=None)
+
+
+@message("tournament_detail", "server")
+class TournamentDetail(Message):
+    tournament: TournamentInfo = field(Struct(TournamentInfo))
+    standings: tuple[TournamentLine, ...] = field(ListOf(Struct(TournamentLine), MAX_ENTRANTS))
+    session: int = field(Int(0, MAX_SESSIONS), "the session of ``tables``; 0 none yet")
+    tables: tuple[TournamentTable, ...] = field(ListOf(Struct(TournamentTable), MAX_ENTRANTS // 4))
+
+
+@message("tournament_seated", "server")
+class TournamentSeated(Message):
+    """Where you sit in a tournament's next session: sent when the session is seated,
+    and again with ``table_id`` when its table opens (join it with ``join_table``)."""
+
+    tournament_id: int = field(TOURNAMENT_ID)
+    session: int = field(SESSION)
+    table_number: int = field(Int(1, MAX_ENTRANTS // 4))
+    place: int = field(SEAT, "0 East, 1 South, 2 West, 3 North (docs/rules.md §1.5)")
+    table_id: int | None = field(Optional(TABLE_ID), "once the table is open", default=None)
+
+
+@message("create_tournament", "client", "tournament_detail")
+class CreateTournament(Message):
+    """A new tournament, open for registration (players the host allows to organise)."""
+
+    name: str = field(Str(30))
+    sessions: int = field(SESSION)
+    hands: int = field(Int(1, 16), "a session's hands at most")
+    minutes: int = field(Int(1, 600), "a session's time limit")
+    drawn: bool = field(Bool(), "session 1 drawn at random; false: by entry order")
+    leaders_last: bool = field(Bool(), "the last session puts the leaders together (高高碰)")
+    spectators: bool = field(Bool(), "others may watch its tables")
+
+
+@message("manage_tournament", "client", "ok")
+class ManageTournament(Message):
+    """The organiser opens or closes registration, starts the tournament, or drops a
+    player (``name``)."""
+
+    _RULES = (
+        When("action", (TournamentAction.DROP,), require=("name",)),
+        When(
+            "action",
+            tuple(a for a in TournamentAction if a is not TournamentAction.DROP),
+            forbid=("name",),
+        ),
+    )
+    tournament_id: int = field(TOURNAMENT_ID)
+    action: TournamentAction = field(Choice(TournamentAction))
+    name: str | None = field(Optional(NAME), "the player to drop", default=None)

@@ -32,6 +32,8 @@ __all__ = [
     "Presence",
     "TableStatus",
     "TimerClass",
+    "TournamentAction",
+    "TournamentState",
     "WhenBroke",
 ]
 
@@ -173,3 +175,21 @@ class Presence(StrEnum):
     ONLINE = "online"  # the player is connected and plays
     OFFLINE = "offline"  # disconnected: the turn timer runs, then the timeout action
     AUTO_PLAY = "auto_play"  # 托管: the server plays the seat
+
+
+class TournamentState(StrEnum):
+    """Where a club tournament stands (docs/rules.md §2.12)."""
+
+    OPEN = "open"  # registration open
+    CLOSED = "closed"  # registration closed, not started
+    RUNNING = "running"  # its sessions are played
+    FINISHED = "finished"  # its last session's results are in
+
+
+class TournamentAction(StrEnum):
+    """What a tournament's organiser does to it (docs/rules.md §2.12)."""
+
+    OPEN = "open"  # open registration
+    CLOSE = "close"  # close registration
+    START = "start"  # seat the first session
+    DROP = "drop"  # seat a player no more (their results stay)

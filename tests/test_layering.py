@@ -84,6 +84,7 @@ layers =
     moderation
     handlers
     services
+    tournaments
     tables
     net
     profiles | export | backup | tls | logs
@@ -116,7 +117,7 @@ type = layers
 containers =
     gbmj
 layers =
-    replay | bots | economy
+    replay | bots | economy | tournament
     game
     rules
 

@@ -34,6 +34,7 @@ from gbmj_server.storage.ledger import LedgerMixin
 from gbmj_server.storage.matches import MatchesMixin, PlayerRecord
 from gbmj_server.storage.migrations import MIGRATIONS, SCHEMA_VERSION
 from gbmj_server.storage.moderation import ModerationMixin
+from gbmj_server.storage.tournaments import TournamentsMixin
 
 SESSION_TTL = 30 * 24 * 3600.0  # a session token is good for 30 days
 BUSY_TIMEOUT_MS = 5000
@@ -180,7 +181,7 @@ def _account(row: Sequence[Any]) -> Account:
     )
 
 
-class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin):
+class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, TournamentsMixin):
     """Accounts, sessions and history in one SQLite file; migrations applied on open.
     Coins, items and ratings: ``gbmj_server.storage.ledger``; running matches:
     ``.matches``; the history players read: ``.history``."""

@@ -196,6 +196,78 @@ MIGRATIONS: tuple[str, ...] = (
     LEFT JOIN account a ON a.id = s.account_id
     WHERE NOT EXISTS (SELECT 1 FROM match_player p WHERE p.match_id = s.match_id);
     """,
+    # 7: club tournaments (docs/rules.md §2.12): the tournament (its organiser the host, or
+    # a player the host allows: tournament_organiser), its entrants (``n`` is the entry
+    # order), its sessions, each session's tables (the players by place, East first;
+    # negative: a bot filling the field) and each entrant's result of each session.
+    """
+    CREATE TABLE tournament (
+        id            INTEGER PRIMARY KEY,
+        name          TEXT NOT NULL,
+        organiser     TEXT NOT NULL,
+        organiser_id  INTEGER REFERENCES account(id) ON DELETE SET NULL,
+        state         TEXT NOT NULL CHECK (state IN ('open', 'closed', 'running', 'finished')),
+        sessions      INTEGER NOT NULL CHECK (sessions BETWEEN 1 AND 16),
+        hands         INTEGER NOT NULL CHECK (hands BETWEEN 1 AND 16),
+        minutes       INTEGER NOT NULL CHECK (minutes BETWEEN 1 AND 600),
+        drawn         INTEGER NOT NULL DEFAULT 1,
+        seed          INTEGER NOT NULL,
+        leaders_last  INTEGER NOT NULL DEFAULT 0,
+        absent_counts INTEGER NOT NULL DEFAULT 0,
+        spectators    INTEGER NOT NULL DEFAULT 0,
+        turn_seconds  INTEGER NOT NULL DEFAULT 15,
+        grace_seconds INTEGER NOT NULL DEFAULT 60,
+        pause_seconds INTEGER NOT NULL DEFAULT 60,
+        current       INTEGER NOT NULL DEFAULT 0,
+        created_at    REAL NOT NULL
+    );
+    CREATE TABLE tournament_organiser (
+        account_id    INTEGER PRIMARY KEY REFERENCES account(id) ON DELETE CASCADE
+    );
+    CREATE TABLE tournament_entrant (
+        tournament_id INTEGER NOT NULL REFERENCES tournament(id) ON DELETE CASCADE,
+        n             INTEGER NOT NULL,
+        account_id    INTEGER REFERENCES account(id) ON DELETE SET NULL,
+        name          TEXT NOT NULL,
+        dropped       INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (tournament_id, n),
+        UNIQUE (tournament_id, account_id)
+    );
+    CREATE TABLE tournament_session (
+        tournament_id INTEGER NOT NULL REFERENCES tournament(id) ON DELETE CASCADE,
+        number        INTEGER NOT NULL,
+        started_at    REAL NOT NULL,
+        ends_at       REAL NOT NULL,
+        finished_at   REAL,
+        PRIMARY KEY (tournament_id, number)
+    );
+    CREATE TABLE tournament_table (
+        tournament_id INTEGER NOT NULL,
+        session       INTEGER NOT NULL,
+        number        INTEGER NOT NULL,
+        players       TEXT NOT NULL,
+        absent        TEXT NOT NULL DEFAULT '[]',
+        seed          TEXT NOT NULL,
+        table_id      INTEGER,
+        match_id      INTEGER REFERENCES match(id),
+        PRIMARY KEY (tournament_id, session, number),
+        FOREIGN KEY (tournament_id, session)
+            REFERENCES tournament_session(tournament_id, number) ON DELETE CASCADE
+    );
+    CREATE TABLE tournament_result (
+        tournament_id INTEGER NOT NULL,
+        session       INTEGER NOT NULL,
+        n             INTEGER NOT NULL,
+        table_number  INTEGER NOT NULL,
+        score         INTEGER NOT NULL,
+        table_points  INTEGER NOT NULL,
+        place         INTEGER NOT NULL CHECK (place BETWEEN 1 AND 4),
+        absent        INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (tournament_id, session, n),
+        FOREIGN KEY (tournament_id, n)
+            REFERENCES tournament_entrant(tournament_id, n) ON DELETE CASCADE
+    );
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

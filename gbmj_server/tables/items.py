@@ -34,6 +34,8 @@ async def arm_extension(table: Table, conn: Connection, armed: bool) -> None:
     slot = table.require_slot(conn)
     seat = table.seats[slot]
     assert seat is not None
+    if table.tournament is not None and armed:
+        raise table.tournament.no_items()
     if not armed:
         seat.extension_armed = False
         return
@@ -89,6 +91,8 @@ async def fire_extension(table: Table, st: MatchState, engine_seat: int) -> bool
 
 async def use_tile_counter(table: Table, st: MatchState, conn: Connection) -> m.TileCounts:
     """Start a tile counter for the player's seat for the rest of the hand in play."""
+    if table.tournament is not None:
+        raise table.tournament.no_items()
     hand = st.hand
     if hand is None or hand.ended:
         raise RequestError(ErrorCode.NOT_EXPECTED, "no hand is in play")

@@ -134,6 +134,9 @@ class Play:
                 return False
             if any(s is None for s in table.seats):  # a seat waits for a new player
                 return False
+            if self._time_called():
+                await self._end(MatchEnd.FINISHED)
+                return False
             if await settle.stand_up_broke(table, st):  # every hand dealt is covered
                 return True
             self.pause_until = None
@@ -368,8 +371,13 @@ class Play:
         self.pause_until = trio.current_time() + self.ctx.hand_pause
         self.decision = None
         self.deadlines = {}
-        if await settle.hand_over(self.table, self.st):
+        if await settle.hand_over(self.table, self.st) or self._time_called():
             await self._end(MatchEnd.FINISHED)
+
+    def _time_called(self) -> bool:
+        """A tournament session's hands are played or its time is up (§2.12)."""
+        rules = self.table.tournament
+        return rules is not None and rules.time_called(self.st.number)
 
     async def _end(self, reason: MatchEnd) -> None:
         if self.ended:
@@ -377,6 +385,8 @@ class Play:
         self.ended = True
         await settle.match_over(self.table, self.st, reason)
         self.table.match_over()
+        if self.table.tournament is not None:
+            self.table.tournament.on_over()
 
     async def abort(self) -> None:
         """A bug stopped the match: it ends as abandoned (what was settled stays)."""

@@ -10,6 +10,7 @@ offline until they sign in again, which puts them back at their seats.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 import trio
 
@@ -100,8 +101,20 @@ class Tables:
             and has_bots(actor.table)
         )
 
-    def _run(self, table: Table) -> TableActor:
+    def open_table(
+        self, settings: m.TableSettings, owner: tuple[int, str], setup: Callable[[Table], None]
+    ) -> TableActor:
+        """A table the server opens itself (a tournament session's): ``setup`` seats it
+        and starts its match before its task runs, so nobody finds it half made."""
+        self._last_id += 1
+        table = Table(self.ctx, self._last_id, settings, None, owner, Play.start)
         actor = TableActor(table)
+        setup(table)
+        logs.event("table_created", table=table.id, account=owner[0])
+        return self._run(table, actor)
+
+    def _run(self, table: Table, actor: TableActor | None = None) -> TableActor:
+        actor = actor or TableActor(table)
         self.actors[table.id] = actor
         self.ctx.nursery.start_soon(actor.run, name=f"table {table.id}")
         return actor

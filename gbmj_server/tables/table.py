@@ -25,6 +25,7 @@ from gbmj_server.net.connection import Connection, TableHandle
 from gbmj_server.net.errors import RequestError
 from gbmj_server.tables.context import TableContext
 from gbmj_server.tables.seat import EMPTY_SEAT, Participant, Seat
+from gbmj_server.tables.session_rules import SessionRules
 from gbmj_server.tables.settings import checked
 from protocol import messages as m
 from protocol.errors import ErrorCode
@@ -85,6 +86,7 @@ class Table:
         self.actor: TableHandle | None = None  # set by the actor that runs this table
         self.closed = False
         self.empty_since: float | None = None  # trio time the room became empty
+        self.tournament: SessionRules | None = None  # a tournament session's table
         self._dirty = True
 
     # -- what people see -----------------------------------------------------------
@@ -236,6 +238,8 @@ class Table:
             return self.snapshot(conn)
         if conn.table is not None:
             raise RequestError(ErrorCode.NOT_EXPECTED, f"leave table {conn.table.id} first")
+        if self.tournament is not None:
+            self.tournament.check_spectator(conn.account_id)
         if self.password_digest:
             key, now = self.ctx.password_key(self.id, conn.address), trio.current_time()
             wait = self.ctx.password_tries.wait(key, now)
@@ -401,7 +405,8 @@ class Table:
 
     # -- the match -----------------------------------------------------------------
     def maybe_start(self) -> None:
-        if self.play is not None or any(s is None for s in self.seats):
+        # A tournament's table plays its session's match only (the runner starts it).
+        if self.play is not None or self.tournament is not None or None in self.seats:
             return
         humans = self.humans()
         if humans and all(s.ready for s in humans):

@@ -35,6 +35,7 @@ from gbmj_tui.messages import (
 from gbmj_tui.screens.dialogs import PasswordPrompt, SettingsDialog, TableRequest
 from gbmj_tui.screens.moderation import PasswordDialog, remember
 from gbmj_tui.screens.ssh_keys import SshKeysScreen
+from gbmj_tui.screens.tournaments import TournamentsScreen
 from gbmj_tui.widgets.keybar import KeyBar
 from gbmj_tui.widgets.linkbar import LinkBar
 from protocol import messages as m
@@ -90,6 +91,7 @@ class LobbyScreen(Screen[None]):
         Binding("l", "app.open_leaderboard", N_("Leaders")),
         Binding("h", "app.open_history", N_("History")),
         Binding("k", "ssh_keys", N_("SSH keys")),
+        Binding("t", "tournaments", N_("Tournaments")),
         Binding("p", "password", N_("Change password")),
         Binding("m", "mute", N_("Mute")),
         Binding("question_mark", "app.help", N_("Help")),
@@ -260,6 +262,10 @@ class LobbyScreen(Screen[None]):
 
     def action_ssh_keys(self) -> None:
         self.app.push_screen(SshKeysScreen(self.lang))
+
+    def action_tournaments(self) -> None:
+        me = self.profile.name if self.profile is not None else ""
+        self.app.push_screen(TournamentsScreen(self.lang, me))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "password":  # guests have none; solo's is kept by the client

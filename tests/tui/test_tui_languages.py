@@ -25,6 +25,7 @@ from gbmj_tui.screens.result import ResultScreen, StandingsScreen
 from gbmj_tui.screens.seats import SeatsDialog
 from gbmj_tui.screens.shop import LeaderboardScreen, ShopScreen
 from gbmj_tui.screens.ssh_keys import SshKeysScreen
+from gbmj_tui.screens.tournaments import TournamentsScreen
 from protocol import messages as m
 from protocol.examples import MESSAGE_EXAMPLES
 
@@ -117,6 +118,7 @@ SCREENS = {
     "settings": lambda app: app.push_screen(SettingsDialog(app.lang)),
     "password": lambda app: app.push_screen(PasswordPrompt("t1", app.lang)),
     "ssh keys": lambda app: app.push_screen(SshKeysScreen(app.lang)),
+    "tournaments": lambda app: app.push_screen(TournamentsScreen(app.lang, "alice")),
     "confirm": lambda app: app.push_screen(Confirm("?", app.lang)),
     "history": _history,
     "match": _match,

@@ -24,6 +24,7 @@ from gbmj_tui.screens.result import ResultScreen, StandingsScreen
 from gbmj_tui.screens.seats import SeatsDialog
 from gbmj_tui.screens.shop import LeaderboardScreen
 from gbmj_tui.screens.ssh_keys import SshKeysScreen
+from gbmj_tui.screens.tournaments import TournamentsScreen
 from protocol import messages as m
 from protocol.examples import MESSAGE_EXAMPLES
 from protocol.tiles import Tile as T
@@ -195,3 +196,42 @@ def test_the_hosts_notices_and_the_mute_dialog_show_hostile_text_as_it_is() -> N
     _assert_literal(shown[1], "the host muted you: your chat is not sent")
     _assert_literal(shown[2], HOSTILE[2], HOSTILE[3])  # not oneself (0), not the bot (1)
     _assert_literal(shown[3], "the host banned this account")
+
+
+def test_the_tournaments_screen_shows_hostile_names_as_they_are() -> None:
+    async def tournaments(app):
+        screen = TournamentsScreen(app.lang, me=HOSTILE[0])
+        await app.push_screen(screen)
+        info = m.TournamentInfo(
+            tournament_id=1,
+            name="[blink]club",
+            organiser=HOSTILE[3],
+            state="running",
+            sessions=2,
+            session=1,
+            hands=4,
+            minutes=60,
+            entrants=4,
+            entered=True,
+        )
+        lines = tuple(
+            m.TournamentLine(
+                rank=i + 1,
+                name=name,
+                table_points=48 - 12 * i,
+                score=10 - i,
+                places=(1, 0, 0, 0),
+                best=10 - i,
+                sessions=1,
+                dropped=False,
+            )
+            for i, name in enumerate(HOSTILE)
+        )
+        table = m.TournamentTable(session=1, number=1, players=HOSTILE)
+        detail = m.TournamentDetail(tournament=info, standings=lines, session=1, tables=(table,))
+        screen.post_message(Replied(m.ListTournaments(), m.TournamentList(tournaments=(info,))))
+        screen.post_message(Replied(m.GetTournament(tournament_id=1), detail))
+
+    (_, shown) = _run("en", [tournaments])
+    _assert_literal(shown, "[blink]club", *HOSTILE)
+    assert "Your seat in session 1: table 1, East" in shown

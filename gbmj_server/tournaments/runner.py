@@ -1,0 +1,591 @@
+"""The tournament runner: one task per running tournament (docs/rules.md §2.12).
+
+A session goes: seat it (the pure rules of ``gbmj.tournament`` on the standings so far),
+write the seating, tell the players where they sit, wait for them (``grace_seconds`` at
+most), open each table with its players at their places (a bot for each absent one) and
+its match started, then wait for every table's match to end and write its results. After
+a pause the next session is seated; after the last the tournament is finished.
+
+Everything the runner decides is on disk before it acts on it, so a restarted server
+goes on where it stopped: the matches resume like any match (``Tables.resume``), and the
+runner finds each session table's match by its table id, gives the resumed table its
+session rules again and waits for it as before.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import secrets
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import trio
+
+from gbmj.bots import make_bot
+from gbmj.game.match import Match
+from gbmj.tournament.points import places, table_points
+from gbmj.tournament.seating import Plan, Seating, known_ahead, seat_session
+from gbmj.tournament.standings import SessionResult, Standing, standings
+from gbmj.tournament.winds import add_winds, balance_session
+from gbmj_server import logs
+from gbmj_server.net.connection import Connection
+from gbmj_server.net.sessions import Sessions
+from gbmj_server.storage import Storage
+from gbmj_server.storage.threads import AsyncStorage
+from gbmj_server.storage.tournaments import (
+    Entrant,
+    ResultRecord,
+    SessionTable,
+    TournamentError,
+    TournamentRecord,
+)
+from gbmj_server.tables.play import Play
+from gbmj_server.tables.registry import Tables
+from gbmj_server.tables.seat import STAND_IN_LEVEL, Participant, Seat, bot_participant
+from gbmj_server.tables.session_rules import SessionRules
+from gbmj_server.tables.state import MatchState
+from gbmj_server.tables.table import Table
+from protocol import messages as m
+
+log = logging.getLogger(__name__)
+
+POLL = 2.0  # seconds between two looks at a session's tables (a match's end also wakes)
+MAX_ENTRANTS = 64
+RETRY = 10.0  # seconds before a failed step is tried again
+
+__all__ = ["Settings", "TournamentError", "Tournaments"]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the organiser sets when creating a tournament."""
+
+    name: str
+    sessions: int = 4
+    hands: int = 16
+    minutes: int = 90
+    drawn: bool = True
+    seed: int | None = None  # None: drawn at creation
+    leaders_last: bool = False
+    absent_counts: bool = False
+    spectators: bool = False
+    turn_seconds: int = 15
+    grace_seconds: int = 60
+    pause_seconds: int = 60
+
+    def check(self) -> None:
+        name = self.name.strip()
+        if not name or len(name) > 30 or not name.isprintable():
+            raise TournamentError("a tournament's name is 1-30 printable characters")
+        for what, value, low, high in (
+            ("sessions", self.sessions, 1, 16),
+            ("hands", self.hands, 1, 16),
+            ("minutes", self.minutes, 1, 600),
+            ("turn_seconds", self.turn_seconds, 3, 600),
+            ("grace_seconds", self.grace_seconds, 0, 3600),
+            ("pause_seconds", self.pause_seconds, 0, 3600),
+        ):
+            if not low <= value <= high:
+                raise TournamentError(f"{what} must be {low}-{high}")
+
+
+def plan_of(t: TournamentRecord) -> Plan:
+    return Plan(t.sessions, t.seed if t.drawn else None, t.leaders_last)
+
+
+def field_of(entrants: Sequence[Entrant]) -> list[int]:
+    """The players to seat, in entry order: the entrants not dropped, and bots (``-1``,
+    ``-2``, ``-3``, so written in the session's tables) to fill the last table."""
+    players = [e.n for e in entrants if not e.dropped]
+    fillers = -len(players) % 4
+    return players + [-(i + 1) for i in range(fillers)]
+
+
+def session_results(results: Sequence[ResultRecord]) -> list[SessionResult]:
+    return [SessionResult(r.n, r.session, r.table_points, r.score, r.place) for r in results]
+
+
+def places_by_slot(seed: bytes, rounds: int) -> list[int]:
+    """The table seat (slot) of each place, East first, in a match of this seed: the
+    match's first seating is drawn from its seed (docs/rules.md §1.5), so the runner
+    seats each player in the slot the seed sends to their place."""
+    match = Match(seed, rounds)
+    return [match.player_at(place) for place in range(4)]
+
+
+def rounds_for(hands: int) -> int:
+    return min(4, math.ceil(hands / 4))
+
+
+@dataclass(frozen=True)
+class Detail:
+    """A tournament as the players see it: the record, the entrants, the standings, the
+    sessions' tables and results."""
+
+    record: TournamentRecord
+    entrants: list[Entrant]
+    standings: list[Standing]
+    tables: list[SessionTable]
+    results: list[ResultRecord]
+
+    def name_of(self, n: int) -> str:
+        if n < 0:
+            return "bot"
+        return next((e.name for e in self.entrants if e.n == n), "?")
+
+
+def load_detail(storage: Storage, tournament_id: int) -> Detail:
+    """A tournament read from the file (the running server's, or the file alone)."""
+    t = storage.tournament(tournament_id)
+    if t is None:
+        raise TournamentError(f"no tournament {tournament_id}")
+    entrants = storage.entrants(t.id)
+    results = storage.tournament_results(t.id)
+    lines = standings([e.n for e in entrants], session_results(results))
+    return Detail(t, entrants, lines, storage.session_tables(t.id), results)
+
+
+class Tournaments:
+    """Every tournament of the server: the organisers' and players' requests, and a
+    task for each running one."""
+
+    def __init__(
+        self, store: AsyncStorage, sessions: Sessions, tables: Tables, nursery: trio.Nursery
+    ) -> None:
+        self.store = store
+        self.sessions = sessions
+        self.tables = tables
+        self.nursery = nursery
+        self.running: dict[int, trio.Event] = {}  # tournament id -> its runner's wake-up
+
+    # -- requests ------------------------------------------------------------------------
+    async def create(
+        self, organiser: str, settings: Settings, organiser_id: int | None = None
+    ) -> TournamentRecord:
+        """A new tournament, open for registration; its organiser the host (no
+        ``organiser_id``) or a player the host allows."""
+        settings.check()
+        seed = settings.seed if settings.seed is not None else secrets.randbits(62)
+        storage = self.store.storage
+        record = await self.store.call(
+            storage.create_tournament,
+            settings.name.strip(),
+            organiser,
+            organiser_id=organiser_id,
+            sessions=settings.sessions,
+            hands=settings.hands,
+            minutes=settings.minutes,
+            drawn=settings.drawn,
+            seed=seed,
+            leaders_last=settings.leaders_last,
+            absent_counts=settings.absent_counts,
+            spectators=settings.spectators,
+            turn_seconds=settings.turn_seconds,
+            grace_seconds=settings.grace_seconds,
+            pause_seconds=settings.pause_seconds,
+        )
+        logs.event("tournament_created", tournament=record.id)
+        return record
+
+    async def get(self, tournament_id: int) -> TournamentRecord:
+        found = await self.store.call(self.store.storage.tournament, tournament_id)
+        if found is None:
+            raise TournamentError(f"no tournament {tournament_id}")
+        return found
+
+    async def registration(self, tournament_id: int, open_: bool) -> str:
+        t = await self.get(tournament_id)
+        if t.state not in ("open", "closed"):
+            raise TournamentError(f"tournament {t.id} is {t.state}")
+        state = "open" if open_ else "closed"
+        await self.store.call(self.store.storage.set_tournament_state, t.id, state)
+        return f"tournament {t.id}: registration {state}"
+
+    async def enter(self, tournament_id: int, account_id: int, name: str) -> Entrant:
+        count = len(await self.store.call(self.store.storage.entrants, tournament_id))
+        if count >= MAX_ENTRANTS:
+            raise TournamentError(f"a tournament takes at most {MAX_ENTRANTS} players")
+        return await self.store.call(
+            self.store.storage.enter_tournament, tournament_id, account_id, name
+        )
+
+    async def withdraw(self, tournament_id: int, account_id: int) -> None:
+        await self.store.call(self.store.storage.withdraw, tournament_id, account_id)
+
+    async def drop(self, tournament_id: int, name: str) -> str:
+        """The organiser drops a player: from the next session on (a session in play
+        keeps them at their table)."""
+        t = await self.get(tournament_id)
+        if t.state == "finished":
+            raise TournamentError(f"tournament {t.id} is finished")
+        entrant = await self.store.call(self.store.storage.drop_entrant, t.id, name)
+        return f"{entrant.name} dropped from tournament {t.id}"
+
+    async def start(self, tournament_id: int) -> str:
+        t = await self.get(tournament_id)
+        if t.state not in ("open", "closed"):
+            raise TournamentError(f"tournament {t.id} is {t.state}")
+        entrants = await self.store.call(self.store.storage.entrants, t.id)
+        if sum(1 for e in entrants if not e.dropped) < 4:
+            raise TournamentError("a tournament needs at least four players")
+        await self.store.call(self.store.storage.set_tournament_state, t.id, "running")
+        self._run(t.id)
+        logs.event("tournament_started", tournament=t.id, players=len(entrants))
+        return f"tournament {t.id} started with {len(entrants)} players"
+
+    async def detail(self, tournament_id: int) -> Detail:
+        return await self.store.call(load_detail, self.store.storage, tournament_id)
+
+    # -- running -------------------------------------------------------------------------
+    async def resume(self) -> int:
+        """Go on with every tournament a restart interrupted (after ``Tables.resume``)."""
+        running = await self.store.call(self.store.storage.tournaments, ("running",))
+        for t in running:
+            self._run(t.id)
+            logs.event("tournament_resumed", tournament=t.id)
+        return len(running)
+
+    def _run(self, tournament_id: int) -> None:
+        if tournament_id in self.running:
+            return
+        self.running[tournament_id] = trio.Event()
+        self.nursery.start_soon(self._runner, tournament_id, name=f"tournament {tournament_id}")
+
+    def _wake(self, tournament_id: int) -> None:
+        event = self.running.get(tournament_id)
+        if event is not None:
+            event.set()
+
+    async def _runner(self, tournament_id: int) -> None:
+        """Step after step; a bug in a step is logged and the step tried again later
+        (every step starts from what the disk holds), never the server's end."""
+        try:
+            while True:
+                try:
+                    if not await self._next_step(tournament_id):
+                        return
+                except Exception:
+                    log.exception("tournament %s: a step failed; again shortly", tournament_id)
+                    await trio.sleep(RETRY)
+        finally:
+            self.running.pop(tournament_id, None)
+
+    async def _next_step(self, tournament_id: int) -> bool:
+        """One step of a running tournament; False when there is nothing more to do."""
+        storage = self.store.storage
+        t = await self.get(tournament_id)
+        if t.state != "running":
+            return False
+        sessions = await self.store.call(storage.tournament_sessions, t.id)
+        current = sessions[-1] if sessions else None
+        if current is not None and current.finished_at is None:
+            await self._play(t, current.number, current.ends_at)
+            return True
+        if current is not None:
+            await trio.sleep(max(0.0, (current.finished_at or 0) + t.pause_seconds - time.time()))
+            await self._close_tables(t.id, current.number)
+        if len(sessions) >= t.sessions:  # (finished with its last session's results)
+            await self.store.call(storage.set_tournament_state, t.id, "finished")
+            return False
+        await self._seat(t, len(sessions) + 1)
+        return True
+
+    async def _seat(self, t: TournamentRecord, number: int) -> None:
+        """Seat session ``number`` and write it (its tables open once the players are
+        in, in ``_play``)."""
+        storage = self.store.storage
+        entrants = await self.store.call(storage.entrants, t.id)
+        results = await self.store.call(storage.tournament_results, t.id)
+        past_tables = await self.store.call(storage.session_tables, t.id)
+        field = field_of(entrants)
+        on_field = set(field)
+        ranked = [
+            line.player
+            for line in standings([e.n for e in entrants], session_results(results))
+            if line.player in on_field
+        ]
+        ranked += [p for p in field if p < 0]  # bots last
+        # The search for the fewest repeats may take a second of a big field: a thread.
+        ordered = await trio.to_thread.run_sync(
+            _session_seating, plan_of(t), number, field, ranked, past_tables
+        )
+        tables = [(order, secrets.token_bytes(32)) for order in ordered]
+        ends_at = time.time() + t.grace_seconds + t.minutes * 60  # until its tables open
+        await self.store.call(storage.start_session, t.id, number, ends_at, tables)
+        logs.event("tournament_session_seated", tournament=t.id, session=number)
+        by_n = {e.n: e for e in entrants}
+        for index, (players, _) in enumerate(tables, start=1):
+            for place, n in enumerate(players):
+                entrant = by_n.get(n)
+                if entrant is None or entrant.account_id is None:
+                    continue
+                conn = self.sessions.of_account(entrant.account_id)
+                if conn is not None:
+                    conn.send(
+                        m.TournamentSeated(
+                            tournament_id=t.id, session=number, table_number=index, place=place
+                        )
+                    )
+
+    async def _play(self, t: TournamentRecord, number: int, ends_at: float) -> None:
+        """Open the session's tables once its players are in (or the grace is over), and
+        record each table's results when its match has ended; then the session is over."""
+        storage = self.store.storage
+        tables = await self.store.call(storage.session_tables, t.id, number)
+        entrants = {e.n: e for e in await self.store.call(storage.entrants, t.id)}
+        playing = frozenset(
+            a for table in tables for n in table.players if (a := _account(entrants, n)) is not None
+        )
+        started = (await self.store.call(storage.tournament_sessions, t.id))[-1].started_at
+        if all(table.table_id is None for table in tables):  # the session's start
+            await self._wait_for_players(t, tables, entrants, started)
+            ends_at = time.time() + t.minutes * 60  # its time runs from its tables' opening
+            await self.store.call(storage.set_session_ends, t.id, number, ends_at)
+        wake = self.running.setdefault(t.id, trio.Event())
+        for table in tables:
+            rules = SessionRules(
+                t.id,
+                number,
+                table.number,
+                t.hands,
+                trio.current_time() + (ends_at - time.time()),
+                t.spectators,
+                playing,
+                t.organiser_id,
+                lambda: self._wake(t.id),
+            )
+            if table.table_id is None:
+                await self._open(t, table, entrants, rules)
+            else:
+                actor = self.tables.actors.get(table.table_id)
+                if actor is not None:  # resumed after a restart: its rules again
+                    await actor.call(_giving(rules))
+        while True:
+            tables = await self.store.call(storage.session_tables, t.id, number)
+            waiting = [table for table in tables if table.match_id is None]
+            for table in waiting:
+                if await self._record(t, table, entrants):
+                    waiting.remove(table)
+            if not waiting:
+                break
+            with trio.move_on_after(POLL):
+                await wake.wait()
+            wake = self.running[t.id] = trio.Event()
+        last = number >= t.sessions
+        await self.store.call(storage.finish_session, t.id, number, last)
+        logs.event("tournament_session_over", tournament=t.id, session=number)
+        if last:
+            logs.event("tournament_finished", tournament=t.id)
+            self.nursery.start_soon(self._close_later, t.id, number, t.pause_seconds)
+
+    async def _close_later(self, tournament_id: int, number: int, pause: float) -> None:
+        await trio.sleep(pause)
+        await self._close_tables(tournament_id, number)
+
+    async def _wait_for_players(
+        self,
+        t: TournamentRecord,
+        tables: Sequence[SessionTable],
+        entrants: dict[int, Entrant],
+        started: float,
+    ) -> None:
+        deadline = trio.current_time() + max(0.0, started + t.grace_seconds - time.time())
+        accounts = [
+            a for table in tables for n in table.players if (a := _account(entrants, n)) is not None
+        ]
+        while trio.current_time() < deadline:
+            if all(self._free(a) is not None for a in accounts):
+                return
+            await trio.sleep(min(1.0, deadline - trio.current_time()))
+
+    def _free(self, account_id: int) -> Connection | None:
+        """The player's connection if they are signed in and hold no seat elsewhere."""
+        conn = self.sessions.of_account(account_id)
+        if conn is None or conn.closed or self.tables.where_seated(account_id) is not None:
+            return None
+        return conn
+
+    async def _open(
+        self,
+        t: TournamentRecord,
+        table: SessionTable,
+        entrants: dict[int, Entrant],
+        rules: SessionRules,
+    ) -> None:
+        rounds = rounds_for(t.hands)
+        slots = places_by_slot(table.seed, rounds)
+        seats: list[Seat | None] = [None] * 4
+        absent: list[int] = []
+        present: list[Connection] = []
+        for place, n in enumerate(table.players):
+            slot = slots[place]
+            entrant = entrants.get(n)
+            conn = (
+                None
+                if entrant is None or entrant.account_id is None
+                else self._free(entrant.account_id)
+            )
+            if entrant is None or conn is None:
+                if entrant is not None:
+                    absent.append(n)
+                bot = Seat(bot_participant(slot, STAND_IN_LEVEL), ready=True)
+                bot.brain = make_bot(STAND_IN_LEVEL, seed=secrets.randbits(64))
+                seats[slot] = bot
+            else:
+                assert entrant.account_id is not None
+                seats[slot] = Seat(Participant(entrant.name, entrant.account_id), ready=True)
+                present.append(conn)
+        settings = m.TableSettings(
+            name=f"{t.name} {rules.session}-{table.number}"[:40],
+            stake=0,
+            timers=m.TimerSettings(
+                on=True,
+                first_discard=max(t.turn_seconds, 5),
+                turn=t.turn_seconds,
+                claim_window=min(5, t.turn_seconds),
+            ),
+            rounds=rounds,
+            bots_allowed=True,
+            public_history=True,
+        )
+
+        def setup(tb: Table) -> None:
+            for slot, seat in enumerate(seats):
+                tb.set_seat(slot, seat)
+            tb.tournament = rules
+            state = MatchState(Match(table.seed, rounds))
+            for slot, seat in enumerate(tb.seats):
+                assert seat is not None
+                state.join(slot, seat.holder)
+            tb.play = Play(tb, state)
+            tb.changed()
+            for conn in present:
+                if conn.table is None:  # in the lobby: at the table at once
+                    tb.welcome_back(conn)
+
+        actor = self.tables.open_table(settings, (0, t.organiser), setup)
+        for place, n in enumerate(table.players):
+            if n in absent or (account := _account(entrants, n)) is None:
+                continue
+            conn = self.sessions.of_account(account)
+            if conn is not None:
+                conn.send(
+                    m.TournamentSeated(
+                        tournament_id=t.id,
+                        session=rules.session,
+                        table_number=table.number,
+                        place=place,
+                        table_id=actor.id,
+                    )
+                )
+        await self.store.call(
+            self.store.storage.set_session_table_id,
+            t.id,
+            rules.session,
+            table.number,
+            actor.id,
+            absent,
+        )
+        logs.event(
+            "tournament_table_opened",
+            tournament=t.id,
+            session=rules.session,
+            table=actor.id,
+            absent=len(absent),
+        )
+
+    async def _record(
+        self, t: TournamentRecord, table: SessionTable, entrants: dict[int, Entrant]
+    ) -> bool:
+        """Write the table's results if its match has ended; whether it has."""
+        storage = self.store.storage
+        if table.table_id is None:
+            return False
+        match_id = await self.store.call(storage.last_match_of_table, table.table_id)
+        record = None if match_id is None else await self.store.call(storage.match, match_id)
+        if match_id is not None and (record is None or record.ended_at is None):
+            return False
+        if match_id is None and table.table_id in self.tables.actors:
+            return False  # the match is not written yet
+        slots = places_by_slot(table.seed, rounds_for(t.hands))
+        scores = [0, 0, 0, 0]
+        if record is not None:
+            for p in record.players:
+                scores[slots.index(p.slot)] += p.points
+        points = table_points(scores)
+        ranks = places(scores)
+        results = []
+        for place, n in enumerate(table.players):
+            if n not in entrants:
+                continue
+            absent = n in table.absent and not t.absent_counts
+            results.append(
+                ResultRecord(
+                    table.session,
+                    n,
+                    table.number,
+                    0 if absent else scores[place],
+                    0 if absent else points[place],
+                    4 if absent else ranks[place],
+                    n in table.absent,
+                )
+            )
+        await self.store.call(
+            storage.record_table, t.id, table.session, table.number, match_id, results
+        )
+        return True
+
+    async def _close_tables(self, tournament_id: int, number: int) -> None:
+        """The session's tables close (before the next session seats anyone)."""
+        for table in await self.store.call(
+            self.store.storage.session_tables, tournament_id, number
+        ):
+            actor = None if table.table_id is None else self.tables.actors.get(table.table_id)
+            if actor is not None:
+                await actor.call(_close)
+
+
+def _account(entrants: dict[int, Entrant], n: int) -> int | None:
+    entrant = entrants.get(n)
+    return None if entrant is None else entrant.account_id
+
+
+def _session_seating(
+    plan: Plan,
+    number: int,
+    field: list[int],
+    ranked: list[int],
+    past_tables: Sequence[SessionTable],
+) -> list[tuple[int, ...]]:
+    """Session ``number``'s tables, each in the order of its places (East first)."""
+    seating = seat_session(plan, number, field, ranked, _past_seatings(past_tables))
+    winds: dict[int, tuple[int, ...]] = {}
+    for table in past_tables:
+        winds = add_winds(winds, table.players)
+    return balance_session(known_ahead(plan, number, field, seating), winds)
+
+
+def _past_seatings(tables: Sequence[SessionTable]) -> list[Seating]:
+    """The sessions played, each table's players without its filling bots (who are not
+    the same bots from one session to the next)."""
+    by_session: dict[int, Seating] = {}
+    for table in tables:
+        by_session.setdefault(table.session, []).append(tuple(p for p in table.players if p >= 0))
+    return [by_session[s] for s in sorted(by_session)]
+
+
+def _giving(rules: SessionRules) -> Callable[[Table], None]:
+    def give(table: Table) -> None:
+        table.tournament = rules
+
+    return give
+
+
+def _close(table: Table) -> None:
+    if table.play is not None:
+        return  # still playing (should not be): it closes by itself when empty
+    for slot in range(4):
+        table.set_seat(slot, None)
+    table.close()

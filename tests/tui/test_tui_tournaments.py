@@ -1,0 +1,160 @@
+"""The tournaments screen against a real server (``gbmj-server`` in a subprocess, a real
+file): a player finds the open tournament from the lobby (``t``), enters it (``e``); the
+host starts it; the server brings the player to their table, the session is played on
+auto-play, and the screen shows the final standings and the session's table."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from live_harness import until
+from textual.widgets import DataTable, Input
+from tui_harness import screen_text
+
+from gbmj_server import admin_socket
+from gbmj_server.storage import Storage, hash_password
+from gbmj_tui.app import GbmjApp
+from gbmj_tui.local_server import start_local_server
+from gbmj_tui.screens.connect import ConnectScreen
+from gbmj_tui.screens.lobby import LobbyScreen
+from gbmj_tui.screens.result import ResultScreen, StandingsScreen
+from gbmj_tui.screens.table import TableScreen
+from gbmj_tui.screens.tournaments import TournamentDialog, TournamentsScreen
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[int, Path]]:
+    db = tmp_path / "srv" / "gbmj.db"
+    config = tmp_path / "server.toml"
+    config.write_text("bot_delay = 0.0\nhand_pause = 0.5\n")
+    proc, port = start_local_server(db, config)
+    try:
+        yield port, db
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def _admin(db: Path, **request: object) -> str:
+    for _ in range(100):  # the admin socket opens a moment after the port
+        reply = admin_socket.call(db, {"command": "tournament", **request})
+        if reply is not None:
+            assert reply["ok"], reply
+            return str(reply["message"])
+        time.sleep(0.05)
+    raise AssertionError("no admin socket")
+
+
+def test_enter_a_tournament_play_its_session_see_the_standings(
+    server: tuple[int, Path], tmp_path: Path
+) -> None:
+    port, db = server
+    _admin(db, action="create", name="Thursday club", sessions=1, hands=1, grace_seconds=1,
+           pause_seconds=30)  # fmt: skip
+    with Storage(db) as store:  # three entrants who will not come: bots stand in
+        for name in ("absent1", "absent2", "absent3"):
+            account = store.create_account(name, hash_password("pw-absent"))
+            store.enter_tournament(1, account.id, name)
+
+    async def go() -> tuple[str, str, str]:
+        app = GbmjApp(config_path=tmp_path / "c.json", lang="en")
+        async with app.run_test(size=(120, 40), notifications=True) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+            screen = app.screen
+            screen.query_one("#server", Input).value = f"127.0.0.1:{port}"
+            screen.query_one("#name", Input).value = "dora"
+            screen.query_one("#password", Input).value = "dora-password"
+            screen.query_one("#insecure").value = True
+            await pilot.click("#register")
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await pilot.press("t")
+            await until(pilot, lambda: isinstance(app.screen, TournamentsScreen))
+            await until(pilot, lambda: "Thursday club" in screen_text(app))
+            listed = screen_text(app)
+            await pilot.press("e")
+            await until(pilot, lambda: "You are entered" in screen_text(app))
+            await until(pilot, lambda: "✓" in screen_text(app))
+            await asyncio.to_thread(_admin, db, action="start", id=1)
+            # The server seats the session and brings the player to the table.
+            await until(pilot, lambda: isinstance(app.screen, TableScreen), 20)
+            await until(pilot, lambda: app.session.view is not None and app.session.view.playing)
+            await pilot.press("a")  # auto-play: the bots play the player's hand
+            await until(pilot, lambda: isinstance(app.screen, ResultScreen), 60)
+            # the hand's result, then the match's standings
+            while isinstance(app.screen, ResultScreen | StandingsScreen):
+                await pilot.press("enter")
+                await pilot.pause(0.3)
+            await until(pilot, lambda: isinstance(app.screen, TableScreen | LobbyScreen))
+            if isinstance(app.screen, TableScreen):
+                await pilot.press("escape")
+                await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await pilot.press("t")
+            await until(pilot, lambda: isinstance(app.screen, TournamentsScreen))
+            await until(pilot, lambda: "finished" in screen_text(app))
+            app.screen.query_one("#t-list", DataTable).focus()
+            await pilot.press("enter")  # show the selected tournament
+            await until(pilot, lambda: "Your seat in session 1" in screen_text(app))
+            return listed, screen_text(app), app.screen.query_one("#t-tables", DataTable)
+
+    listed, final, tables = asyncio.run(go())
+    assert "registration open" in listed and "Thursday club" in listed
+    assert "Thursday club: finished, session 1 of 1" in final
+    for name in ("dora", "absent1", "absent2", "absent3"):
+        assert name in final
+    assert tables.row_count == 1
+    assert "absent1 (absent)" in final and "dora (absent)" not in final
+    assert "✓" in final  # entered, also once finished
+
+
+def test_a_player_the_host_allows_creates_and_closes_a_tournament(
+    server: tuple[int, Path], tmp_path: Path
+) -> None:
+    port, db = server
+
+    async def go() -> tuple[str, str, str]:
+        app = GbmjApp(config_path=tmp_path / "c.json", lang="en")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+            screen = app.screen
+            screen.query_one("#server", Input).value = f"127.0.0.1:{port}"
+            screen.query_one("#name", Input).value = "olga"
+            screen.query_one("#password", Input).value = "olga-password"
+            screen.query_one("#insecure").value = True
+            await pilot.click("#register")
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await pilot.press("t")
+            await until(pilot, lambda: isinstance(app.screen, TournamentsScreen))
+            await pilot.press("c")
+            await until(pilot, lambda: isinstance(app.screen, TournamentDialog))
+            app.screen.query_one("#tn-name", Input).value = "Olga's cup"
+            app.screen.query_one("#tn-sessions", Input).value = "3"
+            app.screen.query_one("#tn-name", Input).focus()
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, TournamentsScreen))
+            await until(pilot, lambda: "not allowed" in screen_text(app))
+            refused = screen_text(app)
+            with Storage(db) as store:  # the host: admin tournament allow olga
+                account = store.account_by_name("olga")
+                assert account is not None
+                store.set_organiser(account.id, True)
+            await pilot.press("c")
+            await until(pilot, lambda: isinstance(app.screen, TournamentDialog))
+            app.screen.query_one("#tn-name", Input).value = "Olga's cup"
+            app.screen.query_one("#tn-sessions", Input).value = "3"
+            app.screen.query_one("#tn-name", Input).focus()
+            await pilot.press("enter")
+            await until(pilot, lambda: "Olga's cup: registration open" in screen_text(app))
+            created = screen_text(app)
+            app.screen.query_one("#t-list", DataTable).focus()
+            await pilot.press("o")
+            await until(pilot, lambda: "registration closed" in screen_text(app))
+            return refused, created, screen_text(app)
+
+    refused, created, closed = asyncio.run(go())
+    assert "organise" in refused
+    assert "session 0 of 3" in created and "olga" in created
+    assert "Olga's cup" in closed
