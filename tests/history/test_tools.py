@@ -421,3 +421,17 @@ def test_gbmj_verify_of_dev_zero_runs_in_bounded_memory(tmp_path: Path) -> None:
     assert code == 1
     assert out[1:] == ["NOT VERIFIED: /dev/zero: too large for a replay file (over 4 MiB)"]
     assert max_rss_kib < 256 * 1024, f"{max_rss_kib} KiB"
+
+
+def test_the_kept_commitments_stay_small(tmp_path: Path) -> None:
+    """The client's file of commitments keeps the newest hands and never grows past its
+    bound; each server's hands are its own."""
+    path = tmp_path / "commitments"
+    for n in range(1, 4001):
+        promises.keep(path, "host:7415", n, 1 + n % 16, f"{n:064x}")
+        assert path.stat().st_size <= promises.MAX_BYTES
+    kept = promises.kept(path, {"host:7415"})
+    assert kept[4000, 1] == f"{4000:064x}"
+    assert (1, 2) not in kept and 1000 < len(kept) < 4000
+    assert promises.kept(path, {"other:7415"}) == {}
+    assert promises.kept(tmp_path / "none", {"host:7415"}) == {}
