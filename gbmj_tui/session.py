@@ -76,10 +76,12 @@ class Session(Dispatch):
         old = self.conn
         conn = await Connection.open(address.host, address.port, tls=tls)
         self.address, self.tls = address, tls
+        server = server_key(address.host, address.port)
+        pinned = conn.pin.fingerprint if conn.pin is not None else None
         self.keep_commitment = (
             None
             if self.commitments is None
-            else partial(self._keep, self.commitments, server_key(address.host, address.port))
+            else partial(self._keep, self.commitments, server, pinned)
         )
         self.follows_lobby = True
         self._attach(conn)
@@ -87,9 +89,11 @@ class Session(Dispatch):
             await old.close()
 
     @staticmethod
-    def _keep(path: Path, server: str, match_id: int, number: int, commitment: str) -> None:
+    def _keep(
+        path: Path, server: str, pinned: str | None, match_id: int, number: int, commitment: str
+    ) -> None:
         with contextlib.suppress(OSError):  # a file not written costs the check, not the game
-            promises.keep(path, server, match_id, number, commitment)
+            promises.keep(path, server, pinned, match_id, number, commitment)
 
     def _attach(self, conn: Connection) -> None:
         self.conn = conn

@@ -251,7 +251,7 @@ def verify_file(
                 address = parse_address(server)
                 servers.add(server_key(address.host, address.port))
             where = commitments or commitments_path()
-            promises = Promises(kept(where, servers), f"kept in {where}")
+            promises = Promises(kept(where, servers, signer), f"kept in {where}")
     return verify(replay, trust, promises)
 
 

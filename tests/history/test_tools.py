@@ -274,7 +274,7 @@ def test_a_new_salt_with_its_commitment_recomputed_is_refused(
     )
     assert any(line.startswith("  ok        commitment: ") for line in lines)  # consistent
     # The client that played it kept the commitment it was shown before the deal.
-    promises.keep(promises.commitments_path(), served[0], match_id, 3, honest)
+    promises.keep(promises.commitments_path(), served[0], served[1], match_id, 3, honest)
     code, lines = verify(data, tmp_path, capsys)
     assert code == 1
     promised = [line for line in lines if "promised: " in line]
@@ -427,11 +427,13 @@ def test_the_kept_commitments_stay_small(tmp_path: Path) -> None:
     """The client's file of commitments keeps the newest hands and never grows past its
     bound; each server's hands are its own."""
     path = tmp_path / "commitments"
-    for n in range(1, 4001):
-        promises.keep(path, "host:7415", n, 1 + n % 16, f"{n:064x}")
+    key = "SHA256:" + ":".join(["AB"] * 32)
+    for n in range(1, 6001):
+        promises.keep(path, "host:7415", key, n, 1 + n % 16, f"{n:064x}")
         assert path.stat().st_size <= promises.MAX_BYTES
     kept = promises.kept(path, {"host:7415"})
-    assert kept[4000, 1] == f"{4000:064x}"
-    assert (1, 2) not in kept and 1000 < len(kept) < 4000
-    assert promises.kept(path, {"other:7415"}) == {}
+    assert kept[6000, 1] == f"{6000:064x}"
+    assert (1, 2) not in kept and 1000 < len(kept) < 6000
+    assert promises.kept(path, set(), key) == kept  # the same server by its certificate
+    assert promises.kept(path, {"other:7415"}, "SHA256:CD") == {}
     assert promises.kept(tmp_path / "none", {"host:7415"}) == {}

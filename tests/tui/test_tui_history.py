@@ -210,10 +210,10 @@ def test_the_hand_just_played_replays_to_the_same_end_and_the_history_finds_it(
     assert promised.ok and promised.detail.startswith("the commitment this client was shown")
     (exported,) = json.loads(path.read_text("utf-8"))["hands"]
     assert exported["hand_id"] == live.result.hand_id
-    assert f"{address} {match.match_id} 1 {live.commitment}" in kept.read_text("utf-8")
+    assert f"{address} - {match.match_id} 1 {live.commitment}" in kept.read_text("utf-8")
     # Had the server shown another commitment before the deal, the file's wall is not
     # the one this player was promised, signature or not.
-    kept.write_text(f"{address} {match.match_id} 1 {'0' * 64}\n", "utf-8")
+    kept.write_text(f"{address} - {match.match_id} 1 {'0' * 64}\n", "utf-8")
     report = tools.verify_file(path, address, signing, tmp_path / "none", kept)
     assert not report.ok and report.verdict.startswith("NOT VERIFIED (1 mismatch): hand 1, ")
     assert "promised: this client was shown 0000000000000000… before the deal" in report.verdict
