@@ -226,8 +226,8 @@ async def run_server(
                 print(f"listening on {config.host}:{port}", flush=True)
                 print(f"database: {config.db_path}", flush=True)
                 print(tls.banner if tls is not None else "tls: off (plain TCP)", flush=True)
-                if signer is not None:
-                    print(signer.banner, flush=True)
+                if signer is not None and (tls is None or tls.fingerprint != signer.fingerprint):
+                    print(signer.banner, flush=True)  # the TLS line names it otherwise
                 if server.resumed:
                     print(f"resumed {server.resumed} running matches", flush=True)
                 fingerprint = None if tls is None else tls.fingerprint
