@@ -1111,7 +1111,9 @@ class GetMatch(Message):
 
 @message("match_detail", "server")
 class MatchDetail(Message):
-    """A match's hands and standings (standings once it has ended)."""
+    """A match's hands and standings (standings once it has ended), with the stake; the
+    server signs the match's record with its certificate's key, which a replay file keeps
+    (docs/replay-format.md, "The signature")."""
 
     match: MatchSummary = field(Struct(MatchSummary))
     stake: int = field(Choice(STAKES), "coins per point; 0: a free table")
@@ -1156,7 +1158,8 @@ class HandLog(Message):
     the match id, the hand's number and them, docs/rules.md §1.1) and every action in
     order. Replaying the actions on the
     wall with the rules (``gbmj.game.HandState.replay``) gives every deal, draw, claim
-    and the result; ``escape`` ends the log when a player left."""
+    and the result; ``escape`` ends the log when a player left. ``signature``: the
+    server's, of the hand's record (docs/replay-format.md, "The signature")."""
 
     hand_id: int = field(ID)
     match_id: int = field(ID)
