@@ -270,7 +270,12 @@ def _hand_checks(
     roller, break_stack = documented_break(hand.dealer, dice)
     first, second = sum(dice[0]), sum(dice[1])
     wall = Wall(
-        tuple(hand.wall.order), (dice[0], dice[1]), bytes.fromhex(hand.wall.salt), hand.dealer
+        tuple(hand.wall.order),
+        (dice[0], dice[1]),
+        bytes.fromhex(hand.wall.salt),
+        hand.dealer,
+        match_id,
+        hand.number,
     )
     state = HandState(
         wall,
