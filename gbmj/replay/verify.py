@@ -168,7 +168,8 @@ def verify(replay: Replay, trust: Trust | None, promises: Promises | None = None
             "file",
             "server",
             True,
-            f"signed with the certificate {fingerprint} of {server} ({trust.whence})",
+            f"the certificate {fingerprint} of {server} ({trust.whence}): every signature "
+            "below is checked with it",
         )
     ]
     for hand in replay.hands:

@@ -89,7 +89,7 @@ def test_an_exported_match_verifies(
     assert text.splitlines()[0].endswith(
         f"of {server}: 4 of 4 hands (replay format 2, written by gbmj/0.1.0)"
     )
-    assert f"server: signed with the certificate {served[1]} of {server} (pinned" in text
+    assert f"server: the certificate {served[1]} of {server} (pinned" in text
     assert tools.run(["verify", str(out), "--server", server]) == 0
     assert tools.run(["verify", str(out), "--key", served[1]]) == 0
 
@@ -224,7 +224,7 @@ def test_an_honest_export_verifies_naming_its_server(
     code, lines = verify(exported["stake"], tmp_path, capsys)
     assert code == 0, "\n".join(lines)
     assert lines[-1].startswith("verified: ") and lines[-1].endswith("checks, no mismatch")
-    assert f"signed with the certificate {served[1]} of {served[0]}" in lines[2]
+    assert f"the certificate {served[1]} of {served[0]}" in lines[2]
 
 
 def test_another_matchs_hand_with_a_raised_standing_is_refused(

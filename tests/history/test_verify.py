@@ -233,7 +233,7 @@ def test_the_rule_books_geometry_is_the_engines() -> None:
 def test_the_report_says_what_it_checked(world: World, which: str) -> None:
     match = getattr(world, which)
     text = verify(host_replay(world, match), world.trust).text()
-    assert f"signed with the certificate {world.signer.fingerprint} of the test server" in text
+    assert f"server: the certificate {world.signer.fingerprint} of the test server" in text
     assert f"commitment: SHA-256 of match {match.match_id}, hand 1, the wall order and salt" in text
     assert "each the next tile of the draw sequence" in text
     assert "(gbmj's calculator)" in text
