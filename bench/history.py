@@ -12,7 +12,10 @@ Then prints, one figure a line:
 - ``match detail ms p50/p99``: ``Storage.match_detail`` of matches of the player;
 - ``replay load ms``: one hand's log read (``Storage.hand_log``) and replayed with the
   rules into a replay file's hand (``gbmj.replay.hand_from_log``), median;
-- ``verify ms per hand``: ``gbmj.replay.verify`` of one match's file, per hand, median;
+- ``signed hand log ms``: one hand's log read and signed as ``get_hand`` answers it
+  (``gbmj_server.signing``), median;
+- ``verify ms per hand``: ``gbmj.replay.verify`` of one match's signed file, per hand,
+  median;
 
 and the query plans of the page's two queries (``EXPLAIN QUERY PLAN``), which show the
 indexes they walk. Times are wall-clock on a possibly shared machine: medians and the
@@ -35,7 +38,12 @@ sys.path.insert(0, str(ROOT / "tests" / "history"))
 
 from recorder import RecordedMatch, Sitter, record_match  # noqa: E402
 
-from gbmj.replay import hand_from_log, match_from_detail, replay_file, verify  # noqa: E402
+from gbmj.replay import ReplayId, hand_from_log, verify  # noqa: E402
+from gbmj.replay.verify import Trust  # noqa: E402
+from gbmj_server.config import ServerConfig  # noqa: E402
+from gbmj_server.export import stored_replay  # noqa: E402
+from gbmj_server.handlers.history import hand_log as to_hand_log  # noqa: E402
+from gbmj_server.signing import load_signer  # noqa: E402
 from gbmj_server.storage import Storage  # noqa: E402
 
 TEMPLATES = 4  # bot-played matches whose hands every match replays
@@ -123,13 +131,19 @@ def main() -> None:
 
             replay = timed_ms(load, min(args.runs, 200))
             print(f"replay load ms: {statistics.median(replay):.2f}")
-            match = store.match_detail(mine[-1])
-            assert match is not None
-            logs = [store.hand_log(h.hand_id) for h in match.hands]
-            file = replay_file(
-                "bench", "bench", match_from_detail(match), [hand_from_log(x) for x in logs if x]
-            )
-            checks = timed_ms(lambda: verify(file), 20)
+            signer = load_signer(ServerConfig(db=path))  # the key beside the database
+            signed_picks = iter(hand_ids * (args.runs // len(hand_ids) + 1))
+
+            def sign() -> None:
+                row = store.hand_log(next(signed_picks))
+                assert row is not None
+                signer.hand_log(to_hand_log(row), row)
+
+            signing = timed_ms(sign, min(args.runs, 200))
+            print(f"signed hand log ms (read and sign, get_hand): {statistics.median(signing):.2f}")
+            file = stored_replay(store, ReplayId("match", mine[-1]), "bench", signer)
+            trust = Trust({signer.fingerprint: "bench"}, "the bench's key")
+            checks = timed_ms(lambda: verify(file, trust), 20)
             print(f"verify ms per hand: {statistics.median(checks) / len(file.hands):.2f}")
             for what, sql in (
                 (

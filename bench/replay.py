@@ -100,7 +100,7 @@ def main() -> None:
     builds, steps = [], []
     for log in logs:
         start = time.perf_counter()
-        replay = replay_hand(hand_from_log(log), "p0", "en")
+        replay = replay_hand(hand_from_log(log), "p0", "en", log.match_id)
         builds.append((time.perf_counter() - start) * 1000)
         steps.append(len(replay.steps))
     print(f"hands: {len(logs)}")

@@ -39,6 +39,7 @@ from gbmj_server.config import (
     load_config_file,
 )
 from gbmj_server.export import admin_export
+from gbmj_server.signing import Signer, load_signer
 from gbmj_server.storage import (
     LedgerError,
     Storage,
@@ -47,6 +48,7 @@ from gbmj_server.storage import (
     hold_for_server,
 )
 from gbmj_server.storage.tournaments import TournamentError
+from gbmj_server.tls import TlsError
 from gbmj_server.tournaments.runner import load_detail
 from gbmj_server.tournaments.wire import dumps, export_csv
 
@@ -331,7 +333,7 @@ def admin(argv: Sequence[str]) -> int:
                 return _print_ledger(store, args.name)
             elif args.command == "export":
                 server = f"gbmj-server {config.host}:{config.port}"
-                return admin_export(store, args.id, args.out, server)
+                return admin_export(store, args.id, args.out, server, load_signer(config))
             elif args.command == "check":
                 ok = store.ledger_balanced()
                 print(f"ledger {'balanced' if ok else 'NOT BALANCED'}: total {store.total_coins()}")
@@ -399,7 +401,12 @@ def serve(argv: Sequence[str]) -> int:
         except (StorageError, ConfigError) as exc:
             print(f"gbmj-server: {exc}", file=sys.stderr)
             return 2
-        trio.run(run_server, config, tls)
+        try:  # the same key (made beside the database for a plain server)
+            signer: Signer | None = load_signer(config)
+        except TlsError as exc:  # the game is served all the same; its replays prove less
+            print(f"replays: not signed: {exc}", flush=True)
+            signer = None
+        trio.run(run_server, config, tls, signer)
     return 0
 
 

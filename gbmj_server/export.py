@@ -1,11 +1,13 @@
 """``gbmj-server admin export ID [--out FILE]``: a match or a hand from the database to
 a replay file (docs/replay-format.md), with the result the server recorded with each
-hand (a player's ``gbmj export`` scores the hands by replaying them instead)."""
+hand (a player's ``gbmj export`` scores the hands by replaying them instead), signed
+with the server's key as the server signs what its history tells."""
 
 from __future__ import annotations
 
 import sys
 import time
+from dataclasses import replace
 from importlib.metadata import version
 from pathlib import Path
 
@@ -19,6 +21,8 @@ from gbmj.replay import (
     recorded_result,
     replay_file,
 )
+from gbmj.replay.signing import hand_statement, match_statement
+from gbmj_server.signing import Signer
 from gbmj_server.storage import Storage
 
 
@@ -26,8 +30,9 @@ class NothingToExport(Exception):
     """No such match or hand, or no ended hand in it; the message says which."""
 
 
-def stored_replay(store: Storage, target: ReplayId, server: str) -> Replay:
-    """The replay of a match (its ended hands) or of one hand, from the database."""
+def stored_replay(store: Storage, target: ReplayId, server: str, signer: Signer) -> Replay:
+    """The replay of a match (its ended hands) or of one hand, from the database, signed
+    by ``signer``."""
     if target.kind == "hand":
         found = store.hand_log(target.id)
         logs = [] if found is None else [found]
@@ -41,20 +46,23 @@ def stored_replay(store: Storage, target: ReplayId, server: str) -> Replay:
     hands = [hand_from_log(log, recorded_result(log)) for log in logs]
     if not hands:
         raise NothingToExport(f"{target} has no ended hand yet")
+    match = match_from_detail(detail)
+    match = replace(match, signature=signer.sign(match_statement(match)))
     return replay_file(
         server,
         f"gbmj-server/{version('gbmj')} admin export",
-        match_from_detail(detail, detail.stake),
-        hands,
+        match,
+        [replace(h, signature=signer.sign(hand_statement(match.match_id, h))) for h in hands],
         exported_at=int(time.time()),
+        certificate=signer.certificate,
     )
 
 
-def admin_export(store: Storage, text: str, out: Path | None, server: str) -> int:
+def admin_export(store: Storage, text: str, out: Path | None, server: str, signer: Signer) -> int:
     """The ``admin export`` command; its exit status."""
     try:
         target = parse_id(text)
-        replay = stored_replay(store, target, server)
+        replay = stored_replay(store, target, server, signer)
         path = out or Path(target.file_name)
         path.write_text(dumps(replay), "utf-8")
     except (ValueError, NothingToExport, OSError) as exc:

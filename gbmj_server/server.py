@@ -34,6 +34,7 @@ from gbmj_server.net.guard import Guard
 from gbmj_server.net.lobby import Lobby
 from gbmj_server.net.sessions import Sessions
 from gbmj_server.services import Services
+from gbmj_server.signing import Signer
 from gbmj_server.storage import Storage
 from gbmj_server.storage.threads import AsyncStorage
 from gbmj_server.tables.brains import Brains
@@ -61,6 +62,7 @@ class Server:
         *,
         match_seed: bytes | None = None,
         rng: random.Random | None = None,
+        signer: Signer | None = None,
     ) -> None:
         self.config = config
         self.store = AsyncStorage(storage)
@@ -73,6 +75,7 @@ class Server:
         self.services: Services | None = None
         self.dispatcher: Dispatcher[Services] | None = None
         self.resumed = 0  # matches resumed at start
+        self.signer = signer  # signs what the history tells (None: nothing signed)
         self.port: int | None = None  # the first listener's port, once serving
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
@@ -93,7 +96,14 @@ class Server:
                 brains=Brains(config.bot_workers) if config.bot_workers else None,
             )
             self.services = Services(
-                config, self.store, self.sessions, self.lobby, Tables(ctx), self.guard, self.rng
+                config,
+                self.store,
+                self.sessions,
+                self.lobby,
+                Tables(ctx),
+                self.guard,
+                self.rng,
+                signer=self.signer,
             )
             self.dispatcher = Dispatcher(self.services, HANDLERS)
             nursery.start_soon(self.journal.run)
@@ -199,12 +209,15 @@ class Server:
                 await trio.aclose_forcefully(stream)
 
 
-async def run_server(config: ServerConfig, tls: ServerTls | None = None) -> None:
+async def run_server(
+    config: ServerConfig, tls: ServerTls | None = None, signer: Signer | None = None
+) -> None:
     """Open the database, listen (TLS unless the config says ``insecure``: ``tls`` is the
-    certificate to serve), print where, and serve until SIGINT or SIGTERM."""
+    certificate to serve), print where, and serve until SIGINT or SIGTERM; what the
+    history tells is signed by ``signer``."""
     storage = Storage(config.db_path)
     try:
-        server = Server(storage, config)
+        server = Server(storage, config, signer=signer)
         # The signal handlers go in before the address is printed: whoever reads the
         # address may signal at once.
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
@@ -218,6 +231,8 @@ async def run_server(config: ServerConfig, tls: ServerTls | None = None) -> None
                 print(f"listening on {config.host}:{port}", flush=True)
                 print(f"database: {config.db_path}", flush=True)
                 print(tls.banner if tls is not None else "tls: off (plain TCP)", flush=True)
+                if signer is not None and (tls is None or tls.fingerprint != signer.fingerprint):
+                    print(signer.banner, flush=True)  # the TLS line names it otherwise
                 if server.resumed:
                     print(f"resumed {server.resumed} running matches", flush=True)
                 fingerprint = None if tls is None else tls.fingerprint

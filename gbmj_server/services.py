@@ -10,6 +10,7 @@ from gbmj_server.config import ServerConfig
 from gbmj_server.net.guard import Guard
 from gbmj_server.net.lobby import Lobby
 from gbmj_server.net.sessions import Sessions
+from gbmj_server.signing import Signer
 from gbmj_server.storage.threads import AsyncStorage
 from gbmj_server.tables.registry import Tables
 from gbmj_server.tournaments import Tournaments
@@ -25,6 +26,7 @@ class Services:
     tables: Tables
     guard: Guard
     rng: random.Random = field(default_factory=random.SystemRandom)
+    signer: Signer | None = None  # signs what the history tells (None: nothing signed)
     prices: dict[Item, int] = field(default_factory=dict)  # the shop: item -> coins
     tournaments: Tournaments | None = None  # the club tournaments (set once running)
 

@@ -25,6 +25,7 @@ from gbmj_tui.config import Address, ClientConfig, Options, load_config, parse_a
 from gbmj_tui.connection import TlsPolicy
 from gbmj_tui.errors import ConnectError, RequestFailed
 from gbmj_tui.i18n import N_, tr
+from gbmj_tui.promises import commitments_path
 from gbmj_tui.screens.connect import ConnectScreen
 from gbmj_tui.screens.lobby import LobbyScreen
 from gbmj_tui.screens.result import ResultScreen, StandingsScreen
@@ -73,6 +74,8 @@ class GbmjApp(ScreensOpened, App[None]):
         self.signed_in = signed_in  # (server, session token or None for a guest): hosted
         self.config: ClientConfig = load_config(config_path)
         self.session = Session(self.post_message, lang)
+        if not hosted:  # keeps the commitments it is shown, beside its settings
+            self.session.commitments = commitments_path(config_path)
         self.lobby: LobbyScreen | None = None
         self.table_screen: TableScreen | None = None
         self.standings: m.MatchResult | None = None  # shown once the hand's result closes

@@ -27,6 +27,7 @@ from gbmj_tui.wire import (
     apply_prompt,
     apply_table_info,
     from_snapshot,
+    hand_number_in_match,
 )
 from gbmj_tui.words import (
     LEFT_REASONS,
@@ -64,6 +65,9 @@ class Dispatch:
         # A hand's opening events (the deal, flowers) wait for the hand's snapshot, which
         # says who now sits where, before they are put into words.
         self._held: list[m.EventBody] | None = None
+        # Keeps the commitment shown before a hand's deal once its result names the match
+        # (match id, hand number, commitment); None: nothing kept (gbmj_tui.promises).
+        self.keep_commitment: Callable[[int, int, str], None] | None = None
 
     def receive(self, message: m.Message) -> None:
         handler = self.HANDLERS.get(type(message))
@@ -129,6 +133,10 @@ class Dispatch:
     def on_hand_result(self, msg: m.HandResult) -> None:
         view = self._at_table(msg.table_id)
         if view is not None:
+            keep = self.keep_commitment
+            if keep is not None and view.commitment is not None and msg.match_id is not None:
+                number = hand_number_in_match(msg.round_number, msg.hand_number)
+                keep(msg.match_id, number, view.commitment)
             self.view = apply_hand_result(view, msg)
             self.post(ui.ViewChanged(self.view))
             self.post(ui.HandEnded(self.view, msg.next_hand_ms))

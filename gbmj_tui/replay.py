@@ -47,6 +47,7 @@ class HandReplay:
     hand: ReplayHand
     steps: tuple[Step, ...]
     viewer: int | None  # the seat whose own view the replay shows (None: a spectator's)
+    match_id: int  # the hand's match, whose id its commitment binds
 
     @property
     def last(self) -> int:
@@ -63,7 +64,9 @@ class HandReplay:
             result = replace(
                 own.result,
                 coins=r.coins,
-                wall_verified=wall_verified(wall.commitment, wall.order, wall.salt),
+                wall_verified=wall_verified(
+                    wall.commitment, wall.order, wall.salt, self.match_id, self.hand.number
+                ),
             )
             own = replace(own, result=result)
         seats = []
@@ -116,7 +119,7 @@ def steps_of_events(events: list[E.Event]) -> list[list[E.Event]]:
     return steps
 
 
-def replay_hand(hand: ReplayHand, viewer_name: str | None, lang: str) -> HandReplay:
+def replay_hand(hand: ReplayHand, viewer_name: str | None, lang: str, match_id: int) -> HandReplay:
     """Every step of ``hand``, for the player named ``viewer_name`` (their own view if
     they played it). ``IllegalAction`` or ``ValueError`` if the hand does not replay."""
     names = [s.player for s in sorted(hand.seats, key=lambda s: s.seat)]
@@ -131,7 +134,7 @@ def replay_hand(hand: ReplayHand, viewer_name: str | None, lang: str) -> HandRep
         )
         for v in range(PUBLIC + 1)
     )
-    events = hand_state(hand).events
+    events = hand_state(hand, match_id=match_id).events
     views = start
     steps: list[Step] = []
     seq = 0
@@ -151,7 +154,7 @@ def replay_hand(hand: ReplayHand, viewer_name: str | None, lang: str) -> HandRep
             seen.append(bodies[own])
             full.append(m.EventBody.from_wire(event.to_dict()))
         steps.append(Step(views, _step_line(before, seen, lang), _step_line(before, full, lang)))
-    return HandReplay(hand, tuple(steps), viewer)
+    return HandReplay(hand, tuple(steps), viewer, match_id)
 
 
 def _step_line(view: TableView, bodies: list[m.EventBody], lang: str) -> Text | None:

@@ -18,18 +18,23 @@ changed since is not connected to again: the session ends with the warning.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
+from pathlib import Path
 
 from textual.message import Message
 
 from gbmj_tui import messages as ui
+from gbmj_tui import promises
 from gbmj_tui.config import Address
 from gbmj_tui.connection import Connection, TlsPolicy
 from gbmj_tui.dispatch import Dispatch
 from gbmj_tui.errors import ConnectError, ConnectRefused, RequestFailed
 from gbmj_tui.i18n import N_, tr
+from gbmj_tui.pinning import server_key
 from gbmj_tui.words import error_text
 from protocol import messages as m
 from protocol.errors import ErrorCode
@@ -60,6 +65,9 @@ class Session(Dispatch):
         self.link = ui.Link.OFFLINE
         self._reading: asyncio.Task[None] | None = None
         self._attached = asyncio.Event()
+        # Where the commitments shown before each deal are kept (gbmj_tui.promises);
+        # None: kept nowhere (a client a front door started writes no file).
+        self.commitments: Path | None = None
 
     # -- connecting ---------------------------------------------------------------------
     async def connect(self, address: Address, tls: TlsPolicy) -> None:
@@ -68,10 +76,24 @@ class Session(Dispatch):
         old = self.conn
         conn = await Connection.open(address.host, address.port, tls=tls)
         self.address, self.tls = address, tls
+        server = server_key(address.host, address.port)
+        pinned = conn.pin.fingerprint if conn.pin is not None else None
+        self.keep_commitment = (
+            None
+            if self.commitments is None
+            else partial(self._keep, self.commitments, server, pinned)
+        )
         self.follows_lobby = True
         self._attach(conn)
         if old is not None:
             await old.close()
+
+    @staticmethod
+    def _keep(
+        path: Path, server: str, pinned: str | None, match_id: int, number: int, commitment: str
+    ) -> None:
+        with contextlib.suppress(OSError):  # a file not written costs the check, not the game
+            promises.keep(path, server, pinned, match_id, number, commitment)
 
     def _attach(self, conn: Connection) -> None:
         self.conn = conn

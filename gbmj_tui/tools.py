@@ -30,19 +30,25 @@ from typing import TypeVar
 from gbmj.game.hand_state import IllegalAction
 from gbmj.replay import (
     Replay,
+    ReplayFormatError,
     ReplayId,
     Report,
     dumps,
     hand_from_log,
+    loads,
     match_from_detail,
     parse_id,
     replay_file,
-    verify_text,
+    verify,
 )
-from gbmj.replay.verify import Check
+from gbmj.replay.format import MAX_FILE_BYTES
+from gbmj.replay.signing import BadCertificate, certificate_of
+from gbmj.replay.verify import Promises, Trust, refusal
 from gbmj_tui.config import DEFAULT_SERVER, parse_address
 from gbmj_tui.connection import CLIENT_NAME, Connection, TlsPolicy
 from gbmj_tui.errors import ConnectError, RequestFailed
+from gbmj_tui.pinning import known_servers_path, read_pins, server_key
+from gbmj_tui.promises import commitments_path, kept
 from protocol import messages as m
 from protocol.errors import ErrorCode
 
@@ -61,8 +67,8 @@ class ExportError(Exception):
 
 async def fetch_replay(conn: Connection, target: ReplayId, address: str = "") -> Replay:
     """The replay of a match (all its ended hands) or of one hand, asked of a signed-in
-    connection whose ``run`` is reading; the file names the server by its software and
-    ``address``."""
+    connection whose ``run`` is reading, with the server's signatures; the file names
+    the server by its software and ``address``."""
     try:
         if target.kind == "hand":
             logs = [await _ask(conn, m.GetHand(hand_id=target.id), m.HandLog)]
@@ -74,10 +80,27 @@ async def fetch_replay(conn: Connection, target: ReplayId, address: str = "") ->
         if exc.code == ErrorCode.NO_SUCH_MATCH:
             raise ExportError(f"the server has no {target} that you may read") from None
         raise ExportError(f"the server refused: {exc}") from None
+    certificate = detail.certificate
+    if certificate is None:
+        raise ExportError(
+            "the server signs no replays (an older gbmj-server): a file of it would prove "
+            "nothing, none written"
+        )
+    pin = conn.pin
+    if pin is not None:
+        try:
+            _, signer = certificate_of(certificate)
+        except BadCertificate as exc:
+            raise ExportError(f"{exc}: nothing written") from None
+        if signer != pin.fingerprint:
+            raise ExportError(
+                f"the server signs with the certificate {signer}, not the one it serves "
+                f"({pin.fingerprint}): nothing written"
+            )
     hands = []
     for log in logs:
         try:
-            hands.append(hand_from_log(log))
+            hands.append(hand_from_log(log, signature=log.signature))
         except (IllegalAction, ValueError) as exc:
             raise ExportError(
                 f"hand {log.hand_id}'s log, as the server sent it, does not replay with the "
@@ -85,7 +108,12 @@ async def fetch_replay(conn: Connection, target: ReplayId, address: str = "") ->
             ) from None
     server = f"{conn.server} {address}".strip()
     return replay_file(
-        server, CLIENT_NAME, match_from_detail(detail), hands, exported_at=int(time.time())
+        server,
+        CLIENT_NAME,
+        match_from_detail(detail, detail.signature),
+        hands,
+        exported_at=int(time.time()),
+        certificate=certificate,
     )
 
 
@@ -158,14 +186,73 @@ def write_replay(replay: Replay, path: Path) -> None:
 # -- verify ---------------------------------------------------------------------------------
 
 
-def verify_file(path: Path) -> Report:
-    """``verify`` of the file at ``path`` (an unreadable file fails, saying why)."""
+def read_replay(path: Path) -> bytes:
+    """At most ``MAX_FILE_BYTES`` and one byte of the file (more is refused unread):
+    ``OSError`` if it cannot be read."""
+    with path.open("rb") as f:
+        return f.read(MAX_FILE_BYTES + 1)
+
+
+def trust_of(known_servers: Path, server: str | None = None, key: str | None = None) -> Trust | str:
+    """Whose signature verifies a file: the certificate given with ``key``, or the one
+    pinned for ``server``, or any pinned in ``known_servers``; a reason, if none."""
+    if key is not None:
+        return Trust({key.upper(): f"the key given with --key ({key})"}, "the key given")
+    pins = read_pins(known_servers)
+    if server is not None:
+        address = parse_address(server)
+        name = server_key(address.host, address.port)
+        pinned = pins.get(name)
+        if pinned is None:
+            return (
+                f"no certificate is pinned for {name} in {known_servers}: connect to it once, "
+                "or name its key with --key"
+            )
+        return Trust({pinned.upper(): name}, f"pinned for {name} in {known_servers}")
+    names: dict[str, list[str]] = {}
+    for name, pinned in pins.items():
+        names.setdefault(pinned.upper(), []).append(name)
+    trusted = {fp: ", ".join(ns) for fp, ns in names.items()}
+    return Trust(trusted, f"pinned for any server in {known_servers}")
+
+
+def verify_file(
+    path: Path,
+    server: str | None = None,
+    key: str | None = None,
+    known_servers: Path | None = None,
+    commitments: Path | None = None,
+) -> Report:
+    """``verify`` of the file at ``path`` against the server named (``server``: its pin
+    in ``known_servers``; ``key``: a fingerprint; neither: any pinned server), with the
+    commitments this client kept (``commitments``); an unreadable file fails, saying
+    why, in one line."""
+    known_servers = known_servers or known_servers_path()
     try:
-        text = path.read_bytes()
+        text = read_replay(path)
     except OSError as exc:
-        reason = exc.strerror or str(exc)
-        return Report(f"{path}", (Check("file", "read", False, f"cannot read {path}: {reason}"),))
-    return verify_text(text)
+        return refusal(f"cannot read {path}: {exc.strerror or exc}")
+    try:
+        replay = loads(text)
+    except ReplayFormatError as exc:
+        return refusal(f"{path}: {exc}")
+    try:
+        trust = trust_of(known_servers, server, key)
+    except ConnectError as exc:
+        return refusal(str(exc))
+    if isinstance(trust, str):
+        return refusal(trust)
+    promises = None
+    if replay.certificate is not None:
+        with contextlib.suppress(BadCertificate):  # verify says what is wrong with it
+            _, signer = certificate_of(replay.certificate)
+            servers = {n for n, fp in read_pins(known_servers).items() if fp.upper() == signer}
+            if server is not None:
+                address = parse_address(server)
+                servers.add(server_key(address.host, address.port))
+            where = commitments or commitments_path()
+            promises = Promises(kept(where, servers, signer), f"kept in {where}")
+    return verify(replay, trust, promises)
 
 
 # -- the command line -----------------------------------------------------------------------
@@ -188,8 +275,21 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument(
         "--insecure", action="store_true", help="plain TCP, no TLS (a server that serves no TLS)"
     )
-    verify = sub.add_parser("verify", help="check a replay file without any server")
+    verify = sub.add_parser(
+        "verify",
+        help="check a replay file: signed by a server you pinned, every step, the result",
+    )
     verify.add_argument("file", type=Path)
+    verify.add_argument(
+        "--server",
+        metavar="HOST:PORT",
+        help="the server it must come from (its pinned certificate); default: any pinned",
+    )
+    verify.add_argument(
+        "--key",
+        metavar="FINGERPRINT",
+        help="the certificate fingerprint it must be signed with (as the server printed it)",
+    )
     return parser
 
 
@@ -198,7 +298,7 @@ def run(argv: Sequence[str]) -> int:
     mismatch found)."""
     args = _parser().parse_args(list(argv))
     if args.command == "verify":
-        report = verify_file(args.file)
+        report = verify_file(args.file, args.server, args.key)
         print(report.text())
         return 0 if report.ok else 1
     try:

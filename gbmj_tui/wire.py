@@ -8,6 +8,7 @@ the events' own field names, so this module only unpacks records.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -202,20 +203,38 @@ def apply_hand_result(view: TableView, msg: m.HandResult) -> TableView:
         melds=tuple(tuple(meld_from_wire(x) for x in ms) for ms in msg.melds),
         flowers=tuple(tuple(f) for f in msg.flowers),
         hand_id=msg.hand_id,
-        wall_verified=wall_verified(view.commitment, msg.wall_order, msg.salt),
+        wall_verified=wall_verified(
+            view.commitment,
+            msg.wall_order,
+            msg.salt,
+            msg.match_id,
+            hand_number_in_match(msg.round_number, msg.hand_number),
+        ),
     )
     seats = tuple(replace(s, score=score) for s, score in zip(view.seats, msg.scores, strict=True))
     return replace(view, seats=seats, result=result, playing=False, prompt=None, timer=None)
 
 
-def wall_verified(announced: str | None, order: tuple[int, ...], salt: str) -> bool | None:
+def hand_number_in_match(round_number: int, hand_number: int) -> int:
+    """The hand's number in its match (1-16), as the commitment binds it."""
+    return 4 * (round_number - 1) + hand_number
+
+
+def wall_verified(
+    announced: str | None,
+    order: Sequence[int],
+    salt: str,
+    match_id: int | None,
+    number: int,
+) -> bool | None:
     """Whether the wall and salt revealed at the hand's end are what the commitment
-    announced before the deal promised (docs/rules.md §1.1); None when this client saw
-    no announcement. The commitment sent again with the result counts for nothing: a
+    announced before the deal promised for hand ``number`` of match ``match_id``
+    (docs/rules.md §1.1); None when this client saw no announcement (or the server did
+    not say the match). The commitment sent again with the result counts for nothing: a
     server that changed the wall could send a new one with it."""
-    if announced is None:
+    if announced is None or match_id is None:
         return None
-    return verify_commitment(announced, order, salt)
+    return verify_commitment(announced, order, salt, match_id, number)
 
 
 def action_message(view: TableView, choice: Choice) -> m.Action:

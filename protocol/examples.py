@@ -29,6 +29,10 @@ from .vocabulary import (
     TournamentState,
 )
 
+# A replay's signature (docs/replay-format.md), shortened: base64 of DER bytes.
+CERTIFICATE = "MIIBfjCCASSgAwIBAgIUSD4kdNCyPTQ0X8ZGsPt3lQ0vG/swCgYIKoZIzj0EAwIwFjEUMBIGA1UE"
+MATCH_SIGNATURE = "MEUCIQDv0l2c0t1Ln3u8n9vYbR2mB8D2gS7i1pX6r2n1y3vZ6wIgV4kQ"
+HAND_SIGNATURE = "MEQCIFm3QmV8yq1b2R4d3s1s0R6P3nq2fS9u8k7o6j5i4h3gAiBd8uQ="
 COMMITMENT = "9f2b5c0e7d1a4c3b8e6f0a2d4c6e8b1a3f5d7c9e0b2a4c6e8d1f3a5c7e9b0d2f"
 SALT = "5a1c9e3b7d2f4a6c8e0b1d3f5a7c9e2b"
 TOKEN = "tok_3q9XvB7kLm2PzR8w"
@@ -212,6 +216,7 @@ MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
     m.HandResult(
         table_id=7,
         hand_id=412,
+        match_id=88,
         round_number=1,
         hand_number=2,
         outcome=Outcome.WIN,
@@ -286,6 +291,7 @@ MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
     m.MatchDetail(
         id=31,
         match=MATCH,
+        stake=10,
         hands=(
             m.HandSummary(
                 hand_id=412,
@@ -299,6 +305,8 @@ MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
                 players=("alice", "bot-1", "carol", "bob"),
             ),
         ),
+        certificate=CERTIFICATE,
+        signature=MATCH_SIGNATURE,
     ),
     m.GetHand(id=32, hand_id=412),
     m.HandLog(
@@ -322,6 +330,7 @@ MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
         ),
         escape=3,
         points=(0, 0, 0, -80),
+        signature=HAND_SIGNATURE,
     ),
     m.Mute(id=33, name="spammer", on=True),
     m.ChatSend(id=25, channel=Channel.LOBBY, text="anyone for a 5-stake table?"),

@@ -21,6 +21,7 @@ from typing import Any, ClassVar, TypeVar
 
 from .errors import ErrorCode, ProtocolError
 from .schema import (
+    Base64,
     Bool,
     Choice,
     FanId,
@@ -323,7 +324,9 @@ class GameView(Record):
     prevailing_wind: int = field(WIND)
     dice: tuple[tuple[int, int], ...] = field(DICE)
     break_stack: int = field(Int(0, 71), "the stack where drawing starts")
-    commitment: str = field(Hex(64, 64), "SHA-256 of the wall order and salt")
+    commitment: str = field(
+        Hex(64, 64), "SHA-256 of the match id, hand number, wall order and salt"
+    )
     wall_remaining: int = field(Int(0, 144))
     phase: Phase = field(Choice(Phase))
     to_act: tuple[int, ...] = field(
@@ -430,7 +433,9 @@ class HandStart(EventBody):
     dice: tuple[tuple[int, int], ...] = field(DICE)
     second_roller: int = field(SEAT)
     break_stack: int = field(Int(0, 71), "the stack (in wall order) where drawing starts")
-    commitment: str = field(Hex(64, 64), "SHA-256 of the wall order and salt")
+    commitment: str = field(
+        Hex(64, 64), "SHA-256 of the match id, hand number, wall order and salt"
+    )
 
 
 @tagged("deal")
@@ -900,6 +905,9 @@ class HandResult(Message):
     )
     table_id: int = field(TABLE_ID)
     hand_id: int | None = field(Optional(ID), "for the replay (``get_hand``)", default=None)
+    match_id: int | None = field(
+        Optional(ID), "the match, whose id the commitment binds (docs/rules.md §1.1)", default=None
+    )
     round_number: int = field(Int(1, 4))
     hand_number: int = field(Int(1, 4))
     outcome: Outcome = field(Choice(Outcome))
@@ -1101,6 +1109,12 @@ class MatchList(Message):
     total: int = field(Int(0, 10_000_000))
 
 
+# A replay file's signature (docs/replay-format.md): base64 of the server's certificate
+# (DER, up to 1,536 bytes) and of a signature; both fit the decoder's string limit.
+CERTIFICATE = Base64(2048)
+SIGNATURE = Base64(1024)
+
+
 @message("get_match", "client", "match_detail")
 class GetMatch(Message):
     """One match: yours, or a public one."""
@@ -1110,12 +1124,24 @@ class GetMatch(Message):
 
 @message("match_detail", "server")
 class MatchDetail(Message):
-    """A match's hands and standings (standings once it has ended)."""
+    """A match's hands and standings (standings once it has ended), with the stake; the
+    server signs the match's record with its certificate's key, which a replay file keeps
+    (docs/replay-format.md, "The signature")."""
 
     match: MatchSummary = field(Struct(MatchSummary))
+    stake: int = field(Choice(STAKES), "coins per point; 0: a free table")
     hands: tuple[HandSummary, ...] = field(ListOf(Struct(HandSummary), 16))
     standings: tuple[Standing, ...] | None = field(
         Optional(ListOf(Struct(Standing), MAX_PARTICIPANTS, 1)), default=None
+    )
+    certificate: str | None = field(
+        Optional(CERTIFICATE),
+        "base64 DER of the certificate whose key signs (docs/replay-format.md); absent: "
+        "the server signs nothing",
+        default=None,
+    )
+    signature: str | None = field(
+        Optional(SIGNATURE), "the server's signature of the match's record", default=None
     )
 
 
@@ -1142,9 +1168,11 @@ class LoggedAction(Record):
 @message("hand_log", "server")
 class HandLog(Message):
     """One ended hand, complete: the wall (order, dice, salt: the commitment is SHA-256 of
-    them, docs/rules.md §1.1) and every action in order. Replaying the actions on the
+    the match id, the hand's number and them, docs/rules.md §1.1) and every action in
+    order. Replaying the actions on the
     wall with the rules (``gbmj.game.HandState.replay``) gives every deal, draw, claim
-    and the result; ``escape`` ends the log when a player left."""
+    and the result; ``escape`` ends the log when a player left. ``signature``: the
+    server's, of the hand's record (docs/replay-format.md, "The signature")."""
 
     hand_id: int = field(ID)
     match_id: int = field(ID)
@@ -1163,6 +1191,9 @@ class HandLog(Message):
     points: tuple[int, ...] = field(POINTS_PER_SEAT)
     coins: tuple[int, ...] | None = field(
         Optional(ListOf(COIN_DELTA, 4, 4)), "stake tables", default=None
+    )
+    signature: str | None = field(
+        Optional(SIGNATURE), "the server's signature of the hand's record", default=None
     )
 
 

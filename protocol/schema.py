@@ -24,6 +24,7 @@ from .fans import FAN_BY_ID
 from .tiles import NOTATION, Tile
 
 __all__ = [
+    "Base64",
     "Bool",
     "Choice",
     "FanId",
@@ -168,6 +169,29 @@ class Hex(Spec):
     def describe(self) -> str:
         n = f"{self.min_len}" if self.min_len == self.max_len else f"{self.min_len}..{self.max_len}"
         return f"hex str of {n} digits"
+
+
+_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Base64(Spec):
+    """Base64 text (RFC 4648, with padding): bytes that travel as ASCII, one byte a
+    character (certificates, signatures)."""
+
+    max_len: int
+
+    def decode(self, value: Any, path: str) -> str:
+        if not isinstance(value, str):
+            raise _fail(ErrorCode.WRONG_TYPE, path, f"expected a string, got {_kind(value)}")
+        if not 4 <= len(value) <= self.max_len or len(value) % 4 or not _BASE64.fullmatch(value):
+            raise _fail(
+                ErrorCode.OUT_OF_RANGE, path, f"expected base64 of 4..{self.max_len} characters"
+            )
+        return str(value)
+
+    def describe(self) -> str:
+        return f"base64 str of 4..{self.max_len} chars"
 
 
 class Choice(Spec):

@@ -87,7 +87,9 @@ layers =
     tournaments
     tables
     net
-    profiles | export | backup | tls | logs
+    profiles | export | backup | logs
+    signing
+    tls
     config
     ssh | web
     hosted
@@ -105,7 +107,7 @@ layers =
     app
     screens | session | tools
     widgets | dispatch | solo | connection
-    pinning | explain | narrate | wire | local_server
+    pinning | promises | explain | narrate | wire | local_server
     config | messages | reducers | tiles
     model | words
     errors

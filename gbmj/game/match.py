@@ -54,11 +54,14 @@ class HandRecord:
 class Match:
     """A match: the seating, the current hand and the standings."""
 
-    def __init__(self, seed: bytes, rounds: int = 4) -> None:
+    def __init__(self, seed: bytes, rounds: int = 4, match_id: int = 0) -> None:
         if rounds not in range(1, 5):
             raise ValueError("a match has 1 to 4 rounds")
         self.seed = seed
         self.rounds = rounds
+        # The match's id on its server, bound into every wall's commitment (set once the
+        # server has written the match, before its first deal; 0 outside a server).
+        self.match_id = match_id
         self.round_number = 1
         self.hand_number = 1
         self.players = _first_seating(seed)  # players[seat] = player
@@ -105,7 +108,9 @@ class Match:
             raise IllegalAction("match_over", "the match is over")
         if self.hand is not None and not self.hand.ended:
             raise IllegalAction("hand_in_progress", "the current hand is not over")
-        wall = Wall.from_seed(self._hand_seed(), dealer=self.dealer)
+        wall = Wall.from_seed(
+            self._hand_seed(), self.dealer, match_id=self.match_id, number=self.number
+        )
         self.hand = HandState(
             wall,
             prevailing_wind=self.prevailing_wind,
@@ -158,9 +163,13 @@ class Match:
             self.round_number += 1
         return record
 
+    @property
+    def number(self) -> int:
+        """The current (or next) hand's number in the match, 1-16."""
+        return (self.round_number - 1) * HANDS_PER_ROUND + self.hand_number
+
     def _hand_seed(self) -> bytes:
-        index = (self.round_number - 1) * HANDS_PER_ROUND + self.hand_number
-        return hashlib.sha256(b"gbmj-hand\0" + self.seed + index.to_bytes(2, "big")).digest()
+        return hashlib.sha256(b"gbmj-hand\0" + self.seed + self.number.to_bytes(2, "big")).digest()
 
     # -- plain data -------------------------------------------------------------------
     def to_dict(self) -> dict[str, Plain]:
@@ -174,11 +183,16 @@ class Match:
             "rounds": self.rounds,
             "hands": logs,
             "booked": len(self.history),
+            "match_id": self.match_id,
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Plain]) -> Match:
-        match = cls(bytes.fromhex(plain_str(data, "seed")), plain_int(data, "rounds"))
+        match = cls(
+            bytes.fromhex(plain_str(data, "seed")),
+            plain_int(data, "rounds"),
+            plain_int(data, "match_id") if "match_id" in data else 0,
+        )
         booked = plain_int(data, "booked")
         for i, log in enumerate(plain_list(data["hands"], "hands")):
             hand = match.start_hand()

@@ -11,8 +11,9 @@ gives the same walls for the same seed and dealer everywhere. ``PersonalWalls(wa
 salt, dealer)`` builds a hand from walls recorded elsewhere, so such a deal can be
 replayed and checked.
 
-The commitment covers the four walls in seat order (seat 0's first, each front first)
-then the salt, as the shared wall's covers its order.
+The commitment binds the hand's place (a match's id and the hand's number, as for the
+shared wall) and covers the four walls in seat order (seat 0's first, each front
+first) then the salt.
 """
 
 from __future__ import annotations
@@ -41,11 +42,14 @@ NO_DICE: Dice = ((1, 1), (1, 1))
 
 @dataclass(frozen=True, slots=True)
 class PersonalWalls:
-    """Four walls of 34 tiles by seat (each front first), the salt and the dealer."""
+    """Four walls of 34 tiles by seat (each front first), the salt, the dealer and the
+    hand's place that the commitment binds."""
 
     walls: tuple[tuple[Tile, ...], tuple[Tile, ...], tuple[Tile, ...], tuple[Tile, ...]]
     salt: bytes
     dealer: int = 0
+    match_id: int = 0
+    number: int = 0
     order: tuple[Tile, ...] = field(init=False, compare=False)
     commitment: str = field(init=False, compare=False)
     dice: Dice = field(init=False, compare=False, default=NO_DICE)
@@ -60,21 +64,26 @@ class PersonalWalls:
             raise ValueError("personal walls hold each of the 136 tiles exactly once")
         if self.dealer not in range(4):
             raise ValueError("the dealer is a seat 0-3")
+        if not (0 <= self.match_id < 2**64 and 0 <= self.number <= 16):
+            raise ValueError("the walls' match id is 0 to 2**64 - 1 and their number 0 to 16")
         object.__setattr__(self, "order", order)
         object.__setattr__(self, "second_roller", self.dealer)
-        object.__setattr__(self, "commitment", commitment_of(order, self.salt))
+        commitment = commitment_of(order, self.salt, self.match_id, self.number)
+        object.__setattr__(self, "commitment", commitment)
 
     @classmethod
-    def from_seed(cls, seed: bytes, dealer: int = 0) -> PersonalWalls:
+    def from_seed(
+        cls, seed: bytes, dealer: int = 0, match_id: int = 0, number: int = 0
+    ) -> PersonalWalls:
         """The walls and salt of ``seed`` (Fisher-Yates over the 136 tiles, dealt in seat
-        order 34 at a time)."""
+        order 34 at a time), for hand ``number`` of match ``match_id``."""
         stream = SeedStream(seed, b"gbmj-personal-walls")
         tiles = list(PERSONAL_SET)
         for i in range(len(tiles) - 1, 0, -1):
             j = stream.below(i + 1)
             tiles[i], tiles[j] = tiles[j], tiles[i]
         salt = SeedStream(seed, b"gbmj-salt").bytes(16)
-        return cls(_split(tiles), salt, dealer)
+        return cls(_split(tiles), salt, dealer, match_id, number)
 
     @classmethod
     def scripted(
@@ -105,6 +114,8 @@ class PersonalWalls:
             "walls": [[int(t) for t in w] for w in self.walls],
             "salt": self.salt.hex(),
             "dealer": self.dealer,
+            "match_id": self.match_id,
+            "number": self.number,
         }
 
     @classmethod
@@ -118,19 +129,25 @@ class PersonalWalls:
             tiles = [_TILE_OF_CODE[c] for w in walls if isinstance(w, list | tuple) for c in w]
         except (KeyError, TypeError):
             raise ValueError("personal walls are four lists of 34 tile codes") from None
+        match_id, number = data.get("match_id", 0), data.get("number", 0)
         if not isinstance(salt, str) or not isinstance(dealer, int):
             raise ValueError("the walls' salt is hex and their dealer a seat")
-        return cls(_split(tiles), bytes.fromhex(salt), dealer)
+        if not isinstance(match_id, int) or not isinstance(number, int):
+            raise ValueError("the walls' match id and number are integers")
+        return cls(_split(tiles), bytes.fromhex(salt), dealer, match_id, number)
 
 
-def verify_personal_commitment(commitment: str, order: Sequence[int], salt: bytes | str) -> bool:
+def verify_personal_commitment(
+    commitment: str, order: Sequence[int], salt: bytes | str, match_id: int = 0, number: int = 0
+) -> bool:
     """True when ``order`` (the four walls in seat order) and ``salt`` are what
-    ``commitment`` promised, and the order is the 136 tiles."""
+    ``commitment`` promised for hand ``number`` of match ``match_id``, and the order is
+    the 136 tiles."""
     if isinstance(salt, str):
         salt = bytes.fromhex(salt)
     if sorted(order) != sorted(PERSONAL_SET):
         return False
-    return commitment_of(order, salt) == commitment
+    return commitment_of(order, salt, match_id, number) == commitment
 
 
 def _split(

@@ -13,9 +13,11 @@ roller's wall (past its left end into the wall of its left seat) and drawing sta
 the next stack. The *draw sequence* is the order rotated to start there: normal draws
 take it from the front, replacement draws (flowers, kongs) from the back.
 
-Commitment (docs/rules.md §1.1): SHA-256 over the order (one byte per tile code) plus the salt,
-announced before the deal and revealed with the salt when the hand ends;
-``verify_commitment`` lets anyone check it.
+Commitment (docs/rules.md §1.1): SHA-256 over the hand's place (its match's id and its
+number in the match: the *binding*, so a hand cannot pass for another match's or another
+hand of its own), the order (one byte per tile code) and the salt, announced before the
+deal and revealed with the salt when the hand ends; ``verify_commitment`` lets anyone
+check it.
 """
 
 from __future__ import annotations
@@ -66,13 +68,24 @@ class SeedStream:
                 return x % n
 
 
-def commitment_of(order: Sequence[int], salt: bytes) -> str:
-    """The SHA-256 hex digest of the wall order (one byte per tile code) plus the salt."""
-    return hashlib.sha256(bytes(order) + salt).hexdigest()
+def binding(match_id: int, number: int) -> bytes:
+    """The hand's place, as the commitment hashes it first: the match's id on its server
+    (8 bytes, big-endian) and the hand's number in the match (1 byte). A wall made
+    outside any match (tests, the benchmarks) has match 0, hand 0."""
+    return match_id.to_bytes(8, "big") + number.to_bytes(1, "big")
 
 
-def verify_commitment(commitment: str, order: Sequence[int], salt: bytes | str) -> bool:
-    """True when ``order`` and ``salt`` (bytes or hex) are what ``commitment`` promised.
+def commitment_of(order: Sequence[int], salt: bytes, match_id: int = 0, number: int = 0) -> str:
+    """The SHA-256 hex digest of the binding, the wall order (one byte per tile code)
+    and the salt."""
+    return hashlib.sha256(binding(match_id, number) + bytes(order) + salt).hexdigest()
+
+
+def verify_commitment(
+    commitment: str, order: Sequence[int], salt: bytes | str, match_id: int = 0, number: int = 0
+) -> bool:
+    """True when ``order`` and ``salt`` (bytes or hex) are what ``commitment`` promised
+    for hand ``number`` of match ``match_id``.
 
     Also checks that the order is a complete set of 144 tiles.
     """
@@ -80,7 +93,7 @@ def verify_commitment(commitment: str, order: Sequence[int], salt: bytes | str) 
         salt = bytes.fromhex(salt)
     if sorted(order) != sorted(FULL_SET):
         return False
-    return commitment_of(order, salt) == commitment
+    return commitment_of(order, salt, match_id, number) == commitment
 
 
 def second_roller(dealer: int, first_roll: int) -> int:
@@ -99,12 +112,15 @@ def break_stack(dealer: int, dice: Dice) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Wall:
-    """One hand's wall: the order, the dice, the salt and the dealer whose wall starts it."""
+    """One hand's wall: the order, the dice, the salt, the dealer whose wall starts it,
+    and the hand's place (match id, number in the match) that the commitment binds."""
 
     order: tuple[Tile, ...]
     dice: Dice
     salt: bytes
     dealer: int = 0
+    match_id: int = 0
+    number: int = 0
     # Derived once (the wall is immutable): where drawing starts and the commitment.
     second_roller: int = field(init=False, compare=False)
     break_stack: int = field(init=False, compare=False)
@@ -117,10 +133,14 @@ class Wall:
             raise ValueError("dice are two rolls of two dice, 1-6 each")
         if self.dealer not in range(4):
             raise ValueError("the dealer is a seat 0-3")
+        if not (0 <= self.match_id < 2**64 and 0 <= self.number <= 16):
+            raise ValueError("a wall's match id is 0 to 2**64 - 1 and its number 0 to 16")
         setattr_ = object.__setattr__
         setattr_(self, "second_roller", second_roller(self.dealer, sum(self.dice[0])))
         setattr_(self, "break_stack", break_stack(self.dealer, self.dice))
-        setattr_(self, "commitment", commitment_of(self.order, self.salt))
+        setattr_(
+            self, "commitment", commitment_of(self.order, self.salt, self.match_id, self.number)
+        )
 
     def draw_sequence(self) -> tuple[Tile, ...]:
         """The tiles in the order they are drawn from the front (the back is the end)."""
@@ -129,8 +149,9 @@ class Wall:
 
     # -- construction -----------------------------------------------------------------
     @classmethod
-    def from_seed(cls, seed: bytes, dealer: int = 0) -> Wall:
-        """A shuffled wall, dice and salt, all derived from ``seed`` (Fisher-Yates)."""
+    def from_seed(cls, seed: bytes, dealer: int = 0, match_id: int = 0, number: int = 0) -> Wall:
+        """A shuffled wall, dice and salt, all derived from ``seed`` (Fisher-Yates), for
+        hand ``number`` of match ``match_id``."""
         stream = SeedStream(seed, b"gbmj-wall")
         tiles = list(FULL_SET)
         for i in range(len(tiles) - 1, 0, -1):
@@ -138,7 +159,7 @@ class Wall:
             tiles[i], tiles[j] = tiles[j], tiles[i]
         a, b, c, d = (1 + stream.below(6) for _ in range(4))
         salt = SeedStream(seed, b"gbmj-salt").bytes(16)
-        return cls(tuple(tiles), ((a, b), (c, d)), salt, dealer)
+        return cls(tuple(tiles), ((a, b), (c, d)), salt, dealer, match_id, number)
 
     @classmethod
     def from_draw_sequence(
@@ -199,6 +220,8 @@ class Wall:
             "dice": [list(r) for r in self.dice],
             "salt": self.salt.hex(),
             "dealer": self.dealer,
+            "match_id": self.match_id,
+            "number": self.number,
         }
 
     @classmethod
@@ -212,7 +235,11 @@ class Wall:
             raise ValueError("a wall order holds tile codes 0-41") from None
         if not isinstance(salt, str) or not isinstance(dealer, int):
             raise ValueError("a wall's salt is hex and its dealer a seat")
-        return cls(order, _dice_of(data["dice"]), bytes.fromhex(salt), dealer)
+        # Walls kept before the commitment bound its hand have no place: match 0, hand 0.
+        match_id, number = data.get("match_id", 0), data.get("number", 0)
+        if not isinstance(match_id, int) or not isinstance(number, int):
+            raise ValueError("a wall's match id and number are integers")
+        return cls(order, _dice_of(data["dice"]), bytes.fromhex(salt), dealer, match_id, number)
 
 
 def _dice_of(plain: Plain) -> Dice:

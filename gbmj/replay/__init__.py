@@ -4,7 +4,11 @@
 - ``format``: the file's records, ``dumps`` and ``loads``;
 - ``build``: files from what a server tells (``match_detail``, ``hand_log``), and a
   file's hand replayed with the rules (``hand_state``);
-- ``verify``: every check of a file, as a ``Report``.
+- ``signing``: what the server signs of a match and of each hand (the statements), and
+  the check of a signature against the file's certificate;
+- ``verify``: every check of a file, as a ``Report``: signed by a server the reader
+  trusts (``Trust``), each hand bound to its match, the rules, and the commitments the
+  reader's client kept (``Promises``).
 
 Pure like the rest of ``gbmj``: text in, text out; reading and writing files is the
 caller's (``gbmj verify``, ``gbmj export``, ``gbmj-server admin export``).
@@ -22,17 +26,19 @@ from .build import (
     steps_of,
 )
 from .format import FORMAT, VERSION, Replay, ReplayFormatError, ReplayHand, dumps, loads
-from .verify import Check, Report, verify, verify_text
+from .verify import Check, Promises, Report, Trust, verify, verify_text
 
 __all__ = [
     "FORMAT",
     "VERSION",
     "Check",
+    "Promises",
     "Replay",
     "ReplayFormatError",
     "ReplayHand",
     "ReplayId",
     "Report",
+    "Trust",
     "dumps",
     "hand_from_log",
     "hand_state",

@@ -80,6 +80,8 @@ class HandLogLike(Protocol):
     @property
     def hand_id(self) -> int: ...
     @property
+    def match_id(self) -> int: ...
+    @property
     def number(self) -> int: ...
     @property
     def round_number(self) -> int: ...
@@ -168,16 +170,21 @@ class MatchDetailLike(Protocol):
     @property
     def match(self) -> MatchSummaryLike: ...
     @property
+    def stake(self) -> int: ...
+    @property
     def standings(self) -> Sequence[StandingLike] | None: ...
 
 
 # -- building ---------------------------------------------------------------------------
 
 
-def hand_from_log(log: HandLogLike, result: ReplayResult | None = None) -> ReplayHand:
-    """The file's hand from a hand log. Without ``result`` the hand is replayed and
-    scored with the rules, keeping the log's points and coins: ``IllegalAction`` (or
-    ``ValueError`` for a wall that is no wall) if the log does not replay."""
+def hand_from_log(
+    log: HandLogLike, result: ReplayResult | None = None, signature: str | None = None
+) -> ReplayHand:
+    """The file's hand from a hand log (with the server's ``signature`` of it). Without
+    ``result`` the hand is replayed and scored with the rules, keeping the log's points
+    and coins: ``IllegalAction`` (or ``ValueError`` for a wall that is no wall) if the log
+    does not replay."""
     wall = ReplayWall(
         order=tuple(Tile(t) for t in log.wall_order),
         dice=tuple((int(d[0]), int(d[1])) for d in log.dice),
@@ -196,7 +203,14 @@ def hand_from_log(log: HandLogLike, result: ReplayResult | None = None) -> Repla
     prevailing = Tile(log.prevailing_wind)
     if result is None:
         state = _replayed(
-            wall, log.dealer, prevailing, log.round_number, log.hand_number, actions, log.escape
+            wall,
+            log.dealer,
+            prevailing,
+            log.round_number,
+            log.hand_number,
+            actions,
+            log.escape,
+            log.match_id,
         )
         coins = None if log.coins is None else tuple(log.coins)
         result = replace(result_of(state), points=tuple(log.points), coins=coins)
@@ -214,6 +228,7 @@ def hand_from_log(log: HandLogLike, result: ReplayResult | None = None) -> Repla
         wall=wall,
         actions=actions,
         result=result,
+        signature=signature,
     )
 
 
@@ -232,9 +247,10 @@ def recorded_result(log: RecordedHandLogLike) -> ReplayResult:
     )
 
 
-def match_from_detail(detail: MatchDetailLike, stake: int | None = None) -> ReplayMatch:
-    """The file's match from a match's detail (the asking player's own rank, points and
-    coins are left out: the file is the match's, whoever reads it)."""
+def match_from_detail(detail: MatchDetailLike, signature: str | None = None) -> ReplayMatch:
+    """The file's match from a match's detail (with the server's ``signature`` of it; the
+    asking player's own rank, points and coins are left out: the file is the match's,
+    whoever reads it)."""
     m = detail.match
     return ReplayMatch(
         match_id=m.match_id,
@@ -243,7 +259,7 @@ def match_from_detail(detail: MatchDetailLike, stake: int | None = None) -> Repl
         ended_at=m.ended_at,
         reason=None if m.reason is None else MatchEnd(m.reason),
         public=m.public,
-        stake=stake,
+        stake=detail.stake,
         players=tuple(m.players),
         hands_played=m.hands,
         standings=None
@@ -260,6 +276,7 @@ def match_from_detail(detail: MatchDetailLike, stake: int | None = None) -> Repl
             )
             for s in detail.standings
         ),
+        signature=signature,
     )
 
 
@@ -269,6 +286,7 @@ def replay_file(
     match: ReplayMatch,
     hands: Iterable[ReplayHand],
     exported_at: int | None = None,
+    certificate: str | None = None,
 ) -> Replay:
     return Replay(
         format=FORMAT,
@@ -278,6 +296,7 @@ def replay_file(
         exported_at=exported_at,
         match=match,
         hands=tuple(sorted(hands, key=lambda h: h.number)),
+        certificate=certificate,
     )
 
 
@@ -289,11 +308,11 @@ def steps_of(hand: ReplayHand) -> int:
     return len(hand.actions) + (hand.result.escaper is not None)
 
 
-def hand_state(hand: ReplayHand, steps: int | None = None) -> HandState:
-    """The hand as the rules have it after its first ``steps`` steps (``steps_of``: the
-    actions, then the escape if one ended the hand; all of them when None).
-    ``IllegalAction`` when an action is not legal; ``ValueError`` when the wall is no
-    wall."""
+def hand_state(hand: ReplayHand, steps: int | None = None, match_id: int = 0) -> HandState:
+    """The hand (of match ``match_id``, whose id its wall's commitment binds) as the
+    rules have it after its first ``steps`` steps (``steps_of``: the actions, then the
+    escape if one ended the hand; all of them when None). ``IllegalAction`` when an
+    action is not legal; ``ValueError`` when the wall is no wall."""
     whole = steps is None or steps >= steps_of(hand)
     return _replayed(
         hand.wall,
@@ -303,6 +322,7 @@ def hand_state(hand: ReplayHand, steps: int | None = None) -> HandState:
         hand.hand_number,
         hand.actions[:steps],
         hand.result.escaper if whole else None,
+        match_id,
     )
 
 
@@ -314,8 +334,12 @@ def _replayed(
     hand_number: int,
     actions: Sequence[ReplayAction],
     escaper: int | None,
+    match_id: int = 0,
 ) -> HandState:
-    wall = Wall(tuple(w.order), (w.dice[0], w.dice[1]), bytes.fromhex(w.salt), dealer)
+    number = 4 * (round_number - 1) + hand_number
+    wall = Wall(
+        tuple(w.order), (w.dice[0], w.dice[1]), bytes.fromhex(w.salt), dealer, match_id, number
+    )
     state = HandState(
         wall, prevailing_wind=prevailing_wind, round_number=round_number, hand_number=hand_number
     )

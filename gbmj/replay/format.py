@@ -8,16 +8,22 @@ Tiles are tile codes, as on the wire and in the wall commitment (docs/rules.md Â
 
 The format is versioned: ``version`` counts its changes, and a reader refuses a version
 it does not know and any field it does not know, so a file is never half understood.
+
+A file is read in bounded memory whatever it holds: at most ``MAX_FILE_BYTES`` (the
+caller reads no more), nested at most ``MAX_DEPTH`` deep (checked before parsing), then
+every field checked against its spec.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from protocol.errors import ProtocolError
 from protocol.messages import (
     ACTION_RULES,
+    CERTIFICATE,
     COIN_DELTA,
     DICE,
     FAN_COUNT,
@@ -28,6 +34,7 @@ from protocol.messages import (
     POINTS,
     POINTS_PER_SEAT,
     SEAT,
+    SIGNATURE,
     STAKES,
     TABLE_NAME,
     TILE,
@@ -51,7 +58,10 @@ from protocol.tiles import Tile
 from protocol.vocabulary import ActionKind, LeaveReason, MatchEnd, Outcome
 
 FORMAT = "gbmj-replay"
-VERSION = 1
+VERSION = 2
+# A whole match of 16 hands of 600 actions each is well under 1 MiB as written.
+MAX_FILE_BYTES = 4 * 1024 * 1024
+MAX_DEPTH = 12  # the format nests 6 deep (file, hands, hand, wall, dice, roll)
 UNIX_TIME = Int(0, 2**40)
 MS = Int(0, 24 * 3600 * 1000)
 
@@ -129,6 +139,9 @@ class ReplayHand(Record):
     wall: ReplayWall = field(Struct(ReplayWall))
     actions: tuple[ReplayAction, ...] = field(ListOf(Struct(ReplayAction), 600))
     result: ReplayResult = field(Struct(ReplayResult))
+    signature: str | None = field(
+        Optional(SIGNATURE), "the server's signature of the hand's record", default=None
+    )
 
 
 @record
@@ -154,11 +167,14 @@ class ReplayMatch(Record):
     ended_at: int | None = field(Optional(UNIX_TIME), default=None)
     reason: MatchEnd | None = field(Optional(Choice(MatchEnd)), default=None)
     public: bool = field(Bool())
-    stake: int | None = field(Optional(Choice(STAKES)), "coins per point, when known", default=None)
+    stake: int = field(Choice(STAKES), "coins per point; 0: a free table")
     players: tuple[str, ...] = field(ListOf(NAME, 8, 1), "everyone who held a seat")
     hands_played: int = field(Int(0, 16))
     standings: tuple[ReplayStanding, ...] | None = field(
         Optional(ListOf(Struct(ReplayStanding), 8, 1)), "once the match has ended", default=None
+    )
+    signature: str | None = field(
+        Optional(SIGNATURE), "the server's signature of the match's record", default=None
     )
 
 
@@ -173,6 +189,9 @@ class Replay(Record):
     exported_at: int | None = field(Optional(UNIX_TIME), default=None)
     match: ReplayMatch = field(Struct(ReplayMatch))
     hands: tuple[ReplayHand, ...] = field(ListOf(Struct(ReplayHand), 16, 1), "by number")
+    certificate: str | None = field(
+        Optional(CERTIFICATE), "base64 DER: the certificate whose key signed", default=None
+    )
 
 
 def dumps(replay: Replay) -> str:
@@ -184,12 +203,34 @@ def dumps(replay: Replay) -> str:
     return json.dumps(wire, ensure_ascii=False, indent=1) + "\n"
 
 
+_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def _depth(data: bytes) -> int:
+    """How deep the arrays and objects of a JSON text nest (strings left out)."""
+    deepest = depth = 0
+    for b in _STRINGS.sub(b"", data).translate(None, _NOT_BRACKETS):
+        depth += 1 if b in b"[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
 def loads(text: str | bytes) -> Replay:
-    """The replay a file's text holds; ``ReplayFormatError`` says what is wrong."""
+    """The replay a file's text holds; ``ReplayFormatError`` says what is wrong, in one
+    line. The text's size and nesting are checked before it is parsed."""
+    data_bytes = text.encode("utf-8", "replace") if isinstance(text, str) else text
+    if len(data_bytes) > MAX_FILE_BYTES:
+        raise ReplayFormatError(
+            f"too large for a replay file (over {MAX_FILE_BYTES // (1024 * 1024)} MiB)"
+        )
+    if _depth(data_bytes) > MAX_DEPTH:
+        raise ReplayFormatError(f"not a replay file: its JSON nests deeper than {MAX_DEPTH} levels")
     try:
-        data: Any = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ReplayFormatError(f"not a JSON document: {exc}") from None
+        data: Any = json.loads(data_bytes)
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ReplayFormatError(f"not a JSON document: {reason}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ReplayFormatError(f'not a gbmj replay file (no "format": "{FORMAT}")')
     version = data.get("version")
@@ -199,6 +240,11 @@ def loads(text: str | bytes) -> Replay:
         raise ReplayFormatError(
             f"the file is of format version {version}, newer than this gbmj reads "
             f"({VERSION}): update gbmj"
+        )
+    if version < VERSION:
+        raise ReplayFormatError(
+            f"the file is of format version {version}, which carries no server signature "
+            "and no bound commitments: export it again"
         )
     try:
         return Replay.from_wire(data, "file")

@@ -1,24 +1,28 @@
 """Checking a replay file away from any server: ``verify`` gives a ``Report`` of every
 check made and every mismatch found, in words a player reads.
 
-For each hand: the seating (dealer, winds), the wall (a full set of 144), the commitment
-(SHA-256 of the wall order and the salt), the dice and the break, every deal and draw
-against the wall read with the rule book's geometry (docs/rules.md §1.1), the legality
-of every action (replayed with the rules), the times, and the result, the fans and the
-payments (scored again with gbmj's calculator). For a whole match: the hands' numbering
-and the standings against the hands' points.
+First whom the file comes from: it must carry a certificate whose fingerprint the
+reader trusts (a server pinned by the client, or a key named on the command line:
+``Trust``), and the server's signature of the match's record and of each hand's
+(``gbmj.replay.signing``). A file nobody trusted signed is refused there and then.
 
-What the commitment check proves: the wall in the file is the one whose hash the file
-names. That it is the wall of the game you played rests on the commitment you saw
-announced at the hand's start (``hand_start``), which the client keeps and shows.
+For each hand: its signature, the seating (dealer, winds), the wall (a full set of
+144), the commitment (SHA-256 of the match id, the hand's number, the wall order and the
+salt: the hand is bound to its place), whether that is the commitment this client was
+shown before the deal (``Promises``, when the client kept any), the dice and the break,
+every deal and draw against the wall read with the rule book's geometry (docs/rules.md
+§1.1), the legality of every action (replayed with the rules), the times, and the
+result, the fans and the payments (scored again with gbmj's calculator; the coins from
+the points and the stake). For the match: its signature, the hands' numbering, the
+players and the standings against the hands' points and coins.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from protocol.fans import FAN_BY_ID
 from protocol.tiles import WINDS, Tile
@@ -30,6 +34,7 @@ from ..game.hand_state import HandState, IllegalAction
 from ..game.wall import FULL_SET, Wall
 from .build import result_of
 from .format import Replay, ReplayFormatError, ReplayHand, ReplayResult, loads
+from .signing import BadCertificate, certificate_of, hand_statement, match_statement, signed
 
 HANDS_PER_ROUND = 4
 _CheckFn = Callable[[str, bool, str], None]  # adds one check: what, ok, detail
@@ -49,6 +54,9 @@ class Check:
 class Report:
     title: str
     checks: tuple[Check, ...]
+    # The file was refused before its contents were checked (unreadable, malformed, or
+    # signed by nobody trusted): its one check says why.
+    refused: bool = False
 
     @property
     def ok(self) -> bool:
@@ -58,8 +66,24 @@ class Report:
     def mismatches(self) -> tuple[Check, ...]:
         return tuple(c for c in self.checks if not c.ok)
 
+    @property
+    def verdict(self) -> str:
+        """The last line: verified, or not and the first reason why."""
+        if self.ok:
+            return f"verified: {len(self.checks)} checks, no mismatch"
+        if self.refused:
+            return f"NOT VERIFIED: {self.checks[0].detail}"
+        bad = self.mismatches
+        first = bad[0]
+        where = "" if first.where == "file" else f"{first.where.split(' (')[0]}, "
+        count = f"{len(bad)} mismatch{'es' if len(bad) != 1 else ''}"
+        return f"NOT VERIFIED ({count}): {where}{first.what}: {first.detail}"
+
     def text(self) -> str:
-        """The report as printed: a section per hand, a line per check, then the verdict."""
+        """The report as printed: a section per hand, a line per check, then the verdict
+        (a refused file: the verdict alone, one line)."""
+        if self.refused:
+            return self.verdict
         lines = [self.title]
         where = None
         for c in self.checks:
@@ -67,37 +91,91 @@ class Report:
                 where = c.where
                 lines.append(f"{where}:")
             lines.append(f"  {'ok' if c.ok else 'MISMATCH':8}  {c.what}: {c.detail}")
-        bad = len(self.mismatches)
-        if self.ok:
-            lines.append(f"verified: {len(self.checks)} checks, no mismatch")
-        else:
-            lines.append(f"NOT VERIFIED: {bad} mismatch{'es' if bad != 1 else ''}")
+        lines.append(self.verdict)
         return "\n".join(lines)
 
 
-def verify_text(text: str | bytes) -> Report:
+@dataclass(frozen=True, slots=True)
+class Trust:
+    """Whose signature makes a file verified: certificate fingerprints (as
+    ``protocol.tls`` writes them) and the name each is known by (``127.0.0.1:7415``, or
+    the key given on the command line); ``whence`` says where they come from."""
+
+    servers: Mapping[str, str]
+    whence: str
+
+    def name_of(self, fingerprint: str) -> str | None:
+        return next(
+            (name for fp, name in self.servers.items() if fp.upper() == fingerprint.upper()),
+            None,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Promises:
+    """The commitments this client was shown before the deals of the file's server's
+    hands: (match id, hand number) -> commitment; ``whence`` says where they are kept."""
+
+    kept: Mapping[tuple[int, int], str] = field(default_factory=dict)
+    whence: str = ""
+
+
+def refusal(reason: str) -> Report:
+    """A file refused before its contents were checked, with the reason."""
+    return Report("not verified", (Check("file", "file", False, reason),), refused=True)
+
+
+def verify_text(
+    text: str | bytes, trust: Trust | None = None, promises: Promises | None = None
+) -> Report:
     """``verify`` of a file's text; a text that is no replay file fails with the reason."""
     try:
         replay = loads(text)
     except ReplayFormatError as exc:
-        return Report(
-            "not a replay file this gbmj reads", (Check("file", "format", False, str(exc)),)
-        )
-    return verify(replay)
+        return refusal(str(exc))
+    return verify(replay, trust, promises)
 
 
-def verify(replay: Replay) -> Report:
+def verify(replay: Replay, trust: Trust | None, promises: Promises | None = None) -> Report:
+    """Every check of ``replay``: signed by a server ``trust`` names (refused at once
+    otherwise), then each hand and the match; ``promises``, the commitments this client
+    kept, say whether each wall is the one it was promised."""
     m = replay.match
+    if replay.certificate is None:
+        return refusal("the file carries no server signature: nothing outside it vouches for it")
+    try:
+        certificate, fingerprint = certificate_of(replay.certificate)
+    except BadCertificate as exc:
+        return refusal(str(exc))
+    if trust is None:
+        return refusal(
+            f"signed by the certificate {fingerprint}, but no server was named to check it "
+            "against (--server or --key)"
+        )
+    server = trust.name_of(fingerprint)
+    if server is None:
+        return refusal(
+            f"signed by the certificate {fingerprint}, which is not {trust.whence}: "
+            "a file from a server you did not name"
+        )
     title = (
-        f"match {m.match_id} at table {m.table_name!r} on {replay.server}: "
+        f"match {m.match_id} at table {m.table_name!r} of {server}: "
         f"{len(replay.hands)} of {m.hands_played} hands "
         f"(replay format {replay.version}, written by {replay.exporter})"
     )
-    checks: list[Check] = []
-    stake = m.stake
+    checks = [
+        Check(
+            "file",
+            "server",
+            True,
+            f"the certificate {fingerprint} of {server} ({trust.whence}): every signature "
+            "below is checked with it",
+        )
+    ]
     for hand in replay.hands:
-        checks.extend(_hand_checks(hand, stake))
-    checks.extend(_match_checks(replay))
+        ok = signed(certificate, hand_statement(m.match_id, hand), hand.signature)
+        checks.extend(_hand_checks(hand, m.match_id, m.stake, ok, promises))
+    checks.extend(_match_checks(replay, signed(certificate, match_statement(m), m.signature)))
     return Report(title, tuple(checks))
 
 
@@ -106,9 +184,11 @@ def verify(replay: Replay) -> Report:
 # of the engine's deals and draws must not be the engine's own arithmetic.
 
 
-def documented_commitment(order: Sequence[int], salt: str) -> str:
-    """Lowercase hex SHA-256 of the 144 tile codes (one byte each) followed by the salt."""
-    return hashlib.sha256(bytes(order) + bytes.fromhex(salt)).hexdigest()
+def documented_commitment(match_id: int, number: int, order: Sequence[int], salt: str) -> str:
+    """Lowercase hex SHA-256 of the match id (8 bytes, big-endian), the hand's number (1
+    byte), the 144 tile codes (one byte each) and the salt."""
+    place = match_id.to_bytes(8, "big") + bytes([number])
+    return hashlib.sha256(place + bytes(order) + bytes.fromhex(salt)).hexdigest()
 
 
 def documented_break(dealer: int, dice: Sequence[Sequence[int]]) -> tuple[int, int]:
@@ -128,12 +208,23 @@ def documented_deal(j: int) -> tuple[int, ...]:
 # -- one hand ---------------------------------------------------------------------------
 
 
-def _hand_checks(hand: ReplayHand, stake: int | None) -> list[Check]:
+def _hand_checks(
+    hand: ReplayHand, match_id: int, stake: int, signed_ok: bool, promises: Promises | None
+) -> list[Check]:
     where = f"hand {hand.number} (round {hand.round_number}, hand {hand.hand_number})"
     out: list[Check] = []
 
     def check(what: str, ok: bool, detail: str) -> None:
         out.append(Check(where, what, ok, detail))
+
+    check(
+        "signature",
+        signed_ok,
+        f"the server signed this hand of match {match_id} as the file has it"
+        if signed_ok
+        else f"the server did not sign this hand as the file has it in match {match_id} "
+        "(changed since it was signed, or a hand of another match)",
+    )
 
     order = [int(t) for t in hand.wall.order]
     check(*_seating(hand))
@@ -154,28 +245,38 @@ def _hand_checks(hand: ReplayHand, stake: int | None) -> list[Check]:
         return out
     check("wall", True, "144 tiles, each tile of the set once")
     try:
-        computed = documented_commitment(order, hand.wall.salt)
+        computed = documented_commitment(match_id, hand.number, order, hand.wall.salt)
     except ValueError:
         check("commitment", False, f"the salt {hand.wall.salt!r} is not whole bytes of hex")
         return out
+    place = f"match {match_id}, hand {hand.number}"
     if computed == hand.wall.commitment:
         check(
             "commitment",
             True,
-            f"SHA-256 of the wall order and salt is {computed[:16]}…, as promised",
+            f"SHA-256 of {place}, the wall order and salt is {computed[:16]}…, as the file "
+            "says was announced",
         )
     else:
         check(
             "commitment",
             False,
-            f"SHA-256 of the wall order and salt is {computed[:16]}…, but the commitment is "
-            f"{hand.wall.commitment[:16]}…: this is not the wall that was promised",
+            f"SHA-256 of {place}, the wall order and salt is {computed[:16]}…, but the "
+            f"commitment is {hand.wall.commitment[:16]}…: this is not the wall promised for "
+            f"hand {hand.number} of match {match_id}",
         )
+    if promises is not None:
+        check(*_promised(promises, match_id, hand))
     dice = hand.wall.dice
     roller, break_stack = documented_break(hand.dealer, dice)
     first, second = sum(dice[0]), sum(dice[1])
     wall = Wall(
-        tuple(hand.wall.order), (dice[0], dice[1]), bytes.fromhex(hand.wall.salt), hand.dealer
+        tuple(hand.wall.order),
+        (dice[0], dice[1]),
+        bytes.fromhex(hand.wall.salt),
+        hand.dealer,
+        match_id,
+        hand.number,
     )
     state = HandState(
         wall,
@@ -217,6 +318,24 @@ def _hand_checks(hand: ReplayHand, stake: int | None) -> list[Check]:
         said = _outcome(hand.result, names)
         check("result", False, f"the file says {said}; its actions do not get there")
     return out
+
+
+def _promised(promises: Promises, match_id: int, hand: ReplayHand) -> tuple[str, bool, str]:
+    kept = promises.kept.get((match_id, hand.number))
+    if kept is None:
+        return "promised", True, f"this client kept no commitment of this hand ({promises.whence})"
+    if kept == hand.wall.commitment:
+        return (
+            "promised",
+            True,
+            f"the commitment this client was shown before the deal ({promises.whence})",
+        )
+    return (
+        "promised",
+        False,
+        f"this client was shown {kept[:16]}… before the deal, the file has "
+        f"{hand.wall.commitment[:16]}…: not the wall this player was promised",
+    )
 
 
 def _seating(hand: ReplayHand) -> tuple[str, bool, str]:
@@ -331,7 +450,7 @@ def _check_result(
     claimed: ReplayResult,
     ruled: ReplayResult,
     names: Sequence[str],
-    stake: int | None,
+    stake: int,
     check: _CheckFn,
 ) -> None:
     said, found = _outcome(claimed, names), _outcome(ruled, names)
@@ -360,12 +479,10 @@ def _check_result(
     _check_coins(claimed, ruled.points, stake, check)
 
 
-def _check_coins(
-    result: ReplayResult, points: Sequence[int], stake: int | None, check: _CheckFn
-) -> None:
+def _check_coins(result: ReplayResult, points: Sequence[int], stake: int, check: _CheckFn) -> None:
     """Coins follow the points the rules give × the stake (docs/rules.md §2.5): each
     payer pays at most what the points ask (less only when it had less), the winner
-    gets what was paid."""
+    gets what was paid; a free table moves none."""
     coins = result.coins
     if coins is None:
         if stake and any(points):
@@ -377,11 +494,12 @@ def _check_coins(
     for seat in range(4):
         if seat == gainer:
             continue
-        owed = min(points[seat], 0) * (stake or 0)
-        if coins[seat] > 0 or (stake is not None and coins[seat] < owed):
-            want = f"{owed} to 0" if stake is not None else "0 or less"
-            wrong.append(f"seat {seat} {coins[seat]:+d} (the points ask {want})")
-        elif stake is not None and coins[seat] != owed:
+        owed = min(points[seat], 0) * stake
+        if coins[seat] > 0 or coins[seat] < owed:
+            wrong.append(
+                f"seat {seat} {coins[seat]:+d} (the points × stake {stake} ask {owed} to 0)"
+            )
+        elif coins[seat] != owed:
             capped += 1
     if gainer is not None:
         paid = -sum(c for s, c in enumerate(coins) if s != gainer)
@@ -391,13 +509,8 @@ def _check_coins(
     if wrong:
         check("coins", False, f"{shown}: " + "; ".join(wrong))
         return
-    basis = (
-        f"points × stake {stake}"
-        + (f", {capped} payer{'s' if capped > 1 else ''} short" if capped else "")
-        if stake is not None
-        else "the stake is not in the file: checked that the winner got what was paid"
-    )
-    check("coins", True, f"{shown} by seat ({basis})")
+    short = f", {capped} payer{'s' if capped > 1 else ''} short" if capped else ""
+    check("coins", True, f"{shown} by seat (points × stake {stake}{short})")
 
 
 def _outcome(r: ReplayResult, names: Sequence[str]) -> str:
@@ -428,13 +541,22 @@ def _tiles(tiles: Sequence[Tile] | None) -> str:
 # -- the whole match ----------------------------------------------------------------------
 
 
-def _match_checks(replay: Replay) -> list[Check]:
+def _match_checks(replay: Replay, signed_ok: bool) -> list[Check]:
     m = replay.match
     out: list[Check] = []
 
     def check(what: str, ok: bool, detail: str) -> None:
         out.append(Check("match", what, ok, detail))
 
+    check(
+        "signature",
+        signed_ok,
+        f"the server signed match {m.match_id}'s record (stake {m.stake}, "
+        f"{m.hands_played} hands, the standings) as the file has it"
+        if signed_ok
+        else f"the server did not sign match {m.match_id}'s record as the file has it "
+        "(its stake, standings or hands were changed since)",
+    )
     numbers = [h.number for h in replay.hands]
     ordered = [
         h

@@ -3,7 +3,8 @@
 Who may read what is the storage's one rule (``may_read``): a player reads the matches
 they played, anyone a public match once it has ended; a hand exists to be read only once
 it has ended and been settled. A match or hand not to be read answers exactly as one
-that does not exist.
+that does not exist. What is read is signed with the server's key (gbmj_server.signing),
+so a replay file made of it proves where it came from.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ def summary(s: h.MatchSummary) -> m.MatchSummary:
 def detail(d: h.MatchDetail) -> m.MatchDetail:
     return m.MatchDetail(
         match=summary(d.match),
+        stake=d.stake,
         hands=tuple(
             m.HandSummary(
                 hand_id=x.hand_id,
@@ -122,7 +124,8 @@ async def get_match(services: Services, conn: Connection, request: m.GetMatch) -
     found = await services.store.call(read)
     if found is None:
         raise _unknown("match", request.match_id)
-    return detail(found)
+    reply = detail(found)
+    return reply if services.signer is None else services.signer.match_detail(reply)
 
 
 @handlers.on(m.GetHand)
@@ -137,4 +140,5 @@ async def get_hand(services: Services, conn: Connection, request: m.GetHand) -> 
     found = await services.store.call(read)
     if found is None:
         raise _unknown("hand", request.hand_id)
-    return hand_log(found)
+    reply = hand_log(found)
+    return reply if services.signer is None else services.signer.hand_log(reply, found)

@@ -322,7 +322,9 @@ class HistoryMixin:
             # The commitment announced is the hash of the wall kept (rows of the first
             # format kept it beside the result).
             commitment=result.get("commitment")
-            or commitment_of(wall["order"], bytes.fromhex(salt)),
+            or commitment_of(
+                wall["order"], bytes.fromhex(salt), wall.get("match_id", 0), wall.get("number", 0)
+            ),
             players=players,
             actions=tuple(actions),
             escape=escape,

@@ -110,6 +110,7 @@ class Play:
                 table.password_digest,
                 [st.joined(p) for p in st.participants],
             )
+            st.match.match_id = st.match_id  # bound into every wall's commitment
             logs.event("match_started", table=table.id, match=st.match_id)
             return True
         if st.pending:

@@ -169,7 +169,7 @@ def match_state(record: RunningMatch) -> MatchState:
     """An unfinished match as the disk has it: its participants, and the engine replayed
     through the settled hands and the steps written ahead of the hand in play."""
     settings = m.TableSettings.from_wire(record.settings)
-    st = MatchState(Match(record.seed, settings.rounds), match_id=record.id)
+    st = MatchState(Match(record.seed, settings.rounds, record.id), match_id=record.id)
     for p in record.players:
         st.participants.append(
             Participant(

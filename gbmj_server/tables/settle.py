@@ -114,6 +114,7 @@ async def hand_over(table: Table, st: MatchState) -> bool:
         m.HandResult(
             table_id=table.id,
             hand_id=settled.hand_id,
+            match_id=st.match_id,
             round_number=hand.round_number,
             hand_number=hand.hand_number,
             outcome=result.outcome,

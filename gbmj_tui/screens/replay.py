@@ -123,7 +123,7 @@ class ReplayScreen(Screen[None]):
         """Replay ``log`` with the rules and show its start; a log the rules refuse is
         said, and nothing is shown."""
         try:
-            self.replay = replay_hand(hand_from_log(log), self.me, self.lang)
+            self.replay = replay_hand(hand_from_log(log), self.me, self.lang, log.match_id)
         except (IllegalAction, ValueError) as exc:
             words = tr("This hand's log does not replay with the rules: {reason}", self.lang)
             self._say(Text(words.format(reason=exc), style="bold red"))

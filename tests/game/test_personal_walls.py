@@ -168,6 +168,11 @@ def test_walls_round_trip_and_their_commitment_checks():
         walls.commitment, swapped, walls.salt
     )
     assert not verify_personal_commitment(walls.commitment, [*codes[:-1], 34], walls.salt)
-    state = HandState(walls)
+    placed = PersonalWalls.from_seed(b"verify me", dealer=3, match_id=7, number=2)
+    assert placed.walls == walls.walls and placed.commitment != walls.commitment
+    assert verify_personal_commitment(placed.commitment, codes, walls.salt, 7, 2)
+    assert not verify_personal_commitment(placed.commitment, codes, walls.salt, 7, 3)
+    assert PersonalWalls.from_dict(placed.to_dict()) == placed
+    state = HandState(placed)
     play_out(state)
-    check_replay(state)  # the hand's plain form carries the four walls
+    check_replay(state)  # the hand's plain form carries the four walls and their place

@@ -17,9 +17,12 @@ import pytest
 from recorder import RecordedMatch, record_match, sitters
 
 from gbmj.replay import Replay, ReplayId, hand_from_log, match_from_detail, replay_file
+from gbmj.replay.verify import Trust
+from gbmj_server.config import ServerConfig
 from gbmj_server.export import stored_replay
 from gbmj_server.handlers.history import detail as to_detail
 from gbmj_server.handlers.history import hand_log as to_hand_log
+from gbmj_server.signing import Signer, load_signer
 from gbmj_server.storage import Storage
 from gbmj_server.storage.matches import ActionDone
 
@@ -32,6 +35,12 @@ class World:
     stake: RecordedMatch
     running: RecordedMatch
     private: RecordedMatch
+    signer: Signer  # the key of the server that kept the matches
+
+    @property
+    def trust(self) -> Trust:
+        """The server's certificate, trusted as a client that pinned it trusts it."""
+        return Trust({self.signer.fingerprint: "the test server"}, "the test's pin")
 
     def account(self, name: str) -> int:
         account = self.store.account_by_name(name)
@@ -66,24 +75,30 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     private = record_match(
         store, sitters(store, "carol"), b"history-private", public=False, table_name="private"
     )
-    yield World(path, store, free, stake, running, private)
+    signer = load_signer(ServerConfig(db=path))  # the self-signed pair beside the database
+    yield World(path, store, free, stake, running, private, signer)
     store.close()
 
 
 def host_replay(world: World, match: RecordedMatch) -> Replay:
     """The host's export of a match (``gbmj-server admin export``)."""
-    return stored_replay(world.store, ReplayId("match", match.match_id), "gbmj-server test")
+    target = ReplayId("match", match.match_id)
+    return stored_replay(world.store, target, "gbmj-server test", world.signer)
 
 
 def player_replay(world: World, match: RecordedMatch) -> Replay:
-    """A player's export of a match, built from the protocol's messages as
-    ``gbmj export`` builds it (the hands scored by replaying them)."""
-    detail = world.store.match_detail(match.match_id)
-    assert detail is not None
-    logs = [world.store.hand_log(h.hand_id) for h in detail.hands]
+    """A player's export of a match, built from the protocol's messages, signed as the
+    server's history handlers sign them, as ``gbmj export`` builds it (the hands scored
+    by replaying them)."""
+    found = world.store.match_detail(match.match_id)
+    assert found is not None
+    detail = world.signer.match_detail(to_detail(found))
+    logs = [world.store.hand_log(h.hand_id) for h in found.hands]
+    signed = [world.signer.hand_log(to_hand_log(log), log) for log in logs if log is not None]
     return replay_file(
         "gbmj-server/0.1.0 test",
         "gbmj/0.1.0",
-        match_from_detail(to_detail(detail)),
-        [hand_from_log(to_hand_log(log)) for log in logs if log is not None],
+        match_from_detail(detail, detail.signature),
+        [hand_from_log(log, signature=log.signature) for log in signed],
+        certificate=detail.certificate,
     )

@@ -97,7 +97,7 @@ def record_match(
     coins_of = [0] * len(people)
     left: dict[int, str] = {}
     bots = [make_bot("normal", 1000 + p) for p in range(4)]
-    match = Match(seed, rounds)
+    match = Match(seed, rounds, match_id)
     record = RecordedMatch(match_id)
     seq = 0
     number = 0

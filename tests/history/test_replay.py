@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from conftest import World, host_replay, player_replay
 from gbmj.replay import FORMAT, ReplayFormatError, dumps, hand_state, loads, parse_id, steps_of
 from gbmj.replay import format as F
 from gbmj.replay.build import ReplayId
+from gbmj.replay.signing import hand_statement, match_statement
 
 
 def test_a_file_reads_back_as_it_was_written(world: World) -> None:
@@ -21,7 +23,7 @@ def test_a_file_reads_back_as_it_was_written(world: World) -> None:
             text = dumps(replay)
             assert loads(text) == replay
             data = json.loads(text)
-            assert (data["format"], data["version"]) == (FORMAT, 1)
+            assert (data["format"], data["version"]) == (FORMAT, 2)
             assert len(data["hands"]) == len(match.hand_ids)
 
 
@@ -30,10 +32,16 @@ def test_the_host_and_a_player_export_the_same_hands(world: World) -> None:
     by replaying it: they agree on every hand, the coins of a stake table included."""
     for match in (world.free, world.stake):
         host, player = host_replay(world, match), player_replay(world, match)
-        assert host.hands == player.hands
-        assert host.match.stake == (10 if match is world.stake else 0)
-        assert player.match.stake is None  # match_detail does not tell it
+        assert [replace(h, signature=None) for h in host.hands] == [
+            replace(h, signature=None) for h in player.hands
+        ]
+        assert host.match.stake == player.match.stake == (10 if match is world.stake else 0)
         assert host.match.standings == player.match.standings
+        # both sign the same statements: the record, not how it was built
+        assert [hand_statement(match.match_id, h) for h in host.hands] == [
+            hand_statement(match.match_id, h) for h in player.hands
+        ]
+        assert match_statement(host.match) == match_statement(player.match)
 
 
 def test_the_replay_reaches_the_live_games_final_state(world: World) -> None:
@@ -41,7 +49,7 @@ def test_the_replay_reaches_the_live_games_final_state(world: World) -> None:
         replay = loads(dumps(player_replay(world, match)))
         totals: dict[str, int] = {}
         for hand, live, scores in zip(replay.hands, match.states, match.scores, strict=True):
-            state = hand_state(hand)
+            state = hand_state(hand, match_id=match.match_id)
             for seat in range(4):
                 assert state.concealed(seat) == live.concealed(seat)
                 assert state.melds(seat) == live.melds(seat)
@@ -61,11 +69,11 @@ def test_each_step_is_the_live_game_so_far(world: World) -> None:
     for hand, live in zip(replay.hands, world.free.states, strict=True):
         seen = 0
         for k in range(steps_of(hand) + 1):
-            events = hand_state(hand, k).events
+            events = hand_state(hand, k, world.free.match_id).events
             assert events == live.events[: len(events)]
             assert len(events) >= seen  # a pass that leaves the window open adds none
             seen = len(events)
-        assert hand_state(hand, steps_of(hand)).events == live.events
+        assert hand_state(hand, steps_of(hand), world.free.match_id).events == live.events
 
 
 def test_an_escape_ends_the_replayed_hand(world: World) -> None:
@@ -81,8 +89,13 @@ def test_an_escape_ends_the_replayed_hand(world: World) -> None:
     [
         (lambda d: "{", "not a JSON document"),
         (lambda d: {"format": "other"}, "not a gbmj replay file"),
-        (lambda d: {**d, "version": 2}, "format version 2, newer than this gbmj reads (1)"),
-        (lambda d: {**d, "version": "1"}, "does not say its format version"),
+        (lambda d: {**d, "version": 3}, "format version 3, newer than this gbmj reads (2)"),
+        (lambda d: {**d, "version": 1}, "format version 1, which carries no server signature"),
+        (lambda d: {**d, "version": "2"}, "does not say its format version"),
+        (
+            lambda d: {**d, "match": {k: v for k, v in d["match"].items() if k != "stake"}},
+            "file.match.stake: missing",
+        ),
         (lambda d: {**d, "extra": 1}, "file.'extra': unknown field"),
         (
             lambda d: {**d, "hands": [{**d["hands"][0], "dealer": 4}]},

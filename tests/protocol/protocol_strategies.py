@@ -3,6 +3,7 @@ and the largest valid one of each type (to check every valid message fits in a f
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 from hypothesis import strategies as st
@@ -10,6 +11,7 @@ from hypothesis import strategies as st
 from protocol.fans import FAN_BY_ID
 from protocol.messages import EVENT_KINDS, MESSAGE_TYPES, EventBody, Message
 from protocol.schema import (
+    Base64,
     Bool,
     Choice,
     FanId,
@@ -44,6 +46,10 @@ def for_spec(spec: Spec) -> st.SearchStrategy[Any]:
         )
     if isinstance(spec, Hex):
         return st.text("0123456789abcdef", min_size=spec.min_len, max_size=spec.max_len)
+    if isinstance(spec, Base64):
+        return st.binary(min_size=1, max_size=spec.max_len // 4 * 3).map(
+            lambda b: base64.b64encode(b).decode("ascii")
+        )
     if isinstance(spec, Choice):
         return st.sampled_from(spec.values)
     if isinstance(spec, TileCode):
@@ -107,6 +113,8 @@ def largest(spec: Spec) -> Any:
         return _WIDE * spec.max_len
     if isinstance(spec, Hex):
         return "f" * spec.max_len
+    if isinstance(spec, Base64):
+        return "A" * (spec.max_len // 4 * 4)
     if isinstance(spec, Choice):
         return max(spec.values, key=lambda v: len(str(v)) if isinstance(v, str) else abs(v))
     if isinstance(spec, TileCode):

@@ -73,7 +73,10 @@ async def test_four_clients_play_a_match_to_its_end(connect, server: Server) -> 
         assert all(h == hand[0] for h in hand)
         result = hand[0]
         assert sum(result["points"]) == 0
-        assert verify_commitment(result["commitment"], result["wall_order"], result["salt"])
+        number = 4 * (result["round_number"] - 1) + result["hand_number"]
+        assert verify_commitment(
+            result["commitment"], result["wall_order"], result["salt"], result["match_id"], number
+        )
         if result["outcome"] == "win":
             assert result["total"] >= 8 and result["fans"]
     assert [(h["round_number"], h["hand_number"]) for h in results[0]] == [

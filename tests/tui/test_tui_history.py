@@ -8,6 +8,7 @@ step on the screen."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 from collections.abc import Iterator
 from dataclasses import replace
@@ -36,16 +37,20 @@ from gbmj_tui.screens.result import ResultScreen
 from gbmj_tui.screens.table import TableScreen
 from gbmj_tui.solo import Solo
 from protocol import messages as m
+from protocol.tls import fingerprint
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, str]]:
+    """The server (plain TCP) and the fingerprint of the certificate it signs with (made
+    beside its database, as it prints it)."""
     where = tmp_path_factory.mktemp("srv")
     config = where / "server.toml"
     config.write_text("bot_delay = 0.0\nhand_pause = 5.0\n")
     proc, port = start_local_server(where / "gbmj.db", config)
     try:
-        yield port
+        pem = (where / "tls_cert.pem").read_text().splitlines()[1:-1]
+        yield port, fingerprint(base64.b64decode("".join(pem)))
     finally:
         proc.terminate()
         proc.wait(10)
@@ -78,9 +83,15 @@ def assert_same_end(replayed: TableView, live: TableView) -> None:
         assert seat.score == lr.points[s]
 
 
+@pytest.fixture
+def server(served: tuple[int, str]) -> int:
+    return served[0]
+
+
 def test_the_hand_just_played_replays_to_the_same_end_and_the_history_finds_it(
-    server: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    served: tuple[int, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    server, signing = served
     monkeypatch.chdir(tmp_path)  # the export writes to the current folder
     solo = Solo(Address("127.0.0.1", server), tmp_path / "solo-account.json")
 
@@ -189,9 +200,23 @@ def test_the_hand_just_played_replays_to_the_same_end_and_the_history_finds_it(
     assert me in shots["history"] and "solo" in shots["history"]
     assert "Matches 1-1 of 1" in shots["history"]
     assert " won, " in shots["match"] or "Draw" in shots["match"]
-    assert tools.verify_file(path).ok
+    # The file verifies against the server's key; the client kept the commitment it was
+    # shown before the deal (beside its settings), and the file's wall is that one.
+    kept = tmp_path / "commitments"
+    address = f"127.0.0.1:{server}"
+    report = tools.verify_file(path, address, signing, tmp_path / "none", kept)
+    assert report.ok, report.text()
+    promised = next(c for c in report.checks if c.what == "promised")
+    assert promised.ok and promised.detail.startswith("the commitment this client was shown")
     (exported,) = json.loads(path.read_text("utf-8"))["hands"]
     assert exported["hand_id"] == live.result.hand_id
+    assert f"{address} - {match.match_id} 1 {live.commitment}" in kept.read_text("utf-8")
+    # Had the server shown another commitment before the deal, the file's wall is not
+    # the one this player was promised, signature or not.
+    kept.write_text(f"{address} - {match.match_id} 1 {'0' * 64}\n", "utf-8")
+    report = tools.verify_file(path, address, signing, tmp_path / "none", kept)
+    assert not report.ok and report.verdict.startswith("NOT VERIFIED (1 mismatch): hand 1, ")
+    assert "promised: this client was shown 0000000000000000… before the deal" in report.verdict
 
 
 # -- without a server ---------------------------------------------------------------------
@@ -214,7 +239,7 @@ class LogHost(App[None]):
 
 def test_the_steps_are_each_draw_discard_claim_and_kong() -> None:
     state = bot_hand()
-    replay = replay_hand(hand_from_log(hand_log(state)), "bob", "en")
+    replay = replay_hand(hand_from_log(hand_log(state)), "bob", "en", 7)
     assert replay.viewer == 1
     lines = [replay.line(i, face_up=True).plain for i in range(len(replay.steps))]
     assert lines[0].startswith("East round, hand 1: the dealer is")
@@ -295,7 +320,7 @@ def test_a_hand_ended_by_an_escape_replays_to_the_escape() -> None:
         assert action is not None
         state.apply(seat, action)
     state.escape(2)
-    replay = replay_hand(hand_from_log(hand_log(state, escape=2)), "alice", "en")
+    replay = replay_hand(hand_from_log(hand_log(state, escape=2)), "alice", "en", 7)
     last = replay.view(replay.last, face_up=False)
     assert last.result is not None and last.result.escaper == 2
     assert replay.line(replay.last, face_up=False).plain.endswith("left the match (an escape)")

@@ -393,6 +393,7 @@ def test_a_hosted_client_writes_no_file_and_keeps_to_its_server(
     async def go():
         # as its front door starts it for a plain game port (GBMJ_INSECURE=1)
         app = GbmjApp(config_path=config, lang="en", hosted=True, server=address, insecure=True)
+        assert app.session.commitments is None  # nor the commitments it is shown
         async with app.run_test(size=(100, 32)) as pilot:
             await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
             field = app.screen.query_one("#server", Input)

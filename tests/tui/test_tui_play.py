@@ -293,7 +293,7 @@ def test_the_result_says_whether_the_wall_is_the_one_promised_before_the_deal() 
     """The wall and salt revealed with the result are checked against the commitment
     announced at the hand's start: a wall changed since, even sent with a commitment of
     its own, is not verified."""
-    wall = Wall.from_seed(b"a wall", dealer=1)
+    wall = Wall.from_seed(b"a wall", dealer=1, match_id=88, number=2)  # HAND_RESULT's hand
     start = _event(41, replace(HAND_START, commitment=wall.commitment))
     honest = replace(
         HAND_RESULT, wall_order=tuple(wall.order), salt=wall.salt.hex(), commitment=wall.commitment
@@ -301,7 +301,9 @@ def test_the_result_says_whether_the_wall_is_the_one_promised_before_the_deal() 
     moved = list(wall.order)
     other = next(i for i, t in enumerate(moved) if t != moved[0])
     moved[0], moved[other] = moved[other], moved[0]  # two tiles swapped after the deal
-    forged = replace(honest, wall_order=tuple(moved), commitment=commitment_of(moved, wall.salt))
+    forged = replace(
+        honest, wall_order=tuple(moved), commitment=commitment_of(moved, wall.salt, 88, 2)
+    )
     view = replace(sample_view(), seq=40)
     _, shots = _play(view, [start, honest], lang="en")
     assert "Wall verified: the tiles revealed are the wall the server locked in" in _flat(shots[1])

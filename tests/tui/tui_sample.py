@@ -8,6 +8,7 @@ from dataclasses import replace
 from gbmj.bots import make_bot
 from gbmj.bots.arena import play_hand
 from gbmj.game.hand_state import HandState
+from gbmj.game.wall import commitment_of
 from gbmj_tui.model import Choice, MeldView, PromptView, SeatView, TableView, TimerView
 from protocol import messages as m
 from protocol.tiles import Tile
@@ -154,7 +155,8 @@ def hand_log(state: HandState, escape: int | None = None) -> m.HandLog:
     return m.HandLog(
         hand_id=41, match_id=7, number=1, round_number=1, hand_number=1,
         prevailing_wind=Tile.E, dealer=state.dealer, dice=w.dice,
-        wall_order=tuple(w.order), salt=w.salt.hex(), commitment=w.commitment,
+        wall_order=tuple(w.order), salt=w.salt.hex(),
+        commitment=commitment_of(w.order, w.salt, 7, 1),  # bound to match 7, hand 1
         players=NAMES, actions=actions, escape=escape, points=tuple(state.result.points),
         coins=None,
     )  # fmt: skip
