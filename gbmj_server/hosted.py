@@ -5,8 +5,10 @@ player somewhere else. Both front doors admit sessions through a ``SessionGate``
 in all and a cap per address), clamp the terminal size (a client's screen buffers grow
 with it: ``stty rows 16000 cols 16000`` made one client take gigabytes), start the
 client with ``client_command`` and ``client_environment`` (a bounded data size,
-``GBMJ_HOSTED=1`` so it writes no files, a ``private_home`` of its own, the game
-server's loopback address from ``client_address``) and end it with ``end_client``.
+``GBMJ_HOSTED=1`` so it writes no files, a ``private_home`` of its own, the doors' own
+listener of the game server and the session's pass: ``GameDoor``) and end it with
+``end_client``. The pass (``DoorPasses``) tells the game server the player's address,
+so its limits count every hosted player apart.
 
 Run as ``python -m gbmj_server.hosted [--tty] [--quiet] [--memory MB] -- CLIENT-ARGS`` it
 is the launcher in the child: it sets the limits on itself, takes its terminal, and
@@ -19,6 +21,8 @@ import asyncio
 import contextlib
 import functools
 import os
+import re
+import secrets
 import shutil
 import signal
 import subprocess
@@ -37,8 +41,18 @@ MAX_COLUMNS, MAX_ROWS = 500, 200  # the largest terminal a hosted client draws
 CLIENT_MEMORY_MB = 256
 END_GRACE = 2.0  # seconds a client gets after each signal before the next one
 ALL = "*"  # the Counter key that counts every session
+PASS_BYTES = 24  # a door pass: 32 characters of URL-safe base64
+# What a terminal sends by itself, not the player: NUL, mouse movement (SGR reports
+# with the motion bit, codes 32-63) and focus in or out. None of it is input that keeps
+# a session from its idle close.
+NOT_INPUT = re.compile(rb"\x00|\x1b\[<(?:3[2-9]|[45]\d|6[0-3]);\d+;\d+[Mm]|\x1b\[[IO]")
 FULL = "the server is full (too many sessions); try later"
 TOO_MANY = "too many sessions from your address; close one first"
+
+
+def real_input(data: bytes) -> bool:
+    """Whether bytes from the player's terminal hold a key or a click (``NOT_INPUT``)."""
+    return bool(NOT_INPUT.sub(b"", data))
 
 
 def clamp_size(columns: int, rows: int) -> tuple[int, int]:
@@ -183,33 +197,71 @@ def private_home() -> Iterator[str]:
         shutil.rmtree(home, ignore_errors=True)
 
 
+class DoorPasses:
+    """The passes of the running door sessions: pass -> the player's address. The doors
+    (asyncio, in their own threads) issue and revoke them, the game port (trio) looks
+    them up; a lock keeps each step whole."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._addresses: dict[str, str] = {}
+
+    def issue(self, address: str) -> str:
+        """A new pass for a session of a player at ``address``."""
+        door_pass = secrets.token_urlsafe(PASS_BYTES)
+        with self._lock:
+            self._addresses[door_pass] = address
+        return door_pass
+
+    def revoke(self, door_pass: str) -> None:
+        """The session ended: its pass names nobody any more."""
+        with self._lock:
+            self._addresses.pop(door_pass, None)
+
+    def address_of(self, door_pass: str) -> str | None:
+        """The player's address a pass names (None: no such pass, or no more)."""
+        with self._lock:
+            return self._addresses.get(door_pass)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._addresses)
+
+
 @dataclass(frozen=True, slots=True)
 class GameDoor:
-    """How a hosted client reaches this host's game port: its loopback address, and the
-    fingerprint of the port's TLS certificate (None: the port serves plain TCP), which
-    the client checks instead of pinning (it keeps no file)."""
+    """How a hosted client reaches this host's game server: the doors' own listener (on
+    loopback, plain TCP: nothing is in between), and the passes that name each session's
+    player there."""
 
     address: str
-    fingerprint: str | None = None
+    passes: DoorPasses
 
-    def environment(self) -> dict[str, str]:
-        env = {"GBMJ_SERVER": self.address}
-        if self.fingerprint is None:
-            env["GBMJ_INSECURE"] = "1"
-        else:
-            env["GBMJ_TLS_FINGERPRINT"] = self.fingerprint
-        return env
+    @contextlib.contextmanager
+    def session(self, address: str) -> Iterator[str]:
+        """A pass for one session of a player at ``address``, revoked when it ends."""
+        door_pass = self.passes.issue(address)
+        try:
+            yield door_pass
+        finally:
+            self.passes.revoke(door_pass)
+
+    def environment(self, door_pass: str) -> dict[str, str]:
+        return {"GBMJ_SERVER": self.address, "GBMJ_INSECURE": "1", "GBMJ_DOOR": door_pass}
 
 
-def client_environment(game: GameDoor, home: str, extra: Mapping[str, str] = {}) -> dict[str, str]:
+def client_environment(
+    game: GameDoor, home: str, door_pass: str, extra: Mapping[str, str] = {}
+) -> dict[str, str]:
     """The whole environment of a hosted client: nothing of the server's own but the
-    program path; its own ``home``, the game server's door, ``GBMJ_HOSTED=1``."""
+    program path; its own ``home``, the game server's door and the session's pass,
+    ``GBMJ_HOSTED=1``."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": home,
         "LANG": "C.UTF-8",
         "GBMJ_HOSTED": "1",  # the client turns off screenshots and config and file writes
-        **game.environment(),
+        **game.environment(door_pass),
     }
     env.update(extra)
     return env

@@ -42,11 +42,11 @@ from gbmj_server.hosted import (
     GameDoor,
     SessionGate,
     clamp_size,
-    client_address,
     client_command,
     client_environment,
     end_client,
     private_home,
+    real_input,
     serve_door,
 )
 from gbmj_server.limits import Backoff, address_key
@@ -336,7 +336,8 @@ class ClientSession(asyncssh.SSHServerSession[bytes]):
         asyncio.get_running_loop().create_task(self._run())
 
     def data_received(self, data: bytes, datatype: int | None) -> None:
-        self.last_input = time.monotonic()
+        if real_input(data):
+            self.last_input = time.monotonic()
         if self.master is not None:
             with contextlib.suppress(OSError):  # the client is gone: its end comes next
                 os.write(self.master, data)
@@ -397,7 +398,8 @@ class ClientSession(asyncssh.SSHServerSession[bytes]):
                 return
             self.home = contextlib.ExitStack()
             home = self.home.enter_context(private_home())
-            self._spawn(client_environment(service.game, home, extra))
+            door_pass = self.home.enter_context(service.game.session(self.auth.address))
+            self._spawn(client_environment(service.game, home, door_pass, extra))
             idle = asyncio.get_running_loop().create_task(self._watch_idle())
             code = await asyncio.get_running_loop().run_in_executor(None, self._wait)
             idle.cancel()
@@ -523,19 +525,12 @@ def _set_size(fd: int, size: tuple[int, int]) -> None:
 
 
 async def serve_ssh(
-    settings: SshSettings,
-    host: str,
-    game_port: int,
-    db_path: Path,
-    *,
-    tls_fingerprint: str | None = None,
-    task_status: Any,
+    settings: SshSettings, host: str, game: GameDoor, db_path: Path, *, task_status: Any
 ) -> None:
     """Run the SSH server from trio until cancelled (then stop it and wait for its thread).
 
     ``task_status.started(service)`` once it listens; ``host`` is where it listens (the
-    game server's address), the clients reach the game server on its loopback form."""
-    game = GameDoor(client_address(host, game_port), tls_fingerprint)
+    game server's address), the clients reach the game server through ``game``."""
     service = SshService(settings, host, game, db_path)
 
     def listening() -> str:

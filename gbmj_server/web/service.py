@@ -42,12 +42,12 @@ from gbmj_server.hosted import (
     GameDoor,
     SessionGate,
     clamp_size,
-    client_address,
     client_command,
     client_environment,
     client_takes_server,
     end_client,
     private_home,
+    real_input,
     serve_door,
 )
 from gbmj_server.web.config import WebSettings
@@ -220,9 +220,12 @@ class WebService(FrontDoor):
         return remote
 
     def origin_allowed(self, request: web.Request) -> bool:
-        """A browser says which page opens a WebSocket (``Origin``): only this page (its
-        host, as the browser reached it) or an origin the host listed may. No ``Origin``:
-        not a browser, so no other site's page can be behind it."""
+        """A browser says which page opens a WebSocket (``Origin``): an origin the host
+        listed (``web_origins``) may, and this page reached by an IP address or as
+        ``localhost``. A page reached by any other name may not unless listed: a site
+        whose name an attacker points at this server's address (DNS rebinding) has its
+        own name in both ``Host`` and ``Origin``. No ``Origin``: not a browser, so no
+        other site's page can be behind it."""
         origin = request.headers.get("Origin")
         if origin is None:
             return True
@@ -232,7 +235,8 @@ class WebService(FrontDoor):
         host = request.host
         if _is_loopback(request.remote or "?"):
             host = request.headers.get("X-Forwarded-Host", host)
-        return urlsplit(origin).netloc == host.lower()
+        parts = urlsplit(origin)
+        return parts.netloc == host.lower() and _named_by_address(parts.hostname or "")
 
     # -- the routes ---------------------------------------------------------------------
     async def page(self, request: web.Request) -> web.Response:
@@ -278,22 +282,22 @@ class WebService(FrontDoor):
         )
         if self.server_flag:
             options = [*options, "--server", self.game.address]
-        with private_home() as home:
-            await self._play(request, socket, options, home, width, height)
+        with private_home() as home, self.game.session(self.peer(request)) as door_pass:
+            env = client_environment(self.game, home, door_pass, {"TERM": "xterm-256color"})
+            await self._play(socket, options, env, width, height)
 
     async def _play(
         self,
-        request: web.Request,
         socket: web.WebSocketResponse,
         options: list[str],
-        home: str,
+        env: dict[str, str],
         width: int,
         height: int,
     ) -> None:
         memory = self.settings.client_memory
         app = HostedApp(
             client_command(options, memory_mb=memory, quiet=True),
-            client_environment(self.game, home, {"TERM": "xterm-256color"}),
+            env,
             write_bytes=socket.send_bytes,
             write_str=socket.send_str,
             close=socket.close,
@@ -321,8 +325,10 @@ class WebService(FrontDoor):
                     continue
                 kind, data = _envelope(message.data)
                 if kind == "stdin" and isinstance(data, str):
-                    last_input = asyncio.get_running_loop().time()
-                    await app.send_bytes(data.encode("utf-8"))
+                    keys = data.encode("utf-8")
+                    if real_input(keys):  # a key or a click, not a NUL or a mouse move
+                        last_input = asyncio.get_running_loop().time()
+                    await app.send_bytes(keys)
                 elif kind == "resize" and isinstance(data, dict):
                     columns, rows = clamp_size(
                         _number(str(data.get("width")), 80), _number(str(data.get("height")), 24)
@@ -351,6 +357,18 @@ def _envelope(text: str) -> tuple[str | None, Any]:
     return None, None
 
 
+def _named_by_address(host: str) -> bool:
+    """Whether a page's host is an IP address or ``localhost``: names no DNS answer of
+    an attacker's can stand for."""
+    if host == "localhost":
+        return True
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
 def _is_loopback(address: str) -> bool:
     try:
         return ipaddress.ip_address(address).is_loopback
@@ -358,22 +376,13 @@ def _is_loopback(address: str) -> bool:
         return False
 
 
-async def serve_web(
-    settings: WebSettings,
-    host: str,
-    game_port: int,
-    *,
-    tls_fingerprint: str | None = None,
-    task_status: Any,
-) -> None:
+async def serve_web(settings: WebSettings, host: str, game: GameDoor, *, task_status: Any) -> None:
     """Run the web page from trio until cancelled (then end its sessions and its thread).
 
     ``task_status.started(service)`` once it listens, on ``settings.host`` or else the
-    game server's ``host``; its clients reach the game server on its loopback form."""
+    game server's ``host``; its clients reach the game server through ``game``."""
     listen = settings.host if settings.host is not None else host
-    service = WebService(
-        settings, listen, GameDoor(client_address(host, game_port), tls_fingerprint)
-    )
+    service = WebService(settings, listen, game)
     shown = f"[{listen}]" if ":" in listen else listen
     await serve_door(
         service, lambda: f"web: listening on http://{shown}:{service.port}/", task_status

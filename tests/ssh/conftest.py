@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import re
 import subprocess
 import sys
@@ -44,16 +45,19 @@ def start_host(
     listen: str = "127.0.0.1",
     *,
     tls: bool = False,
+    limits: dict[str, object] | None = None,
     **settings: object,
 ) -> Host:
-    """A server listening on ``listen`` with these accounts (name -> password) and
-    ``ssh_*`` settings; its game port plain TCP unless ``tls``."""
+    """A server listening on ``listen`` with these accounts (name -> password), ``ssh_*``
+    settings and game port ``limits``; its game port plain TCP unless ``tls``."""
     db = tmp / "gbmj.sqlite3"
     with Storage(db) as store:
         for name, password in accounts.items():
             store.create_account(name, hash_password(password))
     config = tmp / "server.toml"
-    config.write_text("".join(f"ssh_{k} = {v!r}\n" for k, v in settings.items()), "utf-8")
+    lines = [f"ssh_{k} = {v!r}\n" for k, v in settings.items()]
+    lines += ["[limits]\n", *(f"{k} = {json.dumps(v)}\n" for k, v in (limits or {}).items())]
+    config.write_text("".join(lines), "utf-8")
     log = tmp / "server.log"
     command = [sys.executable, "-m", "gbmj_server", "--host", listen, "--port", "0"]
     command += ["--ssh-port", "0", "--db", str(db), "--config", str(config)]

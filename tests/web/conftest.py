@@ -53,12 +53,16 @@ class WebHost:
         return [pid for pid in found if not _bot_worker(pid)]
 
 
-def start_web_host(tmp: Path, **settings: object) -> WebHost:
-    """A server with a web page and these ``web_*`` settings; bots act at once."""
+def start_web_host(
+    tmp: Path, limits: dict[str, object] | None = None, **settings: object
+) -> WebHost:
+    """A server with a web page, these ``web_*`` settings and game port ``limits``; bots
+    act at once."""
     db = tmp / "gbmj.sqlite3"
     config = tmp / "server.toml"
     lines = ["bot_delay = 0.0\n", "hand_pause = 5.0\n"]
     lines += [f"web_{k} = {json.dumps(v)}\n" for k, v in settings.items()]
+    lines += ["[limits]\n", *(f"{k} = {json.dumps(v)}\n" for k, v in (limits or {}).items())]
     config.write_text("".join(lines), "utf-8")
     log = tmp / "server.log"
     command = [sys.executable, "-m", "gbmj_server", "--port", "0", "--web-port", "0", "--insecure"]
@@ -133,10 +137,18 @@ class WebTerminal:
         screen.feed(bytes(self.raw))
         return screen.text()
 
-    async def wait_for(self, what: str, since: int = 0, timeout: float = WAIT) -> None:
+    async def wait_for(
+        self, what: str, since: int = 0, timeout: float = WAIT, regex: bool = False
+    ) -> None:
+        """Until ``what`` shows after byte ``since`` (with ``regex``: a match of it)."""
+
+        def seen() -> bool:
+            text = self.text(since)
+            return re.search(what, text) is not None if regex else what in text
+
         try:
             async with asyncio.timeout(timeout):
-                while what not in self.text(since):
+                while not seen():
                     assert not self.closed.is_set(), f"closed before {what!r}"
                     self.changed.clear()
                     await self.changed.wait()
@@ -156,10 +168,12 @@ class WebTerminal:
 
 
 @contextlib.asynccontextmanager
-async def web_terminal(host: WebHost, path: str = "ws", **headers: str):
+async def web_terminal(host: WebHost, path: str = "ws", source: str = "127.0.0.1", **headers: str):
+    """A session of the page from ``source`` (any 127.x.y.z is this machine: another
+    source is another player's address)."""
     query = headers.pop("query", "width=100&height=30")
     async with (
-        aiohttp.ClientSession() as http,
+        aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(source, 0))) as http,
         http.ws_connect(f"{host.url}{path}?{query}", headers=headers) as socket,
     ):
         sizes = dict(part.split("=") for part in query.split("&"))
