@@ -1,18 +1,15 @@
 """Hosted client sessions: what the SSH and the web front doors share.
 
 Each hosted session runs one ``gbmj`` client process on the server's machine, for a
-player somewhere else. Both front doors admit sessions through a ``SessionGate`` (a cap
+player somewhere else, forked by the launcher (``gbmj_server.launcher``) that has the
+client imported already. Both front doors admit sessions through a ``SessionGate`` (a cap
 in all and a cap per address), clamp the terminal size (a client's screen buffers grow
 with it: ``stty rows 16000 cols 16000`` made one client take gigabytes), start the
-client with ``client_command`` and ``client_environment`` (a bounded data size,
+client with ``GameDoor.launcher`` and ``client_environment`` (a bounded data size,
 ``GBMJ_HOSTED=1`` so it writes no files, a ``private_home`` of its own, the doors' own
 listener of the game server and the session's pass: ``GameDoor``) and end it with
 ``end_client``. The pass (``DoorPasses``) tells the game server the player's address,
 so its limits count every hosted player apart.
-
-Run as ``python -m gbmj_server.hosted [--tty] [--quiet] [--memory MB] -- CLIENT-ARGS`` it
-is the launcher in the child: it sets the limits on itself, takes its terminal, and
-becomes ``python -m gbmj_tui CLIENT-ARGS`` (an exec: one process, one pid to end).
 """
 
 from __future__ import annotations
@@ -29,10 +26,11 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gbmj_server.launcher import Launcher
 from gbmj_server.limits import Counter, address_key
 
 MAX_COLUMNS, MAX_ROWS = 500, 200  # the largest terminal a hosted client draws
@@ -141,6 +139,23 @@ async def serve_door(door: FrontDoor, listening: Callable[[], str], task_status:
             await trio.to_thread.run_sync(door.stop)
 
 
+async def serve_launcher(task_status: Any) -> None:
+    """Keep the launcher running from trio until cancelled (then stop it):
+    ``task_status.started(launcher)`` once it has imported the client, so that the first
+    session is as quick as the next (or after ``START_TIMEOUT``: sessions then wait)."""
+    import trio
+
+    launcher = Launcher()
+    launcher.start()
+    try:
+        await trio.to_thread.run_sync(launcher.wait_ready)
+        task_status.started(launcher)
+        await trio.sleep_forever()
+    finally:
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(launcher.close)
+
+
 @dataclass(frozen=True, slots=True)
 class SessionLimits:
     max_sessions: int = 20  # sessions running a client at once, from everywhere
@@ -230,12 +245,13 @@ class DoorPasses:
 
 @dataclass(frozen=True, slots=True)
 class GameDoor:
-    """How a hosted client reaches this host's game server: the doors' own listener (on
-    loopback, plain TCP: nothing is in between), and the passes that name each session's
-    player there."""
+    """How a hosted client is started (the launcher) and reaches this host's game
+    server: the doors' own listener (on loopback, plain TCP: nothing is in between), and
+    the passes that name each session's player there."""
 
     address: str
     passes: DoorPasses
+    launcher: Launcher
 
     @contextlib.contextmanager
     def session(self, address: str) -> Iterator[str]:
@@ -267,20 +283,6 @@ def client_environment(
     return env
 
 
-def client_command(
-    options: Sequence[str], *, memory_mb: int, terminal: bool = False, quiet: bool = False
-) -> list[str]:
-    """The command that starts a hosted client with these client options; ``terminal``:
-    its standard input is its pty, to become its controlling terminal; ``quiet``: its
-    standard error goes nowhere (a crash report can show what the player typed)."""
-    command = [sys.executable, "-m", "gbmj_server.hosted", "--memory", str(memory_mb)]
-    if terminal:
-        command.append("--tty")
-    if quiet:
-        command.append("--quiet")
-    return [*command, "--", *options]
-
-
 @functools.cache
 def client_takes_server() -> bool:
     """Whether this installation's client has ``--server HOST:PORT`` (the connect screen
@@ -308,39 +310,3 @@ async def end_client(pid: int, exited: Callable[[], bool], grace: float = END_GR
         deadline = loop.time() + grace
         while not exited() and loop.time() < deadline:
             await asyncio.sleep(0.05)
-
-
-def _launch(argv: Sequence[str]) -> None:
-    """The launcher in the child (see the module's text); never returns."""
-    import resource
-
-    memory_mb, terminal, quiet = CLIENT_MEMORY_MB, False, False
-    args = list(argv)
-    while args and args[0] != "--":
-        flag = args.pop(0)
-        if flag == "--memory":
-            memory_mb = int(args.pop(0))
-        elif flag == "--tty":
-            terminal = True
-        elif flag == "--quiet":
-            quiet = True
-        else:
-            raise SystemExit(f"unknown launcher flag {flag!r}")
-    client_args = args[1:]
-    limit = memory_mb * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core files in the server's folder
-    if terminal:
-        import fcntl
-        import termios
-
-        # The pty becomes the controlling terminal: the kernel sends SIGWINCH on a
-        # resize and SIGHUP when the SSH side closes it.
-        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-    if quiet:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
-    os.execv(sys.executable, [sys.executable, "-m", "gbmj_tui", *client_args])
-
-
-if __name__ == "__main__":
-    _launch(sys.argv[1:])

@@ -27,7 +27,7 @@ from gbmj_server.admin_socket import serve_admin
 from gbmj_server.config import ServerConfig
 from gbmj_server.handlers import HANDLERS
 from gbmj_server.handlers.accounts import housekeeping
-from gbmj_server.hosted import GameDoor, client_address
+from gbmj_server.hosted import GameDoor, client_address, serve_launcher
 from gbmj_server.moderation import Moderator
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.dispatch import Dispatcher
@@ -241,6 +241,7 @@ async def run_server(config: ServerConfig, tls: ServerTls | None = None) -> None
                     game = GameDoor(
                         client_address(DOOR_HOST, doors[0].socket.getsockname()[1]),
                         server.guard.doors,
+                        await nursery.start(serve_launcher),  # forks each session's client
                     )
                 if config.ssh.port is not None:  # play over SSH (gbmj_server.ssh)
                     from gbmj_server.ssh.service import serve_ssh

@@ -90,6 +90,7 @@ layers =
     config
     ssh | web
     hosted
+    launcher
     storage
     metrics | names | limits
 

@@ -26,6 +26,8 @@ import contextlib
 import ipaddress
 import json
 import logging
+import os
+from dataclasses import replace
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -42,7 +44,6 @@ from gbmj_server.hosted import (
     GameDoor,
     SessionGate,
     clamp_size,
-    client_command,
     client_environment,
     client_takes_server,
     end_client,
@@ -50,6 +51,7 @@ from gbmj_server.hosted import (
     real_input,
     serve_door,
 )
+from gbmj_server.launcher import Child, Launcher, Request
 from gbmj_server.web.config import WebSettings
 
 log = logging.getLogger(__name__)
@@ -98,14 +100,39 @@ def _number(text: str | None, default: int) -> int:
         return default
 
 
-class HostedApp(AppService):
-    """textual-serve's app service with a hosted client: our command and environment,
-    no URLs opened and no files delivered, and an end that does not wait forever."""
+class ForkedClient:
+    """A client forked by the launcher, as textual-serve's ``AppService`` reads a
+    subprocess: its pipes as asyncio streams, its pid, its end."""
 
-    def __init__(self, command: list[str], env: dict[str, str], **kwargs: Any) -> None:
+    def __init__(
+        self, child: Child, stdin: asyncio.StreamWriter, stdout: asyncio.StreamReader
+    ) -> None:
+        self.child = child
+        self.pid = child.pid
+        self.stdin = stdin
+        self.stdout = stdout
+        self.stderr = asyncio.StreamReader()  # nothing: the client's goes nowhere
+        self.stderr.feed_eof()
+
+    @property
+    def returncode(self) -> int | None:
+        return self.child.returncode
+
+    async def wait(self) -> int:
+        return await self.child.wait()
+
+
+class HostedApp(AppService):
+    """textual-serve's app service with a hosted client: forked by the launcher with our
+    options and environment, no URLs opened and no files delivered, and an end that does
+    not wait forever."""
+
+    def __init__(self, launcher: Launcher, request: Request, **kwargs: Any) -> None:
         super().__init__("", **kwargs)
-        self.argv = command
-        self.env = env
+        self.launcher = launcher
+        self.request = request
+        self.env = dict(request.env)
+        self._client: ForkedClient | None = None
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         env = dict(self.env)  # not the server's environment
@@ -121,17 +148,34 @@ class HostedApp(AppService):
         return env
 
     async def _open_app_process(self, width: int = 80, height: int = 24) -> Any:
-        self._process = process = await asyncio.create_subprocess_exec(
-            *self.argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,  # empty: the launcher sends it nowhere
-            env=self._build_environment(width, height),
-            start_new_session=True,  # a process group of its own, to end as one
+        """The client on two pipes (its standard error goes nowhere: a crash report
+        could show what the player typed), forked by the launcher."""
+        loop = asyncio.get_running_loop()
+        stdin_r, stdin_w = os.pipe()
+        stdout_r, stdout_w = os.pipe()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        request = replace(self.request, env=self._build_environment(width, height))
+        try:
+            child = await self.launcher.spawn(request, (stdin_r, stdout_w, devnull))
+        except BaseException:
+            os.close(stdin_w)
+            os.close(stdout_r)
+            raise
+        finally:
+            for fd in (stdin_r, stdout_w, devnull):
+                os.close(fd)
+        stdout = asyncio.StreamReader(limit=2**20)
+        await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(stdout), os.fdopen(stdout_r, "rb", 0)
         )
-        assert process.stdin is not None
-        self._stdin = process.stdin
-        return process
+        transport, protocol = await loop.connect_write_pipe(
+            lambda: asyncio.streams.FlowControlMixin(loop), os.fdopen(stdin_w, "wb", 0)
+        )
+        stdin = asyncio.StreamWriter(transport, protocol, None, loop)
+        self._client = client = ForkedClient(child, stdin, stdout)
+        self._process = client  # type: ignore[assignment]  # read as a subprocess is
+        self._stdin = stdin
+        return client
 
     async def run(self) -> None:
         await super().run()
@@ -144,11 +188,11 @@ class HostedApp(AppService):
 
     @property
     def pid(self) -> int | None:
-        return None if self._process is None else self._process.pid
+        return None if self._client is None else self._client.pid
 
     async def stop(self) -> None:
         """Ask the client to quit; end it if it has not within ``END_GRACE``."""
-        process = self._process
+        process = self._client
         if process is None:
             return
         if process.returncode is None:
@@ -296,8 +340,8 @@ class WebService(FrontDoor):
     ) -> None:
         memory = self.settings.client_memory
         app = HostedApp(
-            client_command(options, memory_mb=memory, quiet=True),
-            env,
+            self.game.launcher,
+            Request(tuple(options), env, memory),
             write_bytes=socket.send_bytes,
             write_str=socket.send_str,
             close=socket.close,

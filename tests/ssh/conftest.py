@@ -81,13 +81,9 @@ async def until(condition, timeout: float = 10.0) -> None:
 
 
 def client_pids(host: Host) -> list[int]:
-    """The server's child processes: one client for each running SSH session
-    (the bot worker is no client)."""
-    found: list[int] = []
-    for task in Path(f"/proc/{host.proc.pid}/task").iterdir():
-        with contextlib.suppress(OSError):
-            found += [int(pid) for pid in (task / "children").read_text().split()]
-    return [pid for pid in found if not _bot_worker(pid)]
+    """The launcher's children: one client for each running SSH session."""
+    launchers = [pid for pid in children(host.proc.pid) if _runs(pid, "gbmj_server.launcher")]
+    return children(launchers[0]) if launchers else []
 
 
 def stop_host(host: Host) -> None:
@@ -184,8 +180,17 @@ async def open_terminal(
     return conn, terminal
 
 
-def _bot_worker(pid: int) -> bool:
-    """Whether ``pid`` is the server's bot worker (``gbmj_server.tables.brains``)."""
+def children(pid: int) -> list[int]:
+    """The child processes of ``pid``."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            found += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
+def _runs(pid: int, module: str) -> bool:
+    """Whether ``pid`` was started as ``python -m module``."""
     with contextlib.suppress(OSError):
-        return b"gbmj_server.tables.brains" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        return module.encode() in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     return False

@@ -43,14 +43,15 @@ class WebHost:
     def log_text(self) -> str:
         return self.log.read_text("utf-8", errors="replace")
 
+    def launcher_pid(self) -> int | None:
+        """The server's launcher process (gbmj_server.launcher), if it runs."""
+        found = [pid for pid in children(self.proc.pid) if _runs(pid, "gbmj_server.launcher")]
+        return found[0] if found else None
+
     def client_pids(self) -> list[int]:
-        """The server's child processes: one client for each running web
-        session (the bot worker is no client)."""
-        found: list[int] = []
-        for task in Path(f"/proc/{self.proc.pid}/task").iterdir():
-            with contextlib.suppress(OSError):
-                found += [int(pid) for pid in (task / "children").read_text().split()]
-        return [pid for pid in found if not _bot_worker(pid)]
+        """The launcher's children: one client for each running web session."""
+        launcher = self.launcher_pid()
+        return [] if launcher is None else children(launcher)
 
 
 def start_web_host(
@@ -184,8 +185,17 @@ async def web_terminal(host: WebHost, path: str = "ws", source: str = "127.0.0.1
             await socket.close()
 
 
-def _bot_worker(pid: int) -> bool:
-    """Whether ``pid`` is the server's bot worker (``gbmj_server.tables.brains``)."""
+def children(pid: int) -> list[int]:
+    """The child processes of ``pid``."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            found += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
+def _runs(pid: int, module: str) -> bool:
+    """Whether ``pid`` was started as ``python -m module``."""
     with contextlib.suppress(OSError):
-        return b"gbmj_server.tables.brains" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        return module.encode() in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     return False
