@@ -96,7 +96,10 @@ def stop_web_host(host: WebHost) -> None:
 
 @pytest.fixture(scope="module")
 def web_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebHost]:
-    host = start_web_host(tmp_path_factory.mktemp("web"))
+    """One server for a module's tests; its players all come from 127.0.0.1, which the
+    game port counts as one address: a table with bots for each test."""
+    limits = {"tables_per_address": 20, "bot_tables_per_address": 20}
+    host = start_web_host(tmp_path_factory.mktemp("web"), limits)
     yield host
     stop_web_host(host)
 
