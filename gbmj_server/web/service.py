@@ -205,6 +205,7 @@ class HostedApp(AppService):
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+        process.stdin.close()  # the pipe to a client that is gone
 
 
 class WebService(FrontDoor):
