@@ -127,7 +127,7 @@ class FrontDoor:
 async def serve_door(door: FrontDoor, listening: Callable[[], str], task_status: Any) -> None:
     """Run ``door`` from trio until cancelled (then stop it and wait for its thread):
     print ``listening()`` and ``task_status.started(door)`` once it listens."""
-    import trio  # here: the client's launcher below imports this module, and needs no trio
+    import trio  # here: the doors' own threads run asyncio and need no trio
 
     await trio.to_thread.run_sync(door.start)
     print(listening(), flush=True)
