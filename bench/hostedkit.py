@@ -5,6 +5,7 @@ shared page split among the processes sharing it), and the figures printed."""
 from __future__ import annotations
 
 import contextlib
+import os
 import statistics
 import subprocess
 import sys
@@ -25,6 +26,14 @@ def memory_kib(pid: int, field: str = "Pss") -> int:
             if line.startswith(field + ":"):
                 return int(line.split()[1])
     return 0
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time ``pid`` has used (user and system), in seconds (0: gone)."""
+    with contextlib.suppress(OSError):
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return 0.0
 
 
 def children(pid: int) -> list[int]:
@@ -54,6 +63,13 @@ class Host:
     def sessions(self) -> list[int]:
         """The clients: the launcher's children, one a session."""
         return children(self.launcher())
+
+    def newest_session_cpu(self, seen: set[int]) -> float:
+        """The CPU time of the session started last (its client not in ``seen``, which
+        it joins): what its start cost, whatever else the machine runs."""
+        new = [pid for pid in self.sessions() if pid not in seen]
+        seen.update(new)
+        return sum(cpu_seconds(pid) for pid in new)
 
     def tree(self) -> list[int]:
         """Every process of the host: the server, its children, the launcher's."""
@@ -96,7 +112,7 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
 
 
-def report(door: str, count: int, to_lobby: list[float], server: Host) -> None:
+def report(door: str, count: int, to_lobby: list[float], cpu: list[float], server: Host) -> None:
     """Print the figures, one a line; assert nothing."""
     clients = server.sessions()
     pss = [memory_kib(pid) / 1024 for pid in clients]
@@ -107,6 +123,12 @@ def report(door: str, count: int, to_lobby: list[float], server: Host) -> None:
     print(f"to the lobby ms first: {ms[0]:.0f}")
     print(f"to the lobby ms p50: {statistics.median(ms):.0f}")
     print(f"to the lobby ms p99: {percentile(ms, 0.99):.0f}")
+    cpu_ms = [c * 1000 for c in cpu]
+    print(
+        f"client cpu to the lobby ms p50: {statistics.median(cpu_ms):.0f} (first {cpu_ms[0]:.0f})"
+    )
+    load = os.getloadavg()[0]
+    print(f"load average: {load:.1f} on {os.cpu_count()} cores (a busy machine is slower)")
     print(f"pss per session MiB p50: {statistics.median(pss):.1f}")
     print(f"pss per session MiB max: {max(pss):.1f}")
     print(f"pss launcher MiB: {launcher:.1f}")

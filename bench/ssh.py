@@ -75,13 +75,14 @@ def main() -> None:
     ):
 
         async def measure() -> None:
-            connections, times = [], []
+            connections, times, cpu, seen = [], [], [], set(host.sessions())
             for i in range(args.sessions):
                 conn, took = await to_lobby(host.door_port, i)
                 connections.append(conn)
                 times.append(took)
+                cpu.append(host.newest_session_cpu(seen))
             hostedkit.settle(host, args.sessions)
-            hostedkit.report("ssh", args.sessions, times, host)
+            hostedkit.report("ssh", args.sessions, times, cpu, host)
             for conn in connections:
                 conn.close()
 

@@ -71,14 +71,15 @@ async def to_lobby(url: str, address: str) -> tuple[Session, float]:
     return session, time.perf_counter() - started
 
 
-async def run(port: int, count: int) -> tuple[list[Session], list[float]]:
-    url = f"http://127.0.0.1:{port}/"
-    sessions, times = [], []
+async def run(host: hostedkit.Host, count: int) -> tuple[list[Session], list[float], list[float]]:
+    url = f"http://127.0.0.1:{host.door_port}/"
+    sessions, times, cpu, seen = [], [], [], set(host.sessions())
     for i in range(count):
         session, took = await to_lobby(url, hostedkit.source(i))
         sessions.append(session)
         times.append(took)
-    return sessions, times
+        cpu.append(host.newest_session_cpu(seen))
+    return sessions, times, cpu
 
 
 def main() -> None:
@@ -91,9 +92,9 @@ def main() -> None:
     ):
 
         async def measure() -> None:
-            sessions, times = await run(host.door_port, args.sessions)
+            sessions, times, cpu = await run(host, args.sessions)
             hostedkit.settle(host, args.sessions)
-            hostedkit.report("web", args.sessions, times, host)
+            hostedkit.report("web", args.sessions, times, cpu, host)
             for session in sessions:
                 await session.close()
 

@@ -455,7 +455,10 @@ class ClientSession(asyncssh.SSHServerSession[bytes]):
             self._read(False)
             return
         if self.chan is not None:
-            self.chan.write(data)
+            try:
+                self.chan.write(data)
+            except (BrokenPipeError, asyncssh.Error):  # the player's side is closing
+                self._read(False)
 
     async def _watch_idle(self) -> None:
         timeout = self.service.settings.idle_timeout
