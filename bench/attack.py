@@ -1338,6 +1338,7 @@ async def door_sessions(
         await http.close()
     http, door, reader = await session(owner)
     try:
+        await door.settle()
         mark = len(door.raw)
         await door.send("alice", tab, "alice-password-1")
         start = asyncio.get_running_loop().time()

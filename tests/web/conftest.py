@@ -159,6 +159,16 @@ class WebTerminal:
         except (TimeoutError, AssertionError):
             raise AssertionError(f"no {what!r} on the screen:\n{self.screen()}") from None
 
+    async def settle(self, quiet: float = 0.3) -> None:
+        """Until the screen stays still a moment (the client has drawn, and is ready for
+        the next keys)."""
+        async with asyncio.timeout(WAIT):
+            while True:
+                size = len(self.raw)
+                await asyncio.sleep(quiet)
+                if len(self.raw) == size:
+                    return
+
     async def send(self, *keys: str) -> None:
         """Each key in its own message, as the page sends a key press; a text of several
         characters is typed one by one."""

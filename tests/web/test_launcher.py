@@ -17,6 +17,7 @@ CTRL_Q = "\x11"
 
 async def responsive(term: WebTerminal, name: str) -> None:
     """The session's client takes keys and draws them: a name typed into the Name box."""
+    await term.settle()
     mark = len(term.raw)
     await term.send(name)
     await term.wait_for(name, since=mark)

@@ -28,12 +28,15 @@ def test_a_visitor_guessing_passwords_locks_nobody_else_out(tmp_path: Path) -> N
         async def scenario() -> None:
             async with web_terminal(host, "ws/en", source=SIGNUP) as term:
                 await term.wait_for("Server")
+                await term.settle()
                 await term.send("alice", TAB, "alice-pw", TAB, TAB, ENTER)  # Register
                 await term.wait_for("New table")
             async with web_terminal(host, "ws/en", source=GUESSER) as term:
                 await term.wait_for("Server")
+                await term.settle()
                 await term.send("alice", TAB, "wrong-guess", TAB)  # on Log in
                 for _ in range(20):  # five are free, then each makes the address wait
+                    await term.settle()
                     mark = len(term.raw)
                     await term.send(ENTER)
                     await term.wait_for("wrong name or password|too many", since=mark, regex=True)
@@ -43,6 +46,7 @@ def test_a_visitor_guessing_passwords_locks_nobody_else_out(tmp_path: Path) -> N
                     raise AssertionError("the guesses were never slowed down")
             async with web_terminal(host, "ws/en", source=OWNER) as term:
                 await term.wait_for("Server")
+                await term.settle()
                 await term.send("alice", TAB, "alice-pw", TAB, ENTER)  # Log in
                 await term.wait_for("New table")  # at once, not "too many attempts"
                 assert "too many" not in term.text()
