@@ -27,6 +27,7 @@ import gc
 import importlib
 import io
 import json
+import logging
 import os
 import selectors
 import shutil
@@ -41,6 +42,8 @@ import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO
+
+log = logging.getLogger(__name__)
 
 # What every session imports: Textual, both of its drivers, the client and all its
 # screens (``preload`` adds the catalogs).
@@ -76,6 +79,7 @@ READY = "ready"
 MAX_REQUEST = 64 * 1024  # bytes of one request (the client's options and environment)
 START_TIMEOUT = 60.0  # seconds the launcher may take to import everything
 RESTART_PAUSE = 0.5  # seconds between a launcher's end and the next start (no busy loop)
+RESTART_PAUSE_MAX = 30.0  # ... at most, for a launcher that keeps failing to start
 DRAIN = 8.0  # seconds a stopping launcher waits for its children to be ended
 STOP_GRACE = DRAIN + 2.0  # seconds a stopping launcher gets before it is killed
 
@@ -214,7 +218,9 @@ class Launcher:
         shutil.rmtree(self._folder, ignore_errors=True)
 
     def _keep(self) -> None:
-        """Start the launcher, and again whenever it ends, until ``close``."""
+        """Start the launcher, and again whenever it ends, until ``close``; one that
+        ends before it is ready (it cannot import the client) waits longer each time."""
+        pause = RESTART_PAUSE
         while True:
             with self._lock:
                 if self._closing:
@@ -231,12 +237,17 @@ class Launcher:
                 )
                 self.starts += 1
             assert proc.stdout is not None
-            if proc.stdout.readline().decode().strip() == READY:
+            ready = proc.stdout.readline().decode().strip() == READY
+            if ready:
                 self._ready.set()
-            proc.wait()
+                pause = RESTART_PAUSE
+            code = proc.wait()
             self._ready.clear()
             if not self._closing:
-                time.sleep(RESTART_PAUSE)
+                log.warning("the launcher ended (exit %s): starting it again", code)
+                time.sleep(pause)
+                if not ready:
+                    pause = min(pause * 2, RESTART_PAUSE_MAX)
 
     async def spawn(self, request: Request, fds: Sequence[int]) -> Child:
         """A child for ``request`` with ``fds`` as its standard input, output and error
