@@ -80,9 +80,14 @@ async def until(condition, timeout: float = 10.0) -> None:
         await asyncio.sleep(0.05)
 
 
+def launcher_pids(host: Host) -> list[int]:
+    """The server's launcher process (gbmj_server.launcher): one while it runs."""
+    return [pid for pid in children(host.proc.pid) if _runs(pid, "gbmj_server.launcher")]
+
+
 def client_pids(host: Host) -> list[int]:
     """The launcher's children: one client for each running SSH session."""
-    launchers = [pid for pid in children(host.proc.pid) if _runs(pid, "gbmj_server.launcher")]
+    launchers = launcher_pids(host)
     return children(launchers[0]) if launchers else []
 
 
