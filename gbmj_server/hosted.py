@@ -16,14 +16,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import os
 import re
 import secrets
 import shutil
 import signal
-import subprocess
-import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -281,19 +278,6 @@ def client_environment(
     }
     env.update(extra)
     return env
-
-
-@functools.cache
-def client_takes_server() -> bool:
-    """Whether this installation's client has ``--server HOST:PORT`` (the connect screen
-    on the host's game server, fixed when hosted); a client without it shows its default
-    address, which is this host's when the game port is the default one."""
-    command = [sys.executable, "-m", "gbmj_tui", "--help"]
-    try:
-        shown = subprocess.run(command, capture_output=True, text=True, timeout=60).stdout
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return "--server" in shown
 
 
 async def end_client(pid: int, exited: Callable[[], bool], grace: float = END_GRACE) -> None:

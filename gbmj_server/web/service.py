@@ -45,7 +45,6 @@ from gbmj_server.hosted import (
     SessionGate,
     clamp_size,
     client_environment,
-    client_takes_server,
     end_client,
     private_home,
     real_input,
@@ -223,14 +222,9 @@ class WebService(FrontDoor):
         self.gate = SessionGate(settings.limits)
         self.sessions: set[HostedApp] = set()
         self.downloads = DownloadManager()  # textual-serve wants one; nothing uses it
-        self.server_flag = False
         self._runner: web.AppRunner | None = None
 
     # -- the thread ---------------------------------------------------------------------
-    def start(self) -> None:
-        self.server_flag = client_takes_server()
-        super().start()
-
     async def listen(self) -> None:
         app = web.Application()
         app.add_routes(
@@ -325,8 +319,7 @@ class WebService(FrontDoor):
         width, height = clamp_size(
             _number(request.query.get("width"), 80), _number(request.query.get("height"), 24)
         )
-        if self.server_flag:
-            options = [*options, "--server", self.game.address]
+        options = [*options, "--server", self.game.address]  # the connect screen's, fixed
         with private_home() as home, self.game.session(self.peer(request)) as door_pass:
             env = client_environment(self.game, home, door_pass, {"TERM": "xterm-256color"})
             await self._play(socket, options, env, width, height)
