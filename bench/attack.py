@@ -9,8 +9,9 @@ needs, plain TCP as ``--insecure`` serves, a new database), then the
 honest world (a second subprocess, ``--honest``: four registered players at a free
 table, two registered lobby clients following the table list and pinging, and every
 2 s a newcomer who signs in), then the attack from addresses of its own (127.0.2.1 and
-on: Linux routes all of 127/8; the host's own 127.0.0.1 is trusted and never used). It
-prints one line per attack:
+on: Linux routes all of 127/8; 127.0.0.1 is never used). An attack on a front door
+(``web-door-guessing``) has the server also serve the web page. It prints one line per
+attack:
 
     attack NAME: honest clients dropped N, honest p99 ms N, server rss MiB N, result ok|FAIL
 
@@ -29,6 +30,7 @@ import io
 import itertools
 import json
 import os
+import re
 import resource
 import signal
 import sqlite3
@@ -63,6 +65,7 @@ MIN_SECONDS = 8.0  # the honest clients are measured at least this long per atta
 PASSWORD = "honest-password-1"
 HONEST = [f"127.0.1.{i}" for i in range(1, 8)]  # 4 players, 2 lobby clients, newcomers
 RACES = {"not_your_turn", "stale", "not_expected"}  # answers that lose a race, no fault
+WEB_DOOR = re.compile(r"web: listening on http://\S+:(\d+)/")
 TIMERS_OFF = {"on": False, "first_discard": 30, "turn": 15, "claim_window": 5}
 
 
@@ -265,6 +268,7 @@ def serve(spec: dict[str, Any]) -> None:
     from gbmj_server import logs
     from gbmj_server.config import ServerConfig
     from gbmj_server.server import run_server
+    from gbmj_server.web.config import WebSettings
 
     if spec.get("files"):  # an open-file limit as a small host has it
         resource.setrlimit(resource.RLIMIT_NOFILE, (spec["files"], spec["files"]))
@@ -277,6 +281,7 @@ def serve(spec: dict[str, Any]) -> None:
         bot_delay=spec.get("bot_delay", 0.5),
         hand_pause=spec.get("hand_pause", 1.0),
         limits=replace(Limits(), **spec.get("limits", {})),
+        web=WebSettings(port=0) if spec.get("web") else WebSettings(),
     )
     logs.setup(config)
     trio.run(run_server, config, None)
@@ -288,6 +293,7 @@ class ServerProcess:
     port: int
     db: Path
     log: IO[str]
+    web_port: int = 0  # the web page's, when the attack wants one
 
     def cpu_seconds(self) -> float:
         fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -318,7 +324,11 @@ def start_server(where: Path, spec: dict[str, Any]) -> ServerProcess:
         command, stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True
     )
     lines = read_until(proc, LISTENING.pattern, 60)
-    if lines is not None:
+    if lines is not None and spec.get("web"):
+        page = read_until(proc, WEB_DOOR.pattern, 60)
+        if page is not None and (found := WEB_DOOR.match(page[-1])):
+            return ServerProcess(proc, game_port(lines), db, log, int(found[1]))
+    elif lines is not None:
         return ServerProcess(proc, game_port(lines), db, log)
     proc.kill()
     raise SystemExit(f"the server did not start: {(where / 'server.log').read_text()}")
@@ -1400,6 +1410,131 @@ async def look_alike_names(a: Attacker) -> Check:
         accepted = [n for n, code in answers.items() if code not in ("bad_name", "name_taken")]
         return [f"accepted {accepted!r}"] if accepted else []
 
+    return check
+
+
+class DoorSession:
+    """A browser's session of the web door, without a browser: the page's WebSocket
+    protocol (keys as ``["stdin", key]``, the screen as bytes), from ``source``."""
+
+    ESCAPES = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
+
+    def __init__(self, socket: Any) -> None:
+        self.socket = socket
+        self.raw = bytearray()
+
+    def text(self, since: int = 0) -> str:
+        return self.ESCAPES.sub(b"", bytes(self.raw[since:])).decode("utf-8", "replace")
+
+    async def read(self) -> None:
+        async for message in self.socket:
+            if isinstance(message.data, bytes):
+                self.raw.extend(message.data)
+
+    async def wait_for(self, pattern: str, since: int = 0, timeout: float = 30.0) -> str:
+        """The first match of ``pattern`` on the screen after byte ``since``."""
+        import asyncio
+
+        async with asyncio.timeout(timeout):
+            while not (found := re.search(pattern, self.text(since))):
+                await asyncio.sleep(0.02)
+        return found[0]
+
+    async def settle(self, quiet: float = 0.25) -> None:
+        """Until the screen stays still a moment (the client took the last keys in)."""
+        import asyncio
+
+        while True:
+            size = len(self.raw)
+            await asyncio.sleep(quiet)
+            if len(self.raw) == size:
+                return
+
+    async def send(self, *keys: str) -> None:
+        import asyncio
+
+        for key in keys:
+            for press in [key] if key.startswith("\x1b") else list(key):
+                await self.socket.send_json(["stdin", press])
+                await asyncio.sleep(0.01)
+
+
+async def door_sessions(
+    web_port: int, guesser: str, owner: str, names: int
+) -> tuple[dict[str, int], float | None, str]:
+    """The web door's side of ``web-door-guessing``, on asyncio (aiohttp): from
+    ``guesser``, one session tries a wrong password under each of ``names`` names; then
+    from ``owner``, alice signs in. The guesser's answers by kind; seconds from alice's
+    Enter to her lobby (None: never), and what her screen said instead."""
+    import asyncio
+
+    import aiohttp
+
+    tab, enter, back = "\t", "\r", "\x1b[Z"
+    url = f"ws://127.0.0.1:{web_port}/ws/en?width=100&height=30"
+    answers: dict[str, int] = {}
+
+    async def session(source: str) -> tuple[aiohttp.ClientSession, DoorSession, Any]:
+        http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(source, 0)))
+        door = DoorSession(await http.ws_connect(url))
+        reader = asyncio.get_running_loop().create_task(door.read())
+        await door.socket.send_json(["focus", None])
+        await door.wait_for("Server")
+        return http, door, reader
+
+    http, door, reader = await session(guesser)
+    try:
+        for i in range(names):
+            await door.settle()
+            mark = len(door.raw)
+            keys = [f"someone{i}", tab, f"guess-{i:04d}", enter]
+            await door.send(*([back] if i else []), *keys)
+            said = await door.wait_for("wrong name or password|too many attempts", mark)
+            answers[said] = answers.get(said, 0) + 1
+    finally:
+        await door.socket.close()
+        reader.cancel()
+        await http.close()
+    http, door, reader = await session(owner)
+    try:
+        await door.settle()
+        mark = len(door.raw)
+        await door.send("alice", tab, "alice-password-1")
+        start = asyncio.get_running_loop().time()
+        await door.send(enter)
+        with contextlib.suppress(TimeoutError):
+            await door.wait_for("New table", mark, timeout=SIGN_IN_S)
+            return answers, asyncio.get_running_loop().time() - start, ""
+        return answers, None, door.text(mark)[-300:]
+    finally:
+        await door.socket.close()
+        reader.cancel()
+        await http.close()
+
+
+@attack("web-door-guessing", web=True)
+async def web_door_guessing(a: Attacker) -> Check:
+    """One browser session at the web door guesses passwords under 35 names, past the
+    30 wrong ones an address may try before it waits; then alice, in a browser at
+    another address, signs in through the same door. Every door session is counted
+    under its player's own address: the guesser waits, alice gets in at once."""
+    import asyncio
+
+    owner = await a.peer(a.addresses(1)[0])
+    await owner.ok("register", name="alice", password="alice-password-1")
+    guesser, elsewhere = a.addresses(2)
+    answers, took, instead = await trio.to_thread.run_sync(
+        asyncio.run, door_sessions(a.server.web_port, guesser, elsewhere, 35)
+    )
+
+    def check(report: Report) -> list[str]:
+        problems: list[str] = []
+        slowed = answers.get("too many attempts", 0)
+        expect(problems, slowed >= 1, f"the guesser was never slowed down: {answers}")
+        expect(problems, took is not None, f"alice was not let in: {instead!r}")
+        return problems
+
+    print(f"  web-door-guessing: guesser {answers}, alice in {took or 0:.2f} s", flush=True)
     return check
 
 

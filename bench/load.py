@@ -71,6 +71,7 @@ insecure = {insecure}
 request_rate = 10000
 request_burst = 10000
 max_bot_tables = 1000
+trusted = ["127.0.0.1"]  # every client of the benchmark connects from here
 """
 
 

@@ -85,6 +85,12 @@ def _serve_parser() -> argparse.ArgumentParser:
     parser.add_argument("--log-level", choices=LOG_LEVELS, help="default info")
     parser.add_argument("--log-format", choices=LOG_FORMATS, help="default text")
     parser.add_argument("--log-file", type=Path, help="append the log here (default stderr)")
+    parser.add_argument(
+        "--trusted",
+        action="append",
+        metavar="ADDRESS",
+        help="an address with no per-address caps (limits.trusted): a private server's own",
+    )
     parser.add_argument("--version", action="version", version=_version("gbmj-server"))
     _common(parser)
     return parser
@@ -262,6 +268,9 @@ def _config(args: argparse.Namespace) -> ServerConfig:
         config = replace(config, ssh=replace(config.ssh, port=args.ssh_port))
     if getattr(args, "web_port", None) is not None:
         config = replace(config, web=replace(config.web, port=args.web_port))
+    if getattr(args, "trusted", None):
+        trusted = (*config.limits.trusted, *args.trusted)
+        config = replace(config, limits=replace(config.limits, trusted=trusted))
     return check_config(config)
 
 

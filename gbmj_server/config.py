@@ -12,6 +12,7 @@ line (``gbmj_server.cli``).
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -35,8 +36,10 @@ WEB_OFF = WebSettings()
 @dataclass(frozen=True, slots=True)
 class Limits:
     """What one connection, one address and the whole server may use (docs/hosting.md,
-    "Limits"). Addresses in ``trusted`` (the host itself: its SSH and web front doors)
-    are exempt from the per-address limits; an IPv6 /64 counts as one address."""
+    "Limits"). Addresses in ``trusted`` (none by default: a private server's own, a load
+    test's) are exempt from the per-address limits; those in ``proxies`` (the host's TCP
+    proxies) send a PROXY header naming the player's address. An IPv6 /64 counts as one
+    address."""
 
     max_connections: int = 10_000  # and never more than the open-file limit allows
     connections_per_address: int = 32
@@ -56,7 +59,8 @@ class Limits:
     max_tables: int = 1000  # tables on the server at once
     max_bot_tables: int = 20  # of those, tables with bots
     chat_lines: int = 5  # chat lines per account (and per address) per 10 seconds
-    trusted: tuple[str, ...] = ("127.0.0.1", "::1")
+    trusted: tuple[str, ...] = ()
+    proxies: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +176,7 @@ def _one(key: str, value: object) -> dict[str, Any]:
 
 def _limits(table: object, base: Limits) -> Limits:
     """The ``[limits]`` table: any field of ``Limits``, each of its own type, not below 0
-    (``trusted``: a list of addresses)."""
+    (``trusted``, ``proxies``: lists of addresses)."""
     if not isinstance(table, dict):
         raise ConfigError("limits must be a table of limit = value")
     known = {f.name: f for f in dataclasses.fields(Limits)}
@@ -182,8 +186,8 @@ def _limits(table: object, base: Limits) -> Limits:
             raise ConfigError(f"limits: unknown limit {key!r} (known: {', '.join(known)})")
         kind = type(getattr(base, key))
         if kind is tuple:
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise ConfigError(f"limits.{key} must be a list of addresses")
+            if not isinstance(value, list) or not all(_is_address(v) for v in value):
+                raise ConfigError(f"limits.{key} must be a list of IP addresses")
             changes[key] = tuple(value)
             continue
         number = isinstance(value, int | float) and not isinstance(value, bool)
@@ -192,6 +196,14 @@ def _limits(table: object, base: Limits) -> Limits:
             raise ConfigError(f"limits.{key} must be {what}, at least 0")
         changes[key] = kind(value)
     return replace(base, **changes)
+
+
+def _is_address(value: object) -> bool:
+    try:
+        ipaddress.ip_address(value if isinstance(value, str) else "")
+    except ValueError:
+        return False
+    return True
 
 
 def check_config(config: ServerConfig) -> ServerConfig:

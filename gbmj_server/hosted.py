@@ -1,34 +1,33 @@
 """Hosted client sessions: what the SSH and the web front doors share.
 
 Each hosted session runs one ``gbmj`` client process on the server's machine, for a
-player somewhere else. Both front doors admit sessions through a ``SessionGate`` (a cap
+player somewhere else, forked by the launcher (``gbmj_server.launcher``) that has the
+client imported already. Both front doors admit sessions through a ``SessionGate`` (a cap
 in all and a cap per address), clamp the terminal size (a client's screen buffers grow
 with it: ``stty rows 16000 cols 16000`` made one client take gigabytes), start the
-client with ``client_command`` and ``client_environment`` (a bounded data size,
-``GBMJ_HOSTED=1`` so it writes no files, a ``private_home`` of its own, the game
-server's loopback address from ``client_address``) and end it with ``end_client``.
-
-Run as ``python -m gbmj_server.hosted [--tty] [--quiet] [--memory MB] -- CLIENT-ARGS`` it
-is the launcher in the child: it sets the limits on itself, takes its terminal, and
-becomes ``python -m gbmj_tui CLIENT-ARGS`` (an exec: one process, one pid to end).
+client with ``GameDoor.launcher`` and ``client_environment`` (a bounded data size,
+``GBMJ_HOSTED=1`` so it writes no files, a ``private_home`` of its own, the doors' own
+listener of the game server and the session's pass: ``GameDoor``) and end it with
+``end_client``. The pass (``DoorPasses``) tells the game server the player's address,
+so its limits count every hosted player apart.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import os
+import re
+import secrets
 import shutil
 import signal
-import subprocess
-import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gbmj_server.launcher import Launcher
 from gbmj_server.limits import Counter, address_key
 
 MAX_COLUMNS, MAX_ROWS = 500, 200  # the largest terminal a hosted client draws
@@ -37,8 +36,18 @@ MAX_COLUMNS, MAX_ROWS = 500, 200  # the largest terminal a hosted client draws
 CLIENT_MEMORY_MB = 256
 END_GRACE = 2.0  # seconds a client gets after each signal before the next one
 ALL = "*"  # the Counter key that counts every session
+PASS_BYTES = 24  # a door pass: 32 characters of URL-safe base64
+# What a terminal sends by itself, not the player: NUL, mouse movement (SGR reports
+# with the motion bit, codes 32-63) and focus in or out. None of it is input that keeps
+# a session from its idle close.
+NOT_INPUT = re.compile(rb"\x00|\x1b\[<(?:3[2-9]|[45]\d|6[0-3]);\d+;\d+[Mm]|\x1b\[[IO]")
 FULL = "the server is full (too many sessions); try later"
 TOO_MANY = "too many sessions from your address; close one first"
+
+
+def real_input(data: bytes) -> bool:
+    """Whether bytes from the player's terminal hold a key or a click (``NOT_INPUT``)."""
+    return bool(NOT_INPUT.sub(b"", data))
 
 
 def clamp_size(columns: int, rows: int) -> tuple[int, int]:
@@ -115,7 +124,7 @@ class FrontDoor:
 async def serve_door(door: FrontDoor, listening: Callable[[], str], task_status: Any) -> None:
     """Run ``door`` from trio until cancelled (then stop it and wait for its thread):
     print ``listening()`` and ``task_status.started(door)`` once it listens."""
-    import trio  # here: the client's launcher below imports this module, and needs no trio
+    import trio  # here: the doors' own threads run asyncio and need no trio
 
     await trio.to_thread.run_sync(door.start)
     print(listening(), flush=True)
@@ -125,6 +134,23 @@ async def serve_door(door: FrontDoor, listening: Callable[[], str], task_status:
     finally:
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(door.stop)
+
+
+async def serve_launcher(task_status: Any) -> None:
+    """Keep the launcher running from trio until cancelled (then stop it):
+    ``task_status.started(launcher)`` once it has imported the client, so that the first
+    session is as quick as the next (or after ``START_TIMEOUT``: sessions then wait)."""
+    import trio
+
+    launcher = Launcher()
+    launcher.start()
+    try:
+        await trio.to_thread.run_sync(launcher.wait_ready)
+        task_status.started(launcher)
+        await trio.sleep_forever()
+    finally:
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(launcher.close)
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,63 +209,75 @@ def private_home() -> Iterator[str]:
         shutil.rmtree(home, ignore_errors=True)
 
 
+class DoorPasses:
+    """The passes of the running door sessions: pass -> the player's address. The doors
+    (asyncio, in their own threads) issue and revoke them, the game port (trio) looks
+    them up; a lock keeps each step whole."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._addresses: dict[str, str] = {}
+
+    def issue(self, address: str) -> str:
+        """A new pass for a session of a player at ``address``."""
+        door_pass = secrets.token_urlsafe(PASS_BYTES)
+        with self._lock:
+            self._addresses[door_pass] = address
+        return door_pass
+
+    def revoke(self, door_pass: str) -> None:
+        """The session ended: its pass names nobody any more."""
+        with self._lock:
+            self._addresses.pop(door_pass, None)
+
+    def address_of(self, door_pass: str) -> str | None:
+        """The player's address a pass names (None: no such pass, or no more)."""
+        with self._lock:
+            return self._addresses.get(door_pass)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._addresses)
+
+
 @dataclass(frozen=True, slots=True)
 class GameDoor:
-    """How a hosted client reaches this host's game port: its loopback address, and the
-    fingerprint of the port's TLS certificate (None: the port serves plain TCP), which
-    the client checks instead of pinning (it keeps no file)."""
+    """How a hosted client is started (the launcher) and reaches this host's game
+    server: the doors' own listener (on loopback, plain TCP: nothing is in between), and
+    the passes that name each session's player there."""
 
     address: str
-    fingerprint: str | None = None
+    passes: DoorPasses
+    launcher: Launcher
 
-    def environment(self) -> dict[str, str]:
-        env = {"GBMJ_SERVER": self.address}
-        if self.fingerprint is None:
-            env["GBMJ_INSECURE"] = "1"
-        else:
-            env["GBMJ_TLS_FINGERPRINT"] = self.fingerprint
-        return env
+    @contextlib.contextmanager
+    def session(self, address: str) -> Iterator[str]:
+        """A pass for one session of a player at ``address``, revoked when it ends."""
+        door_pass = self.passes.issue(address)
+        try:
+            yield door_pass
+        finally:
+            self.passes.revoke(door_pass)
+
+    def environment(self, door_pass: str) -> dict[str, str]:
+        return {"GBMJ_SERVER": self.address, "GBMJ_INSECURE": "1", "GBMJ_DOOR": door_pass}
 
 
-def client_environment(game: GameDoor, home: str, extra: Mapping[str, str] = {}) -> dict[str, str]:
+def client_environment(
+    game: GameDoor, home: str, door_pass: str, extra: Mapping[str, str] = {}
+) -> dict[str, str]:
     """The whole environment of a hosted client: nothing of the server's own but the
-    program path; its own ``home``, the game server's door, ``GBMJ_HOSTED=1``."""
+    program path; its own ``home``, the game server's door and the session's pass,
+    ``GBMJ_HOSTED=1``."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": home,
         "LANG": "C.UTF-8",
         "GBMJ_HOSTED": "1",  # the client turns off screenshots and config and file writes
-        **game.environment(),
+        **game.environment(door_pass),
     }
     env.update(extra)
     return env
-
-
-def client_command(
-    options: Sequence[str], *, memory_mb: int, terminal: bool = False, quiet: bool = False
-) -> list[str]:
-    """The command that starts a hosted client with these client options; ``terminal``:
-    its standard input is its pty, to become its controlling terminal; ``quiet``: its
-    standard error goes nowhere (a crash report can show what the player typed)."""
-    command = [sys.executable, "-m", "gbmj_server.hosted", "--memory", str(memory_mb)]
-    if terminal:
-        command.append("--tty")
-    if quiet:
-        command.append("--quiet")
-    return [*command, "--", *options]
-
-
-@functools.cache
-def client_takes_server() -> bool:
-    """Whether this installation's client has ``--server HOST:PORT`` (the connect screen
-    on the host's game server, fixed when hosted); a client without it shows its default
-    address, which is this host's when the game port is the default one."""
-    command = [sys.executable, "-m", "gbmj_tui", "--help"]
-    try:
-        shown = subprocess.run(command, capture_output=True, text=True, timeout=60).stdout
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return "--server" in shown
 
 
 async def end_client(pid: int, exited: Callable[[], bool], grace: float = END_GRACE) -> None:
@@ -256,39 +294,3 @@ async def end_client(pid: int, exited: Callable[[], bool], grace: float = END_GR
         deadline = loop.time() + grace
         while not exited() and loop.time() < deadline:
             await asyncio.sleep(0.05)
-
-
-def _launch(argv: Sequence[str]) -> None:
-    """The launcher in the child (see the module's text); never returns."""
-    import resource
-
-    memory_mb, terminal, quiet = CLIENT_MEMORY_MB, False, False
-    args = list(argv)
-    while args and args[0] != "--":
-        flag = args.pop(0)
-        if flag == "--memory":
-            memory_mb = int(args.pop(0))
-        elif flag == "--tty":
-            terminal = True
-        elif flag == "--quiet":
-            quiet = True
-        else:
-            raise SystemExit(f"unknown launcher flag {flag!r}")
-    client_args = args[1:]
-    limit = memory_mb * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core files in the server's folder
-    if terminal:
-        import fcntl
-        import termios
-
-        # The pty becomes the controlling terminal: the kernel sends SIGWINCH on a
-        # resize and SIGHUP when the SSH side closes it.
-        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-    if quiet:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
-    os.execv(sys.executable, [sys.executable, "-m", "gbmj_tui", *client_args])
-
-
-if __name__ == "__main__":
-    _launch(sys.argv[1:])

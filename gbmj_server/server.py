@@ -27,11 +27,13 @@ from gbmj_server.admin_socket import serve_admin
 from gbmj_server.config import ServerConfig
 from gbmj_server.handlers import HANDLERS
 from gbmj_server.handlers.accounts import housekeeping
+from gbmj_server.hosted import GameDoor, client_address, serve_launcher
 from gbmj_server.moderation import Moderator
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.dispatch import Dispatcher
 from gbmj_server.net.guard import Guard
 from gbmj_server.net.lobby import Lobby
+from gbmj_server.net.peers import DOOR_ADDRESS, ProxyHeaderError, proxied_address
 from gbmj_server.net.sessions import Sessions
 from gbmj_server.services import Services
 from gbmj_server.signing import Signer
@@ -50,6 +52,7 @@ from protocol.vocabulary import NoticeCode
 
 log = logging.getLogger(__name__)
 
+DOOR_HOST = "127.0.0.1"  # where the front doors' clients reach the game
 FAREWELL = 0.5  # seconds to let "the server restarts" reach the clients
 GAUGES_EVERY = 5.0  # seconds between two readings of the counts the metrics show
 
@@ -164,12 +167,27 @@ class Server:
         if isinstance(raw, trio.SocketStream):
             with contextlib.suppress(OSError):
                 address = str(raw.socket.getpeername()[0])
+            if self.guard.key(address) in self.guard.proxies:
+                try:  # the player's address, from the header the host's proxy puts first
+                    with trio.fail_after(self.config.limits.hello_timeout):
+                        address = await proxied_address(raw.socket, address)
+                except (ProxyHeaderError, trio.TooSlowError, OSError) as exc:
+                    logs.event("proxy_header_refused", address=address, reason=str(exc))
+                    await trio.aclose_forcefully(stream)
+                    return
         await self.handle_connection(stream, address)
 
-    async def handle_connection(self, stream: trio.abc.Stream, address: str) -> None:
+    async def handle_door_stream(self, stream: trio.abc.Stream) -> None:
+        """A client of the server's own SSH or web door, on the doors' listener: its
+        hello names the player (``gbmj_server.net.peers``)."""
+        await self.handle_connection(stream, DOOR_ADDRESS, door=True)
+
+    async def handle_connection(
+        self, stream: trio.abc.Stream, address: str, *, door: bool = False
+    ) -> None:
         """Serve one client on ``stream`` (a socket, or a memory stream in tests)."""
         assert self.dispatcher is not None, "the server is not running"
-        conn = Connection(address, self.config.limits)
+        conn = Connection(address, self.config.limits, door=door)
         refused = self.guard.admit(conn)
         if refused is not None:
             with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
@@ -235,26 +253,24 @@ async def run_server(
                     print(signer.banner, flush=True)  # the TLS line names it otherwise
                 if server.resumed:
                     print(f"resumed {server.resumed} running matches", flush=True)
-                fingerprint = None if tls is None else tls.fingerprint
+                if config.ssh.port is not None or config.web.port is not None:
+                    # The front doors' clients come in on a listener of their own
+                    # (plain TCP on loopback), each naming its player with a pass.
+                    doors = await trio.open_tcp_listeners(0, host=DOOR_HOST)
+                    await nursery.start(trio.serve_listeners, server.handle_door_stream, doors)
+                    game = GameDoor(
+                        client_address(DOOR_HOST, doors[0].socket.getsockname()[1]),
+                        server.guard.doors,
+                        await nursery.start(serve_launcher),  # forks each session's client
+                    )
                 if config.ssh.port is not None:  # play over SSH (gbmj_server.ssh)
                     from gbmj_server.ssh.service import serve_ssh
 
-                    await nursery.start(
-                        partial(serve_ssh, tls_fingerprint=fingerprint),
-                        config.ssh,
-                        config.host,
-                        port,
-                        config.db_path,
-                    )
+                    await nursery.start(serve_ssh, config.ssh, config.host, game, config.db_path)
                 if config.web.port is not None:  # play in a browser (gbmj_server.web)
                     from gbmj_server.web.service import serve_web
 
-                    await nursery.start(
-                        partial(serve_web, tls_fingerprint=fingerprint),
-                        config.web,
-                        config.host,
-                        port,
-                    )
+                    await nursery.start(serve_web, config.web, config.host, game)
                 # The host's admin commands reach the running server here.
                 assert server.services is not None
                 await nursery.start(serve_admin, config.db_path, Moderator(server.services))

@@ -64,9 +64,10 @@ class GbmjApp(ScreensOpened, App[None]):
         config_path: Path | None = None,
         insecure: bool = False,
         expect: str | None = None,
+        door: str | None = None,
     ) -> None:
         super().__init__()
-        self.options = Options(lang, ascii, hosted, server, config_path, insecure, expect)
+        self.options = Options(lang, ascii, hosted, server, config_path, insecure, expect, door)
         self.lang = lang
         # Chinese tile faces only in Chinese, and not when everything must be ASCII.
         self.tile_style = TileStyle.CJK if lang == "zh" and not ascii else TileStyle.ASCII

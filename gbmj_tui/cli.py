@@ -7,8 +7,9 @@ the server's certificate pinned on first use; ``--insecure`` connects over plain
 The environment of a front door (SSH, the web) starts the client signed in:
 ``GBMJ_SERVER`` with ``GBMJ_SESSION`` (a session token) or ``GBMJ_GUEST=1``, and
 ``GBMJ_TLS_FINGERPRINT`` (the game port's certificate, checked, nothing pinned) or
-``GBMJ_INSECURE=1`` (a plain game port); ``GBMJ_HOSTED=1`` makes it write no file and
-show no path of the host.
+``GBMJ_INSECURE=1`` (a plain game port), ``GBMJ_DOOR`` (the session's pass, which tells
+the game server who the player is); ``GBMJ_HOSTED=1`` makes it write no file and show
+no path of the host.
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ def main(argv: list[str] | None = None) -> None:
         signed_in = signed_in_from_env(os.environ)
         insecure = args.insecure or os.environ.get("GBMJ_INSECURE") == "1"
         expect = os.environ.get("GBMJ_TLS_FINGERPRINT") or None
+        door = os.environ.pop("GBMJ_DOOR", None) or None  # a secret, as a token is
         GbmjApp(
             lang=lang,
             ascii=args.ascii,
@@ -84,6 +86,7 @@ def main(argv: list[str] | None = None) -> None:
             signed_in=signed_in,
             insecure=insecure,
             expect=expect,
+            door=door,
         ).run()
         return
     where = data_dir()

@@ -30,6 +30,7 @@ class Options:
     config_path: Path | None = None
     insecure: bool = False  # plain TCP to every server (--insecure, GBMJ_INSECURE=1)
     expect: str | None = None  # the certificate to require (GBMJ_TLS_FINGERPRINT: hosted)
+    door: str | None = None  # the front door's pass for this session (GBMJ_DOOR: hosted)
 
 
 def config_path() -> Path:

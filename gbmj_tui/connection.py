@@ -43,11 +43,13 @@ class TlsPolicy:
     """How a connection is made safe: TLS with the certificate pinned on first use in
     ``known_servers`` (None: the file beside the client's settings), or required to be
     ``expect`` (a hosted client, told the fingerprint by its front door: nothing
-    pinned); plain TCP with ``insecure`` (a server of one's own on loopback)."""
+    pinned); plain TCP with ``insecure`` (a server of one's own on loopback, or a front
+    door's own listener, where the client names its player with the door's pass)."""
 
     insecure: bool = False
     known_servers: Path | None = None
     expect: str | None = None
+    door: str | None = None
 
     @classmethod
     def of(cls, options: Options, insecure: bool = False) -> TlsPolicy:
@@ -59,7 +61,7 @@ class TlsPolicy:
             raise ConnectError(N_("the host gave no certificate fingerprint for its game port"))
         where = options.config_path
         known = None if where is None else where.parent / KNOWN_SERVERS_NAME
-        return cls(insecure or options.insecure, known, options.expect)
+        return cls(insecure or options.insecure, known, options.expect, options.door)
 
 
 class Connection:
@@ -108,14 +110,14 @@ class Connection:
         conn = cls(reader, writer)
         conn.pin = pin
         try:
-            await conn._handshake(timeout)
+            await conn._handshake(timeout, tls.door)
         except BaseException:
             await conn.close()
             raise
         return conn
 
-    async def _handshake(self, timeout: float) -> None:
-        await self.send(m.Hello(version=m.PROTOCOL_VERSION, client=CLIENT_NAME))
+    async def _handshake(self, timeout: float, door: str | None = None) -> None:
+        await self.send(m.Hello(version=m.PROTOCOL_VERSION, client=CLIENT_NAME, door=door))
         try:
             reply = await asyncio.wait_for(self._read_one(), timeout)
         except TimeoutError:

@@ -559,6 +559,12 @@ class Hello(Message):
 
     version: int = field(Int(1, 65535), f"protocol version; this is {PROTOCOL_VERSION}")
     client: str = field(SOFTWARE, '"<name>/<version>"')
+    door: str | None = field(
+        Optional(TOKEN),
+        "the pass of a session of this server's own SSH or web door: the player it is "
+        "from (other clients send none)",
+        default=None,
+    )
 
 
 @message("welcome", "server")

@@ -93,6 +93,7 @@ layers =
     config
     ssh | web
     hosted
+    launcher
     storage
     metrics | names | limits
 

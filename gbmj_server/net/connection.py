@@ -60,9 +60,10 @@ BadFrame = Callable[["Connection", ProtocolError], Awaitable[None]]
 
 
 class Connection:
-    def __init__(self, address: str, limits: Limits) -> None:
+    def __init__(self, address: str, limits: Limits, *, door: bool = False) -> None:
         self.id = next(_ids)
-        self.address = address
+        self.address = address  # the player's (gbmj_server.net.peers)
+        self.door = door  # from a session of the server's own SSH or web door
         self.limits = limits
         self.outbox = Outbox(limits.outbox_frames, limits.outbox_bytes)
         self.decoder = FrameDecoder()

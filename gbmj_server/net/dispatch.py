@@ -143,6 +143,9 @@ class Dispatcher(Generic[S]):
         )
 
     async def bad_frame(self, conn: Connection, exc: ProtocolError) -> None:
+        if not conn.greeted:  # no gbmj client starts so (a PROXY header not asked for)
+            conn.refuse(exc.code, f"say hello first ({str(exc)[:400]})", exc.request_id)
+            return
         conn.send(m.Error(id=exc.request_id, code=exc.code, message=str(exc)[:500]))
         self.abuse(conn)
 
@@ -160,6 +163,29 @@ class Dispatcher(Generic[S]):
                 f"this server speaks protocol version {m.PROTOCOL_VERSION}",
                 message.id,
             )
+        elif conn.door or message.door is not None:
+            self._door_hello(conn, message)
         else:
-            conn.greeted = True
-            conn.send(m.Welcome(id=message.id, version=m.PROTOCOL_VERSION, server=SERVER_NAME))
+            self._welcome(conn, message)
+
+    def _door_hello(self, conn: Connection, message: m.Hello) -> None:
+        """A client of the server's own front door names its player with the session's
+        pass (``gbmj_server.net.peers``): only on the doors' listener, and only a pass of
+        a session still running."""
+        guard = self.services.guard
+        address = None if message.door is None else guard.doors.address_of(message.door)
+        if not conn.door or address is None:
+            logs.event("door_pass_refused", connection=conn.id, address=conn.address)
+            conn.refuse(ErrorCode.BAD_TOKEN, "no such front door session", message.id)
+            return
+        refused = guard.readdress(conn, address)
+        if refused is not None:
+            conn.refuse(ErrorCode.SERVER_BUSY, refused, message.id)
+            return
+        logs.event("door_connection", connection=conn.id, address=address)
+        self._welcome(conn, message)
+
+    @staticmethod
+    def _welcome(conn: Connection, message: m.Message) -> None:
+        conn.greeted = True
+        conn.send(m.Welcome(id=message.id, version=m.PROTOCOL_VERSION, server=SERVER_NAME))

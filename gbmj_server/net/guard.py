@@ -3,8 +3,9 @@
 One object holds every counter the port keeps: connections (in all and per address),
 the bytes their buffers hold, requests per connection, and the throttles of accounts,
 guests, passwords and tables. Addresses are counted by ``address_key`` (an IPv6 /64 is
-one address); the host's own addresses (``Limits.trusted``: its SSH and web front doors)
-skip the per-address caps.
+one address): the player's own address, also behind the server's front doors and a
+proxy the host names (``gbmj_server.net.peers``). Only addresses the host lists in
+``Limits.trusted`` skip the per-address caps; none by default.
 
 Two rules keep a crowd of connections from locking anyone out or filling the memory:
 
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING, TypeVar
 import trio
 
 from gbmj_server.config import Limits
+from gbmj_server.hosted import DoorPasses
 from gbmj_server.limits import MAX_KEYS, Backoff, Counter, TokenBucket, address_key
 from gbmj_server.storage.threads import HASH_THREADS
 
@@ -88,10 +90,13 @@ class Guard:
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         self.trusted = frozenset(address_key(a) for a in limits.trusted)
+        self.proxies = frozenset(address_key(a) for a in limits.proxies)
+        self.doors = DoorPasses()  # the front doors' sessions: who each player is
         self.max_connections = max(1, min(limits.max_connections, file_limit() - FILES_SPARE))
         self.connections = Counter(limits.connections_per_address)
         self.buffers = Buffers(limits.buffers_total)
-        self._open: dict[Connection, str] = {}  # connection -> its address key
+        # connection -> the address key its slot is counted under (None: uncounted)
+        self._open: dict[Connection, str | None] = {}
         self._unsigned: dict[Connection, None] = {}  # oldest first (signed-in ones skipped)
         self._closing: set[Connection] = set()  # pushed out, not yet gone
         # One bucket per open connection: the table must hold them all.
@@ -122,14 +127,16 @@ class Guard:
     def admit(self, conn: Connection) -> str | None:
         """Give ``conn`` a connection slot; the reason it is refused, or None."""
         key = address_key(conn.address)
-        trusted = key in self.trusted
-        if not trusted and self.connections.held(key) >= self.connections.cap:
+        # A door's connection is counted under its player's address once its hello
+        # names the player (``readdress``); until then under none.
+        counted = key not in self.trusted and not conn.door
+        if counted and self.connections.held(key) >= self.connections.cap:
             return "too many connections from your address"
         if len(self._open) >= self.max_connections and not self._make_room():
             return "the server is full: try again later"
-        if not trusted:
+        if counted:
             self.connections.acquire(key)
-        self._open[conn] = key
+        self._open[conn] = key if counted else None
         self._unsigned[conn] = None
         conn.buffers = self.buffers
         return None
@@ -155,8 +162,20 @@ class Guard:
         self._unsigned.pop(conn, None)
         self.buffers.forget(conn)
         key = self._open.pop(conn, None)
-        if key is not None and key not in self.trusted:
+        if key is not None:
             self.connections.release(key)
+
+    def readdress(self, conn: Connection, address: str) -> str | None:
+        """A door's connection names its player (``hello``): from now on it is counted
+        and known by the player's ``address``. The reason it is refused, or None."""
+        key = address_key(address)
+        if conn not in self._open or self._open[conn] is not None:
+            return "only a door's connection names its player"  # it started uncounted
+        if key not in self.trusted and not self.connections.acquire(key):
+            return "too many connections from your address"
+        self._open[conn] = None if key in self.trusted else key
+        conn.address = address
+        return None
 
     # -- requests ----------------------------------------------------------------------
     def request(self, connection_id: int, now: float, cost: int = 1) -> bool:

@@ -8,7 +8,8 @@ subprocess because it shares the process's settings, lifetime and signals (one C
 SIGTERM stops both, nothing to supervise) and needs no second command line; the two
 loops share nothing but the SQLite file, which each side opens through its own
 connection (WAL lets them read and write side by side). The clients themselves are
-subprocesses, one per session, so a client never runs inside the server.
+processes of their own, one per session, forked by the launcher
+(``gbmj_server.launcher``), so a client never runs inside the server.
 
 Sign-in: the SSH user name is the account name. A password is checked with the game
 server's own hashing (``verify_password``), a public key against the keys the player
@@ -26,7 +27,6 @@ import logging
 import os
 import secrets
 import struct
-import subprocess
 import termios
 import time
 import unicodedata
@@ -42,13 +42,13 @@ from gbmj_server.hosted import (
     GameDoor,
     SessionGate,
     clamp_size,
-    client_address,
-    client_command,
     client_environment,
     end_client,
     private_home,
+    real_input,
     serve_door,
 )
+from gbmj_server.launcher import Child, Request
 from gbmj_server.limits import Backoff, address_key
 from gbmj_server.names import Refused, check_password, name_skeleton, normalise_name
 from gbmj_server.ssh import keys
@@ -298,7 +298,7 @@ class ClientSession(asyncssh.SSHServerSession[bytes]):
         self.command = ""
         self.options: list[str] = []
         self.master: int | None = None
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.child: Child | None = None
         self.token: str | None = None
         self.admitted = False
         self.home: contextlib.ExitStack | None = None  # the client's private home
@@ -336,7 +336,8 @@ class ClientSession(asyncssh.SSHServerSession[bytes]):
         asyncio.get_running_loop().create_task(self._run())
 
     def data_received(self, data: bytes, datatype: int | None) -> None:
-        self.last_input = time.monotonic()
+        if real_input(data):
+            self.last_input = time.monotonic()
         if self.master is not None:
             with contextlib.suppress(OSError):  # the client is gone: its end comes next
                 os.write(self.master, data)
@@ -397,9 +398,10 @@ class ClientSession(asyncssh.SSHServerSession[bytes]):
                 return
             self.home = contextlib.ExitStack()
             home = self.home.enter_context(private_home())
-            self._spawn(client_environment(service.game, home, extra))
+            door_pass = self.home.enter_context(service.game.session(self.auth.address))
+            child = await self._spawn(client_environment(service.game, home, door_pass, extra))
             idle = asyncio.get_running_loop().create_task(self._watch_idle())
-            code = await asyncio.get_running_loop().run_in_executor(None, self._wait)
+            code = await child.wait()
             idle.cancel()
             self._finish(code, self.exit_message)
         except Exception:
@@ -408,25 +410,27 @@ class ClientSession(asyncssh.SSHServerSession[bytes]):
         finally:
             await self._cleanup()
 
-    def _spawn(self, env: dict[str, str]) -> None:
+    async def _spawn(self, env: dict[str, str]) -> Child:
+        """The client, forked by the launcher on a new pty (its controlling terminal)."""
         master, slave = os.openpty()
         _set_size(slave, self.size)
         memory = self.service.settings.client_memory
+        request = Request(tuple(self.options), env, memory, terminal=True)
         try:
-            self.proc = subprocess.Popen(
-                client_command(self.options, memory_mb=memory, terminal=True),
-                stdin=slave,
-                stdout=slave,
-                stderr=slave,
-                env=env,
-                start_new_session=True,  # its own session, so the pty can be its terminal
-                close_fds=True,
+            child = self.child = await self.service.game.launcher.spawn(
+                request, (slave, slave, slave)
             )
+        except BaseException:
+            os.close(master)
+            raise
         finally:
             os.close(slave)
         os.set_blocking(master, False)
         self.master = master
         self._read(True)
+        if self.closing:  # closed while the client was starting: end it now
+            self.close("")
+        return child
 
     def _read(self, on: bool) -> None:
         if self.master is None or on == self.reading:
@@ -451,11 +455,10 @@ class ClientSession(asyncssh.SSHServerSession[bytes]):
             self._read(False)
             return
         if self.chan is not None:
-            self.chan.write(data)
-
-    def _wait(self) -> int:
-        assert self.proc is not None
-        return self.proc.wait()
+            try:
+                self.chan.write(data)
+            except (BrokenPipeError, asyncssh.Error):  # the player's side is closing
+                self._read(False)
 
     async def _watch_idle(self) -> None:
         timeout = self.service.settings.idle_timeout
@@ -472,14 +475,14 @@ class ClientSession(asyncssh.SSHServerSession[bytes]):
         if message and not self.exit_message:
             self.exit_message = message
         self.closing = True
-        proc = self.proc
-        if proc is None:
+        child = self.child
+        if child is None:
             if self not in self.service.sessions:
                 self.ended.set()
             return
         if self.ending is None:
             self.ending = asyncio.get_running_loop().create_task(
-                end_client(proc.pid, lambda: proc.poll() is not None)
+                end_client(child.pid, lambda: child.returncode is not None)
             )
 
     def _finish(self, code: int, message: str) -> None:
@@ -523,19 +526,12 @@ def _set_size(fd: int, size: tuple[int, int]) -> None:
 
 
 async def serve_ssh(
-    settings: SshSettings,
-    host: str,
-    game_port: int,
-    db_path: Path,
-    *,
-    tls_fingerprint: str | None = None,
-    task_status: Any,
+    settings: SshSettings, host: str, game: GameDoor, db_path: Path, *, task_status: Any
 ) -> None:
     """Run the SSH server from trio until cancelled (then stop it and wait for its thread).
 
     ``task_status.started(service)`` once it listens; ``host`` is where it listens (the
-    game server's address), the clients reach the game server on its loopback form."""
-    game = GameDoor(client_address(host, game_port), tls_fingerprint)
+    game server's address), the clients reach the game server through ``game``."""
     service = SshService(settings, host, game, db_path)
 
     def listening() -> str:

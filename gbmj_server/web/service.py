@@ -26,6 +26,8 @@ import contextlib
 import ipaddress
 import json
 import logging
+import os
+from dataclasses import replace
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -42,14 +44,13 @@ from gbmj_server.hosted import (
     GameDoor,
     SessionGate,
     clamp_size,
-    client_address,
-    client_command,
     client_environment,
-    client_takes_server,
     end_client,
     private_home,
+    real_input,
     serve_door,
 )
+from gbmj_server.launcher import Child, Launcher, Request
 from gbmj_server.web.config import WebSettings
 
 log = logging.getLogger(__name__)
@@ -98,14 +99,39 @@ def _number(text: str | None, default: int) -> int:
         return default
 
 
-class HostedApp(AppService):
-    """textual-serve's app service with a hosted client: our command and environment,
-    no URLs opened and no files delivered, and an end that does not wait forever."""
+class ForkedClient:
+    """A client forked by the launcher, as textual-serve's ``AppService`` reads a
+    subprocess: its pipes as asyncio streams, its pid, its end."""
 
-    def __init__(self, command: list[str], env: dict[str, str], **kwargs: Any) -> None:
+    def __init__(
+        self, child: Child, stdin: asyncio.StreamWriter, stdout: asyncio.StreamReader
+    ) -> None:
+        self.child = child
+        self.pid = child.pid
+        self.stdin = stdin
+        self.stdout = stdout
+        self.stderr = asyncio.StreamReader()  # nothing: the client's goes nowhere
+        self.stderr.feed_eof()
+
+    @property
+    def returncode(self) -> int | None:
+        return self.child.returncode
+
+    async def wait(self) -> int:
+        return await self.child.wait()
+
+
+class HostedApp(AppService):
+    """textual-serve's app service with a hosted client: forked by the launcher with our
+    options and environment, no URLs opened and no files delivered, and an end that does
+    not wait forever."""
+
+    def __init__(self, launcher: Launcher, request: Request, **kwargs: Any) -> None:
         super().__init__("", **kwargs)
-        self.argv = command
-        self.env = env
+        self.launcher = launcher
+        self.request = request
+        self.env = dict(request.env)
+        self._client: ForkedClient | None = None
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         env = dict(self.env)  # not the server's environment
@@ -121,17 +147,34 @@ class HostedApp(AppService):
         return env
 
     async def _open_app_process(self, width: int = 80, height: int = 24) -> Any:
-        self._process = process = await asyncio.create_subprocess_exec(
-            *self.argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,  # empty: the launcher sends it nowhere
-            env=self._build_environment(width, height),
-            start_new_session=True,  # a process group of its own, to end as one
+        """The client on two pipes (its standard error goes nowhere: a crash report
+        could show what the player typed), forked by the launcher."""
+        loop = asyncio.get_running_loop()
+        stdin_r, stdin_w = os.pipe()
+        stdout_r, stdout_w = os.pipe()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        request = replace(self.request, env=self._build_environment(width, height))
+        try:
+            child = await self.launcher.spawn(request, (stdin_r, stdout_w, devnull))
+        except BaseException:
+            os.close(stdin_w)
+            os.close(stdout_r)
+            raise
+        finally:
+            for fd in (stdin_r, stdout_w, devnull):
+                os.close(fd)
+        stdout = asyncio.StreamReader(limit=2**20)
+        await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(stdout), os.fdopen(stdout_r, "rb", 0)
         )
-        assert process.stdin is not None
-        self._stdin = process.stdin
-        return process
+        transport, protocol = await loop.connect_write_pipe(
+            lambda: asyncio.streams.FlowControlMixin(loop), os.fdopen(stdin_w, "wb", 0)
+        )
+        stdin = asyncio.StreamWriter(transport, protocol, None, loop)
+        self._client = client = ForkedClient(child, stdin, stdout)
+        self._process = client  # type: ignore[assignment]  # read as a subprocess is
+        self._stdin = stdin
+        return client
 
     async def run(self) -> None:
         await super().run()
@@ -144,11 +187,11 @@ class HostedApp(AppService):
 
     @property
     def pid(self) -> int | None:
-        return None if self._process is None else self._process.pid
+        return None if self._client is None else self._client.pid
 
     async def stop(self) -> None:
         """Ask the client to quit; end it if it has not within ``END_GRACE``."""
-        process = self._process
+        process = self._client
         if process is None:
             return
         if process.returncode is None:
@@ -161,6 +204,7 @@ class HostedApp(AppService):
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+        process.stdin.close()  # the pipe to a client that is gone
 
 
 class WebService(FrontDoor):
@@ -178,14 +222,9 @@ class WebService(FrontDoor):
         self.gate = SessionGate(settings.limits)
         self.sessions: set[HostedApp] = set()
         self.downloads = DownloadManager()  # textual-serve wants one; nothing uses it
-        self.server_flag = False
         self._runner: web.AppRunner | None = None
 
     # -- the thread ---------------------------------------------------------------------
-    def start(self) -> None:
-        self.server_flag = client_takes_server()
-        super().start()
-
     async def listen(self) -> None:
         app = web.Application()
         app.add_routes(
@@ -220,9 +259,12 @@ class WebService(FrontDoor):
         return remote
 
     def origin_allowed(self, request: web.Request) -> bool:
-        """A browser says which page opens a WebSocket (``Origin``): only this page (its
-        host, as the browser reached it) or an origin the host listed may. No ``Origin``:
-        not a browser, so no other site's page can be behind it."""
+        """A browser says which page opens a WebSocket (``Origin``): an origin the host
+        listed (``web_origins``) may, and this page reached by an IP address or as
+        ``localhost``. A page reached by any other name may not unless listed: a site
+        whose name an attacker points at this server's address (DNS rebinding) has its
+        own name in both ``Host`` and ``Origin``. No ``Origin``: not a browser, so no
+        other site's page can be behind it."""
         origin = request.headers.get("Origin")
         if origin is None:
             return True
@@ -232,7 +274,8 @@ class WebService(FrontDoor):
         host = request.host
         if _is_loopback(request.remote or "?"):
             host = request.headers.get("X-Forwarded-Host", host)
-        return urlsplit(origin).netloc == host.lower()
+        parts = urlsplit(origin)
+        return parts.netloc == host.lower() and _named_by_address(parts.hostname or "")
 
     # -- the routes ---------------------------------------------------------------------
     async def page(self, request: web.Request) -> web.Response:
@@ -276,24 +319,23 @@ class WebService(FrontDoor):
         width, height = clamp_size(
             _number(request.query.get("width"), 80), _number(request.query.get("height"), 24)
         )
-        if self.server_flag:
-            options = [*options, "--server", self.game.address]
-        with private_home() as home:
-            await self._play(request, socket, options, home, width, height)
+        options = [*options, "--server", self.game.address]  # the connect screen's, fixed
+        with private_home() as home, self.game.session(self.peer(request)) as door_pass:
+            env = client_environment(self.game, home, door_pass, {"TERM": "xterm-256color"})
+            await self._play(socket, options, env, width, height)
 
     async def _play(
         self,
-        request: web.Request,
         socket: web.WebSocketResponse,
         options: list[str],
-        home: str,
+        env: dict[str, str],
         width: int,
         height: int,
     ) -> None:
         memory = self.settings.client_memory
         app = HostedApp(
-            client_command(options, memory_mb=memory, quiet=True),
-            client_environment(self.game, home, {"TERM": "xterm-256color"}),
+            self.game.launcher,
+            Request(tuple(options), env, memory),
             write_bytes=socket.send_bytes,
             write_str=socket.send_str,
             close=socket.close,
@@ -321,8 +363,10 @@ class WebService(FrontDoor):
                     continue
                 kind, data = _envelope(message.data)
                 if kind == "stdin" and isinstance(data, str):
-                    last_input = asyncio.get_running_loop().time()
-                    await app.send_bytes(data.encode("utf-8"))
+                    keys = data.encode("utf-8")
+                    if real_input(keys):  # a key or a click, not a NUL or a mouse move
+                        last_input = asyncio.get_running_loop().time()
+                    await app.send_bytes(keys)
                 elif kind == "resize" and isinstance(data, dict):
                     columns, rows = clamp_size(
                         _number(str(data.get("width")), 80), _number(str(data.get("height")), 24)
@@ -351,6 +395,18 @@ def _envelope(text: str) -> tuple[str | None, Any]:
     return None, None
 
 
+def _named_by_address(host: str) -> bool:
+    """Whether a page's host is an IP address or ``localhost``: names no DNS answer of
+    an attacker's can stand for."""
+    if host == "localhost":
+        return True
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
 def _is_loopback(address: str) -> bool:
     try:
         return ipaddress.ip_address(address).is_loopback
@@ -358,22 +414,13 @@ def _is_loopback(address: str) -> bool:
         return False
 
 
-async def serve_web(
-    settings: WebSettings,
-    host: str,
-    game_port: int,
-    *,
-    tls_fingerprint: str | None = None,
-    task_status: Any,
-) -> None:
+async def serve_web(settings: WebSettings, host: str, game: GameDoor, *, task_status: Any) -> None:
     """Run the web page from trio until cancelled (then end its sessions and its thread).
 
     ``task_status.started(service)`` once it listens, on ``settings.host`` or else the
-    game server's ``host``; its clients reach the game server on its loopback form."""
+    game server's ``host``; its clients reach the game server through ``game``."""
     listen = settings.host if settings.host is not None else host
-    service = WebService(
-        settings, listen, GameDoor(client_address(host, game_port), tls_fingerprint)
-    )
+    service = WebService(settings, listen, game)
     shown = f"[{listen}]" if ":" in listen else listen
     await serve_door(
         service, lambda: f"web: listening on http://{shown}:{service.port}/", task_status

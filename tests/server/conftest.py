@@ -39,7 +39,11 @@ TEST_CONFIG = ServerConfig(
     hand_pause=0.0,
     table_linger=0.0,  # an empty table closes at once (the linger has its own test)
     bot_workers=0,
-    limits=Limits(request_rate=100_000.0, request_burst=100_000, chat_lines=1000),
+    # Test clients connect from 127.0.0.1 unless a test says otherwise (connect_from):
+    # no per-address caps for them, none of the host's defaults trust it.
+    limits=Limits(
+        request_rate=100_000.0, request_burst=100_000, chat_lines=1000, trusted=("127.0.0.1",)
+    ),
 )
 
 

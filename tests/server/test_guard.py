@@ -324,11 +324,11 @@ async def test_the_server_runs_so_many_tables_with_bots(limited: Make) -> None:
     await other.ok("add_bot", table_id=t2, seat=1, level="easy")
 
 
-async def test_the_hosts_own_address_has_no_per_address_caps(limited: Make) -> None:
+async def test_an_address_the_host_trusts_has_no_per_address_caps(limited: Make) -> None:
     srv = await limited(tables_per_address=1, bot_tables_per_address=1)
     assert srv.port is not None
     made = []
-    for _ in range(2):  # from 127.0.0.1, as the SSH and web front doors connect
+    for _ in range(2):  # from 127.0.0.1, which the tests' config trusts (limits.trusted)
         client = WireClient(await trio.open_tcp_stream("127.0.0.1", srv.port))
         await client.hello()
         await client.ok("guest")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import re
 import subprocess
 import sys
@@ -44,16 +45,19 @@ def start_host(
     listen: str = "127.0.0.1",
     *,
     tls: bool = False,
+    limits: dict[str, object] | None = None,
     **settings: object,
 ) -> Host:
-    """A server listening on ``listen`` with these accounts (name -> password) and
-    ``ssh_*`` settings; its game port plain TCP unless ``tls``."""
+    """A server listening on ``listen`` with these accounts (name -> password), ``ssh_*``
+    settings and game port ``limits``; its game port plain TCP unless ``tls``."""
     db = tmp / "gbmj.sqlite3"
     with Storage(db) as store:
         for name, password in accounts.items():
             store.create_account(name, hash_password(password))
     config = tmp / "server.toml"
-    config.write_text("".join(f"ssh_{k} = {v!r}\n" for k, v in settings.items()), "utf-8")
+    lines = [f"ssh_{k} = {v!r}\n" for k, v in settings.items()]
+    lines += ["[limits]\n", *(f"{k} = {json.dumps(v)}\n" for k, v in (limits or {}).items())]
+    config.write_text("".join(lines), "utf-8")
     log = tmp / "server.log"
     command = [sys.executable, "-m", "gbmj_server", "--host", listen, "--port", "0"]
     command += ["--ssh-port", "0", "--db", str(db), "--config", str(config)]
@@ -76,14 +80,15 @@ async def until(condition, timeout: float = 10.0) -> None:
         await asyncio.sleep(0.05)
 
 
+def launcher_pids(host: Host) -> list[int]:
+    """The server's launcher process (gbmj_server.launcher): one while it runs."""
+    return [pid for pid in children(host.proc.pid) if _runs(pid, "gbmj_server.launcher")]
+
+
 def client_pids(host: Host) -> list[int]:
-    """The server's child processes: one client for each running SSH session
-    (the bot worker is no client)."""
-    found: list[int] = []
-    for task in Path(f"/proc/{host.proc.pid}/task").iterdir():
-        with contextlib.suppress(OSError):
-            found += [int(pid) for pid in (task / "children").read_text().split()]
-    return [pid for pid in found if not _bot_worker(pid)]
+    """The launcher's children: one client for each running SSH session."""
+    launchers = launcher_pids(host)
+    return children(launchers[0]) if launchers else []
 
 
 def stop_host(host: Host) -> None:
@@ -180,8 +185,17 @@ async def open_terminal(
     return conn, terminal
 
 
-def _bot_worker(pid: int) -> bool:
-    """Whether ``pid`` is the server's bot worker (``gbmj_server.tables.brains``)."""
+def children(pid: int) -> list[int]:
+    """The child processes of ``pid``."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            found += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
+def _runs(pid: int, module: str) -> bool:
+    """Whether ``pid`` was started as ``python -m module``."""
     with contextlib.suppress(OSError):
-        return b"gbmj_server.tables.brains" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        return module.encode() in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     return False

@@ -4,6 +4,7 @@ client's lobby in the terminal, type, resize, leave; wrong passwords and the lim
 from __future__ import annotations
 
 import asyncio
+import re
 import sqlite3
 import time
 from pathlib import Path
@@ -53,9 +54,9 @@ def test_password_sign_in_shows_the_lobby_takes_keys_resizes_and_quits(host: Hos
 
 
 def test_a_session_reaches_a_game_port_that_serves_tls(tmp_path: Path) -> None:
-    """The game port serves TLS: the SSH session's client checks the certificate against
-    the fingerprint the front door hands it (GBMJ_TLS_FINGERPRINT), pins nothing, and
-    plays as over plain TCP."""
+    """The game port serves TLS: the SSH session's client reaches the game through the
+    doors' own listener (loopback, named by its session's pass), pins nothing, and plays
+    as with a plain game port."""
     host = start_host(tmp_path, {"alice": "alice-pw"}, tls=True)
     try:
 
@@ -283,3 +284,30 @@ def test_the_keys_screen_adds_and_removes_a_key(host: Host) -> None:
             await term.chan.wait_closed()
 
     asyncio.run(scenario())
+
+
+def test_the_game_port_counts_each_ssh_player_under_their_own_address(tmp_path) -> None:
+    """The clients of SSH sessions all run on the host, yet the game port counts each
+    under the address its player came from (the session's pass names it): one guest an
+    hour from an address, so a second from 127.0.0.2 is refused, one from 127.0.0.3 not."""
+    server = start_host(tmp_path, {}, unknown_users="guest", limits={"guests_per_hour": 1})
+    try:
+
+        async def scenario() -> None:
+            conn, term = await open_terminal(server, "first", source="127.0.0.2")
+            async with conn:
+                await term.wait_for("New table")
+            conn, term = await open_terminal(server, "second", source="127.0.0.2")
+            async with conn:
+                await term.wait_for("too many attempts")
+            conn, term = await open_terminal(server, "third", source="127.0.0.3")
+            async with conn:
+                await term.wait_for("New table")
+
+        asyncio.run(scenario())
+        log = server.log_text()
+        assert re.search(r"door_connection .*address=127\.0\.0\.2\b", log), log
+        assert re.search(r"door_connection .*address=127\.0\.0\.3\b", log), log
+        assert not re.search(r"address=127\.0\.0\.1\b", log)
+    finally:
+        stop_host(server)

@@ -5,7 +5,9 @@ ends when its channel closes."""
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import signal
 from pathlib import Path
 
 import asyncssh
@@ -15,6 +17,7 @@ from ssh.conftest import (
     Host,
     Terminal,
     client_pids,
+    launcher_pids,
     open_terminal,
     start_host,
     stop_host,
@@ -61,9 +64,11 @@ def test_the_client_runs_hosted_with_a_bounded_data_size(tmp_path: Path) -> None
                 (pid,) = client_pids(server)
                 limits = Path(f"/proc/{pid}/limits").read_text()
                 assert re.search(r"Max data size\s+209715200\s+209715200 ", limits)
+                # The session's environment (its token, its door pass) reaches the
+                # forked client through the launcher's socket: /proc shows the
+                # launcher's clean one, nothing of any session's.
                 environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-                assert b"GBMJ_HOSTED=1" in environ
-                assert not any(v.startswith(b"GBMJ_PASSWORD") for v in environ)
+                assert not any(v.startswith(b"GBMJ_") for v in environ), environ
 
         asyncio.run(scenario())
     finally:
@@ -124,6 +129,34 @@ def test_sessions_from_one_address_are_capped(tmp_path: Path) -> None:
             await three.wait_for("guest-")  # another address has its own places
             other.close()
             first.close()
+
+        asyncio.run(scenario())
+    finally:
+        stop_host(server)
+
+
+def test_ssh_sessions_go_on_when_the_launcher_is_killed(tmp_path: Path) -> None:
+    """The launcher that forks the sessions' clients is started again when killed: the
+    session it had started plays on (and ends with its exit code), a new one starts."""
+    server = start_host(tmp_path, {"gus": "gus-pw", "hal": "hal-pw"})
+    try:
+
+        async def scenario() -> None:
+            (launcher,) = launcher_pids(server)
+            conn, term = await open_terminal(server, "gus", password="gus-pw")
+            async with conn:
+                await term.wait_for("New table")
+                os.kill(launcher, signal.SIGKILL)
+                await until(lambda: launcher_pids(server) not in ([], [launcher]), timeout=30)
+                other, again = await open_terminal(server, "hal", password="hal-pw")
+                async with other:
+                    await again.wait_for("New table")  # the new launcher's child
+                mark = len(term.raw)
+                term.send(b"n")  # the first session's client, orphaned, takes keys still
+                await term.wait_for("Bots allowed", since=mark)
+                term.send(b"\x1b\x11")  # Esc, then Ctrl+Q: the client quits
+                assert term.chan is not None
+                await term.chan.wait_closed()
 
         asyncio.run(scenario())
     finally:

@@ -43,22 +43,27 @@ class WebHost:
     def log_text(self) -> str:
         return self.log.read_text("utf-8", errors="replace")
 
+    def launcher_pid(self) -> int | None:
+        """The server's launcher process (gbmj_server.launcher), if it runs."""
+        found = [pid for pid in children(self.proc.pid) if _runs(pid, "gbmj_server.launcher")]
+        return found[0] if found else None
+
     def client_pids(self) -> list[int]:
-        """The server's child processes: one client for each running web
-        session (the bot worker is no client)."""
-        found: list[int] = []
-        for task in Path(f"/proc/{self.proc.pid}/task").iterdir():
-            with contextlib.suppress(OSError):
-                found += [int(pid) for pid in (task / "children").read_text().split()]
-        return [pid for pid in found if not _bot_worker(pid)]
+        """The launcher's children: one client for each running web session."""
+        launcher = self.launcher_pid()
+        return [] if launcher is None else children(launcher)
 
 
-def start_web_host(tmp: Path, **settings: object) -> WebHost:
-    """A server with a web page and these ``web_*`` settings; bots act at once."""
+def start_web_host(
+    tmp: Path, limits: dict[str, object] | None = None, **settings: object
+) -> WebHost:
+    """A server with a web page, these ``web_*`` settings and game port ``limits``; bots
+    act at once."""
     db = tmp / "gbmj.sqlite3"
     config = tmp / "server.toml"
     lines = ["bot_delay = 0.0\n", "hand_pause = 5.0\n"]
     lines += [f"web_{k} = {json.dumps(v)}\n" for k, v in settings.items()]
+    lines += ["[limits]\n", *(f"{k} = {json.dumps(v)}\n" for k, v in (limits or {}).items())]
     config.write_text("".join(lines), "utf-8")
     log = tmp / "server.log"
     command = [sys.executable, "-m", "gbmj_server", "--port", "0", "--web-port", "0", "--insecure"]
@@ -91,7 +96,10 @@ def stop_web_host(host: WebHost) -> None:
 
 @pytest.fixture(scope="module")
 def web_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebHost]:
-    host = start_web_host(tmp_path_factory.mktemp("web"))
+    """One server for a module's tests; its players all come from 127.0.0.1, which the
+    game port counts as one address: a table with bots for each test."""
+    limits = {"tables_per_address": 20, "bot_tables_per_address": 20}
+    host = start_web_host(tmp_path_factory.mktemp("web"), limits)
     yield host
     stop_web_host(host)
 
@@ -133,15 +141,33 @@ class WebTerminal:
         screen.feed(bytes(self.raw))
         return screen.text()
 
-    async def wait_for(self, what: str, since: int = 0, timeout: float = WAIT) -> None:
+    async def wait_for(
+        self, what: str, since: int = 0, timeout: float = WAIT, regex: bool = False
+    ) -> None:
+        """Until ``what`` shows after byte ``since`` (with ``regex``: a match of it)."""
+
+        def seen() -> bool:
+            text = self.text(since)
+            return re.search(what, text) is not None if regex else what in text
+
         try:
             async with asyncio.timeout(timeout):
-                while what not in self.text(since):
+                while not seen():
                     assert not self.closed.is_set(), f"closed before {what!r}"
                     self.changed.clear()
                     await self.changed.wait()
         except (TimeoutError, AssertionError):
             raise AssertionError(f"no {what!r} on the screen:\n{self.screen()}") from None
+
+    async def settle(self, quiet: float = 0.3) -> None:
+        """Until the screen stays still a moment (the client has drawn, and is ready for
+        the next keys)."""
+        async with asyncio.timeout(WAIT):
+            while True:
+                size = len(self.raw)
+                await asyncio.sleep(quiet)
+                if len(self.raw) == size:
+                    return
 
     async def send(self, *keys: str) -> None:
         """Each key in its own message, as the page sends a key press; a text of several
@@ -156,10 +182,12 @@ class WebTerminal:
 
 
 @contextlib.asynccontextmanager
-async def web_terminal(host: WebHost, path: str = "ws", **headers: str):
+async def web_terminal(host: WebHost, path: str = "ws", source: str = "127.0.0.1", **headers: str):
+    """A session of the page from ``source`` (any 127.x.y.z is this machine: another
+    source is another player's address)."""
     query = headers.pop("query", "width=100&height=30")
     async with (
-        aiohttp.ClientSession() as http,
+        aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(source, 0))) as http,
         http.ws_connect(f"{host.url}{path}?{query}", headers=headers) as socket,
     ):
         sizes = dict(part.split("=") for part in query.split("&"))
@@ -170,8 +198,17 @@ async def web_terminal(host: WebHost, path: str = "ws", **headers: str):
             await socket.close()
 
 
-def _bot_worker(pid: int) -> bool:
-    """Whether ``pid`` is the server's bot worker (``gbmj_server.tables.brains``)."""
+def children(pid: int) -> list[int]:
+    """The child processes of ``pid``."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            found += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
+def _runs(pid: int, module: str) -> bool:
+    """Whether ``pid`` was started as ``python -m module``."""
     with contextlib.suppress(OSError):
-        return b"gbmj_server.tables.brains" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        return module.encode() in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     return False

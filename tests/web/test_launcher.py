@@ -1,0 +1,101 @@
+"""The launcher (gbmj_server.launcher) behind the front doors, over the web door without
+a browser: each session's client is a child of its own, so a crash or an exit ends that
+session only; a launcher killed is started again, and the doors keep serving, the
+sessions it had started included."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from pathlib import Path
+
+from web.conftest import WebTerminal, start_web_host, stop_web_host, until, web_terminal
+
+CTRL_Q = "\x11"
+
+
+async def responsive(term: WebTerminal, name: str) -> None:
+    """The session's client takes keys and draws them: a name typed into the Name box."""
+    await term.settle()
+    mark = len(term.raw)
+    await term.send(name)
+    await term.wait_for(name, since=mark)
+
+
+def alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] not in "ZX"
+    except OSError:
+        return False
+
+
+def test_a_crash_or_an_exit_ends_that_session_alone(tmp_path: Path) -> None:
+    host = start_web_host(tmp_path)
+    try:
+
+        async def scenario() -> None:
+            launcher = host.launcher_pid()
+            assert launcher is not None
+            async with (
+                web_terminal(host, "ws/en", source="127.0.0.2") as one,
+                web_terminal(host, "ws/en", source="127.0.0.3") as two,
+                web_terminal(host, "ws/en", source="127.0.0.4") as three,
+            ):
+                terms = [one, two, three]
+                for term in terms:
+                    await term.wait_for("Server")
+                pids = host.client_pids()
+                assert len(set(pids)) == 3 and launcher not in pids
+                os.kill(pids[0], signal.SIGSEGV)  # a crash, in one of the three
+                closed = asyncio.wait(
+                    [asyncio.ensure_future(t.closed.wait()) for t in terms],
+                    timeout=60,
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
+                await closed
+                crashed = [t for t in terms if t.closed.is_set()]
+                assert len(crashed) == 1  # that session alone
+                leaving, staying = [t for t in terms if t not in crashed]
+                await leaving.send(CTRL_Q)  # a client that quits: its process exits
+                await asyncio.wait_for(leaving.closed.wait(), 60)
+                await responsive(staying, "still-here")
+                assert host.launcher_pid() == launcher and alive(launcher)
+                await until(lambda: len(host.client_pids()) == 1)
+                async with web_terminal(host, "ws/en", source="127.0.0.5") as newcomer:
+                    await newcomer.wait_for("Server")  # the launcher starts clients still
+
+        asyncio.run(scenario())
+    finally:
+        stop_web_host(host)
+
+
+def test_a_killed_launcher_is_started_again_and_its_sessions_go_on(tmp_path: Path) -> None:
+    host = start_web_host(tmp_path, max_sessions=2)
+    try:
+
+        async def scenario() -> None:
+            first = host.launcher_pid()
+            assert first is not None
+            async with web_terminal(host, "ws/en", source="127.0.0.2") as before:
+                await before.wait_for("Server")
+                (orphan,) = host.client_pids()
+                os.kill(first, signal.SIGKILL)
+                await until(lambda: host.launcher_pid() not in (None, first))
+                await responsive(before, "kept")  # its client lives on
+                async with web_terminal(host, "ws/en", source="127.0.0.3") as after:
+                    await after.wait_for("Server")  # the new launcher starts clients
+                    await responsive(after, "fresh")
+            # Both ended with their tabs (the first one's end seen without its launcher),
+            # and their places are free again.
+            await until(lambda: not alive(orphan) and host.client_pids() == [])
+            async with (
+                web_terminal(host, "ws/en", source="127.0.0.4") as third,
+                web_terminal(host, "ws/en", source="127.0.0.5") as fourth,
+            ):
+                await third.wait_for("Server")
+                await fourth.wait_for("Server")
+
+        asyncio.run(scenario())
+    finally:
+        stop_web_host(host)
