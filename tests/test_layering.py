@@ -116,6 +116,7 @@ type = layers
 containers =
     gbmj
 layers =
+    coach
     replay | bots | economy
     game
     rules

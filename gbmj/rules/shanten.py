@@ -23,7 +23,7 @@ from functools import cache
 from protocol.tiles import PLAYING_KINDS, PLAYING_TILES, Tile
 
 from .errors import HandError
-from .hand import Hand
+from .hand import Hand, Meld
 from .shapes import HONORS, KNITTED_STRAIGHTS, ORPHANS
 from .waits import concealed_waits
 
@@ -214,10 +214,8 @@ def _parts(hand: Hand) -> tuple[list[int], int, list[int], int]:
     size = hand.size
     if size not in (13, 14):
         raise HandError("wrong_tile_count", f"shanten needs 13 or 14 tiles, the hand has {size}")
-    held = [0] * PLAYING_KINDS
-    for t in hand.all_tiles():
-        held[t] += 1
-    return hand.counts(), len(hand.melds), held, size
+    counts = hand.counts()
+    return counts, len(hand.melds), held_counts(counts, hand.melds), size
 
 
 def shanten(hand: Hand) -> int:
@@ -230,6 +228,42 @@ def shanten(hand: Hand) -> int:
     return _shanten(counts, done_sets, held, size)
 
 
+def held_counts(counts: Sequence[int], melds: Sequence[Meld]) -> list[int]:
+    """Copies of each tile a hand holds: its concealed ``counts`` and its melds' tiles."""
+    held = list(counts)
+    for m in melds:
+        for t in m.tiles:
+            held[t] += 1
+    return held
+
+
+def shanten_of(counts: list[int], done_sets: int, held: list[int]) -> int:
+    """``shanten`` on counts: the concealed tiles, the melds (``done_sets``) and every copy
+    held (``held_counts``); the lists are left as they were."""
+    size = sum(counts) + 3 * done_sets
+    if size not in (13, 14):
+        raise HandError("wrong_tile_count", f"shanten needs 13 or 14 tiles, the hand has {size}")
+    return _shanten(counts, done_sets, held, size)
+
+
+def useful_of(counts: list[int], done_sets: int, held: list[int]) -> tuple[int, tuple[int, ...]]:
+    """A 13-tile hand's shanten and the tile codes that lower it (complete it when ready),
+    on counts as ``shanten_of`` takes them."""
+    now = _shanten(counts, done_sets, held, 13)
+    if now == 0:
+        return now, tuple(_completing_tiles(counts, done_sets, held))
+    useful = []
+    for t in range(PLAYING_KINDS):
+        if held[t] < 4:
+            counts[t] += 1
+            held[t] += 1
+            if _shanten(counts, done_sets, held, 14) < now:
+                useful.append(t)
+            counts[t] -= 1
+            held[t] -= 1
+    return now, tuple(useful)
+
+
 def useful_tiles(hand: Hand) -> tuple[Tile, ...]:
     """The tiles that bring a 13-tile hand closer to ready (or complete a ready one).
 
@@ -238,16 +272,4 @@ def useful_tiles(hand: Hand) -> tuple[Tile, ...]:
     counts, done_sets, held, size = _parts(hand)
     if size != 13:
         raise HandError("wrong_tile_count", "useful tiles are asked of a 13-tile hand")
-    now = _shanten(counts, done_sets, held, 13)
-    if now == 0:
-        return tuple(PLAYING_TILES[t] for t in _completing_tiles(counts, done_sets, held))
-    useful = []
-    for t in range(PLAYING_KINDS):
-        if held[t] < 4:
-            counts[t] += 1
-            held[t] += 1
-            if _shanten(counts, done_sets, held, 14) < now:
-                useful.append(PLAYING_TILES[t])
-            counts[t] -= 1
-            held[t] -= 1
-    return tuple(useful)
+    return tuple(PLAYING_TILES[t] for t in useful_of(counts, done_sets, held)[1])
