@@ -26,7 +26,18 @@ from typing import NamedTuple
 from protocol.tiles import PLAYING_KINDS, Tile
 from protocol.vocabulary import MeldKind
 
-from ..bots.plans import DEAD, GENERIC, PLANS, MeldInfo, Plan, meld_info, reach, reach_bound
+from ..bots.plans import (
+    DEAD,
+    FILTER,
+    GENERIC,
+    PLANS,
+    PUNGS,
+    MeldInfo,
+    Plan,
+    meld_info,
+    reach,
+    reach_bound,
+)
 from ..bots.position import position_of
 from ..game.views import HandView
 from ..rules.errors import HandError
@@ -280,10 +291,18 @@ def plan_hints(
     first, then by the fan the plan itself is worth."""
     info = meld_info(melds)
     base = reach(PLANS[0], concealed, info)[0]
-    best: dict[str, tuple[int, int, int]] = {}  # name -> (distance, -fan, plan index)
+    bounds = []
     for i, plan in enumerate(PLANS):
-        if plan.kind == GENERIC or reach_bound(plan, concealed, info) > base + PLAN_SLACK:
-            continue
+        if plan.kind != GENERIC:
+            low = reach_bound(plan, concealed, info)
+            if low <= base + PLAN_SLACK:
+                bounds.append((low, i))
+    bounds.sort()
+    best: dict[str, tuple[int, int, int]] = {}  # name -> (distance, -fan, plan index)
+    for low, i in bounds:
+        if len(best) >= limit and low > sorted(best.values())[limit - 1][0]:
+            break  # no plan left can come nearer than the ones kept
+        plan = PLANS[i]
         r = reach(plan, concealed, info)
         if r is DEAD or r[0] > base + PLAN_SLACK:
             continue
@@ -303,16 +322,21 @@ def _plan_hint(
     if sum(counts) + 3 * info.size == 14:
         # The discard that keeps the plan nearest; between equals, the tile seen most.
         options = []
-        for t in range(PLAYING_KINDS):
-            if counts[t]:
-                counts[t] -= 1
-                options.append((reach(plan, tuple(counts), info)[0], -unseen[t], t))
-                counts[t] += 1
+        for t in sorted((t for t in range(PLAYING_KINDS) if counts[t]), key=unseen.__getitem__):
+            counts[t] -= 1
+            d = reach(plan, tuple(counts), info)[0]
+            counts[t] += 1
+            if d <= distance:
+                options = [(d, 0, t)]
+                break
+            options.append((d, unseen[t], t))
         _, _, discard = min(options)
         counts[discard] -= 1
     now = reach(plan, tuple(counts), info)[0]
+    # A filter plan (a flush, a tile range, all pungs) moves only with tiles it allows.
+    candidates = plan.mask if plan.kind in (FILTER, PUNGS) else range(PLAYING_KINDS)
     moves = []
-    for t in range(PLAYING_KINDS):
+    for t in sorted(candidates):
         if unseen[t]:
             counts[t] += 1
             if reach(plan, tuple(counts), info)[0] < now:
