@@ -63,6 +63,7 @@ ERRORS: dict[ErrorCode, str] = {
     E.NO_SUCH_MATCH: N_("no such match or hand, or not one you may read"),
     E.NOT_ENDED: N_("it has not ended yet"),
     E.INTERNAL: N_("the server failed; nothing changed"),
+    E.COACH_NOT_ALLOWED: N_("hints are for free tables only, never at a stake table"),
 }
 # Codes that say this client sent something the server could not take: the server's
 # own words (plain text) go with them, for a bug report.

@@ -60,6 +60,7 @@ class ErrorCode(StrEnum):
     NO_SUCH_MATCH = "no_such_match"  # no match or hand by that id, or not one you may read
     NOT_ENDED = "not_ended"  # the hand or match has not ended yet
     INTERNAL = "internal"  # a bug on the server; the request had no effect
+    COACH_NOT_ALLOWED = "coach_not_allowed"  # hints at a stake table
 
 
 class ProtocolError(Exception):
@@ -134,4 +135,6 @@ DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.NO_SUCH_MATCH: "no match or hand has this id, or it is not one you may read",
     ErrorCode.NOT_ENDED: "the hand or match has not ended yet",
     ErrorCode.INTERNAL: "a fault on the server; the request had no effect",
+    ErrorCode.COACH_NOT_ALLOWED: "the coach (hints) is for free tables only, never at a stake "
+    "table",
 }
