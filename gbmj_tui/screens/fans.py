@@ -78,7 +78,9 @@ class FanReference(ModalScreen[None]):
     """Type to search; the arrows move through the fans found; Esc closes."""
 
     CSS_PATH = "../styles/app.tcss"
+    SCOPED_CSS = False  # the app's -ascii class picks the borders
     DEFAULT_CSS = """
+    .-ascii FanReference #fan-search, .-ascii FanReference #fan-list { border: ascii $accent; }
     FanReference #fan-search { margin: 0 1; }
     FanReference #fan-body { height: 1fr; }
     FanReference #fan-list { width: 36; height: 1fr; }

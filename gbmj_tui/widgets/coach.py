@@ -46,11 +46,17 @@ CLAIM_WORDS = {MeldKind.CHOW: N_("Chow"), MeldKind.PUNG: N_("Pung"), MeldKind.KO
 
 
 def coach_allowed(view: TableView) -> bool:
-    """Hints for the viewer: a seated player, a free table, the owner's setting not off."""
-    if view.me is None or view.stake:
+    """Hints for the viewer: a seated player, the owner's setting not off, and a free
+    table or solo play (the three other seats bots, whatever the stake: no other player
+    is there to be wronged)."""
+    if view.me is None:
         return False
     s = view.settings
-    return s is None or (not s.stake and s.coach is not False)
+    if s is not None and s.coach is False:
+        return False
+    if view.stake or (s is not None and s.stake):
+        return all(seat.bot for seat in view.seats if seat.seat != view.me)
+    return True
 
 
 def _meld(m: MeldView) -> Meld | None:

@@ -121,12 +121,24 @@ def test_at_a_claim_the_panel_says_what_each_claim_does() -> None:
     _run(view, ("i",), check)
 
 
+def _solo(view: TableView) -> TableView:
+    """The same table with bots in the three other seats."""
+    seats = tuple(replace(s, bot=s.seat != view.me) for s in view.seats)
+    return replace(view, seats=seats)
+
+
+def test_solo_play_has_hints_whatever_the_stake() -> None:
+    view = replace(_solo(turn_prompt(sample_view())), stake=1)
+    assert coach_allowed(view)
+    assert _run(view, ("i",), lambda app, pilot: _panel(app).display) is True
+
+
 @pytest.mark.parametrize(
     "view",
     [
         sample_view(me=None),  # a spectator
-        replace(turn_prompt(sample_view()), stake=10),  # a stake table
-        replace(turn_prompt(sample_view()), settings=replace(FREE, coach=False)),  # turned off
+        replace(turn_prompt(sample_view()), stake=10),  # a stake table with other players
+        replace(_solo(turn_prompt(sample_view())), settings=replace(FREE, coach=False)),  # off
     ],
     ids=["spectator", "stake", "off"],
 )
@@ -257,3 +269,34 @@ def test_the_panel_matches_its_snapshots(which, size, lang) -> None:
     if os.environ.get("GBMJ_UPDATE_SNAPSHOTS"):
         path.write_text(text, "utf-8")
     assert text == path.read_text("utf-8")
+
+
+def test_the_owner_chooses_hints_in_the_settings_dialog() -> None:
+    from textual.app import App
+    from textual.widgets import Select
+
+    from gbmj_tui.screens.dialogs import SettingsDialog, TableRequest
+    from gbmj_tui.widgets.toggle import Toggle
+
+    async def choose(stake: int, hints_on: bool) -> m.TableSettings:
+        answers: list[object] = []
+
+        class Host(App[None]):
+            def on_mount(self) -> None:
+                self.push_screen(SettingsDialog("en"), answers.append)
+
+        app = Host()
+        async with app.run_test(size=(100, 32)) as pilot:
+            await pilot.pause()
+            app.screen.query_one("#t-stake", Select).value = stake
+            app.screen.query_one("#t-coach", Toggle).value = hints_on
+            await pilot.click("#create")
+            await pilot.pause()
+        (request,) = answers
+        assert isinstance(request, TableRequest)
+        return request.settings
+
+    assert asyncio.run(choose(0, False)).coach is False
+    assert asyncio.run(choose(0, True)).coach is True
+    # A stake table never asks for hints (the server would refuse them).
+    assert asyncio.run(choose(10, True)).coach is None
