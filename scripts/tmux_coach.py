@@ -82,7 +82,8 @@ def main() -> int:
             screen = capture()
             if re.search(w["result"], screen):
                 break
-            if "Traceback" in screen or "Pane is dead" in screen:
+            dead = tmux("display-message", "-p", "-t", SESSION, "#{pane_dead}").strip()
+            if dead == "1" or "Traceback" in screen:
                 raise TimeoutError("the client stopped\n" + screen)
             if "[Space]" in screen:  # a claim bar
                 time.sleep(0.4)  # the panel follows the prompt

@@ -94,6 +94,8 @@ def sight(
     ``melds``)."""
     counts = [0] * PLAYING_KINDS
     for t in concealed:
+        if not 0 <= t < PLAYING_KINDS:  # a flower drawn, not yet set aside
+            raise HandError("unknown_tile", f"{Tile(t).notation} is not part of a hand")
         counts[t] += 1
     seen = held_counts(counts, melds)
     for t in visible:

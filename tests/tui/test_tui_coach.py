@@ -84,6 +84,13 @@ def test_the_view_counts_every_pool_and_the_others_exposed_melds_only() -> None:
     assert seen.flowers == 1 and seen.seat_wind == T.W and seen.prevalent_wind == T.S
 
 
+def test_a_flower_drawn_and_not_yet_set_aside_gives_no_hints_and_no_crash() -> None:
+    view = turn_prompt(sample_view(), drawn=T.F7)
+    assert sight_of_view(view) is None
+    shown = _run(view, ("i",), lambda app, pilot: (_panel(app).display, _panel(app).text.plain))
+    assert shown[0] and "No hints now" in shown[1]
+
+
 def test_a_ready_hand_lists_its_waits_and_warns_when_none_reaches_8() -> None:
     # 3m 444m 5m 66m with a pung of 8m and a chow 456s: ready, no wait reaches 8 fan.
     me = replace(
