@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from rich.text import Text
 from textual.widgets import Static
 
+from gbmj.bots.plans import Plan
 from gbmj.coach import (
     ClaimHint,
     Hints,
-    PlanHint,
     Sight,
     Useful,
     WaitHint,
@@ -26,10 +26,14 @@ from gbmj.coach import (
     hints,
     sight,
 )
+from gbmj.coach.review import Decision, review
+from gbmj.game import events as E
+from gbmj.replay import hand_state
 from gbmj.rules.errors import HandError
 from gbmj.rules.hand import Meld
 from gbmj_tui.i18n import N_, fan_name, tr, trp
 from gbmj_tui.model import MeldView, TableView
+from gbmj_tui.replay import HandReplay, steps_of_events
 from gbmj_tui.tiles import TileStyle, tiles_label
 from protocol.tiles import SUIT_EN, SUIT_ZH, SUITS, Tile
 from protocol.vocabulary import ActionKind, MeldKind
@@ -140,11 +144,11 @@ def _away(n: int, lang: str) -> str:
     return tr("{n} from ready", lang).format(n=n)
 
 
-def plan_name(p: PlanHint, lang: str) -> str:
+def plan_name(plan: Plan, lang: str) -> str:
     """The plan's fans in the interface language, its suit when it has one."""
-    name = "+".join(fan_name(f, lang) for f in p.plan.fans)
-    if p.plan.suit >= 0:
-        letter = SUITS[p.plan.suit]
+    name = "+".join(fan_name(f, lang) for f in plan.fans)
+    if plan.suit >= 0:
+        letter = SUITS[plan.suit]
         name += f" ({SUIT_ZH[letter] if lang == 'zh' else SUIT_EN[letter]})"
     return name
 
@@ -221,7 +225,7 @@ def coach_text(
             )
             before = {p.plan.name: p.distance for p in c.plans_before}
             changes = [
-                f"{plan_name(p, lang)} {before[p.plan.name]}→{p.distance}"
+                f"{plan_name(p.plan, lang)} {before[p.plan.name]}→{p.distance}"
                 for p in c.plans_after
                 if p.plan.name in before and before[p.plan.name] != p.distance
             ]
@@ -231,7 +235,7 @@ def coach_text(
     if h.plans:
         lines.append(Text(tr("Plans toward 8 fan", lang), style="bold"))
         for p in h.plans[:PLANS_SHOWN]:
-            line = Text(f" {plan_name(p, lang)} ")
+            line = Text(f" {plan_name(p.plan, lang)} ")
             line.append(f"{p.plan.fan}", style="bold")
             line.append(" · " + _away(p.distance, lang))
             if p.discard is not None:
@@ -240,6 +244,46 @@ def coach_text(
             if p.moves:
                 lines.append(Text("  " + _useful(p.moves, style), style="dim"))
     return Text("\n").join(lines)
+
+
+# -- the review after a hand --------------------------------------------------------------
+def review_of(replay: HandReplay, lang: str, style: TileStyle) -> tuple[tuple[int, Text], ...]:
+    """The replay's viewer's costliest discards (``gbmj.coach.review``), each as the
+    replay step just before it (their turn, the tile drawn) and what it cost, in words.
+    Nothing for a spectator's replay."""
+    seat = replay.viewer
+    if seat is None:
+        return ()
+    decisions = review(replay.hand, seat)
+    if not decisions:
+        return ()
+    # The replay's steps group the hand's events: the step holding the seat's n-th
+    # discard follows the moment of the decision.
+    before: dict[int, int] = {}
+    turn = 0
+    for i, group in enumerate(steps_of_events(hand_state(replay.hand).events)):
+        for event in group:
+            if isinstance(event, E.Discard) and event.seat == seat:
+                turn += 1
+                before[turn] = max(0, i - 1)
+    return tuple((before.get(d.turn, 0), decision_text(d, lang, style)) for d in decisions)
+
+
+def decision_text(d: Decision, lang: str, style: TileStyle) -> Text:
+    """``Turn 7: you discarded 5p; 2m kept 4 more useful tiles and 三色三步高``."""
+    words = tr("Turn {turn}: you discarded {chosen}; the strongest bot discards {better}", lang)
+    out = Text(
+        words.format(turn=d.turn, chosen=_tile(d.chosen, style), better=_tile(d.better, style))
+    )
+    more = d.useful_better - d.useful_chosen
+    if d.shanten_better < d.shanten_chosen:
+        out.append(" · " + tr("one step nearer ready", lang))
+    elif more > 0:
+        out.append(" · " + tr("{n} more useful tiles", lang).format(n=more))
+    if d.plans_kept:
+        kept = ", ".join(plan_name(p, lang) for p in d.plans_kept[:2])
+        out.append(" · " + tr("keeps {plans}", lang).format(plans=kept))
+    return out
 
 
 class CoachPanel(Static):

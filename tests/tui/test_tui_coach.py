@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from tui_harness import OfflineApp, TableHost, terminal_text
+from tui_harness import OfflineApp, TableHost, terminal_text, widget_text
 from tui_sample import claim_prompt, sample_view, turn_prompt
 
 from gbmj.coach import hints
@@ -307,3 +307,48 @@ def test_the_owner_chooses_hints_in_the_settings_dialog() -> None:
     assert asyncio.run(choose(0, True)).coach is True
     # A stake table never asks for hints (the server would refuse them).
     assert asyncio.run(choose(10, True)).coach is None
+
+
+def test_the_replay_steps_to_each_costly_discard_with_what_it_cost() -> None:
+    from textual.app import App
+    from tui_sample import NAMES, hand_log
+
+    from gbmj.bots import make_bot
+    from gbmj.bots.arena import play_hand
+    from gbmj_tui.messages import Replied, Requested
+    from gbmj_tui.screens.replay import ReplayScreen
+
+    # An easy bot's seat among hard bots: its noise costs it a discard or two.
+    bots = [make_bot("easy", 1), *(make_bot("hard", s) for s in (2, 3, 4))]
+    log = hand_log(play_hand(bots, b"review-1", dealer=1))
+
+    class Host(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(ReplayScreen(log.hand_id, me=NAMES[0], lang="en"))
+
+        def on_requested(self, message: Requested) -> None:
+            message.reply_to.post_message(Replied(message.request, log))
+
+    async def go():
+        app = Host()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause(0.2)
+            screen = app.screen
+            assert isinstance(screen, ReplayScreen) and screen.replay is not None
+            seen = []
+            for _ in range(2):
+                await pilot.press("c")
+                await pilot.pause()
+                view = screen.replay.view(screen.index, face_up=False)
+                tiles = len(view.hand) + (view.drawn is not None)
+                size = tiles + 3 * len(view.seats[0].melds)
+                line = " ".join(widget_text(screen.query_one("#replay-line")).split())
+                seen.append((screen.index, size, line))
+            return seen, screen.costly
+
+    seen, costly = asyncio.run(go())
+    assert costly, "the easy bot made no costly discard in this hand"
+    for index, size, line in seen:
+        assert size == 14  # the moment of the decision: the player's turn
+        assert line.startswith("Turn ") and "you discarded" in line
+        assert index in [step for step, _ in costly]
