@@ -352,3 +352,43 @@ def test_the_replay_steps_to_each_costly_discard_with_what_it_cost() -> None:
         assert size == 14  # the moment of the decision: the player's turn
         assert line.startswith("Turn ") and "you discarded" in line
         assert index in [step for step, _ in costly]
+
+
+def test_the_client_reads_the_same_sight_as_the_engine_at_every_step() -> None:
+    """Every moment of a real hand, as each player's client saw it (the replay feeds the
+    live reducers the events each seat was sent): the coach's reading of that view is the
+    engine's reading of the seat's own view. So the panel uses no more than the view."""
+    from tui_sample import NAMES, bot_hand, hand_log
+
+    from gbmj.coach import sight_of
+    from gbmj.game.hand_state import HandState
+    from gbmj.replay import hand_from_log
+    from gbmj_tui.replay import replay_hand, steps_of_events
+
+    played = bot_hand()
+    hand = hand_from_log(hand_log(played))
+    # The event count at the end of each replay step, and the engine after each action.
+    ends, total = [], 0
+    for group in steps_of_events(played.events):
+        total += len(group)
+        ends.append(total)
+    compared = 0
+    for seat in range(4):
+        replay = replay_hand(hand, NAMES[seat], "en")
+        state = HandState(played.wall)
+        for s, action in played.log:
+            assert action is not None
+            state.apply(s, action)
+            if state.ended or len(state.events) not in ends:
+                continue
+            step = ends.index(len(state.events))
+            client = sight_of_view(replay.view(step, face_up=False))
+            engine = sight_of(state.view(seat))
+            if client is None:  # a flower waiting for its replacement
+                continue
+            assert client.concealed == engine.concealed
+            assert client.unseen == engine.unseen, (seat, step)
+            assert client.flowers == engine.flowers
+            assert [m.tiles for m in client.melds] == [m.tiles for m in engine.melds]
+            compared += 1
+    assert compared > 100
