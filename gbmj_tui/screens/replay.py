@@ -87,6 +87,7 @@ class ReplayScreen(Screen[None]):
         self.face_up = True
         self.costly: tuple[tuple[int, Text], ...] | None = None  # the review, when asked
         self.costly_at = -1
+        self.start_costly = False  # opened from a result's c: go to the first at once
 
     def compose(self) -> ComposeResult:
         yield Static(id="status")
@@ -137,6 +138,8 @@ class ReplayScreen(Screen[None]):
         self.index = 0
         self.draw()
         self.refresh_bindings()
+        if self.start_costly:
+            self.action_costly()
 
     def _say(self, line: Text) -> None:
         self.query_one("#replay-line", Static).update(line)

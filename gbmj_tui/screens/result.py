@@ -126,6 +126,7 @@ class ResultScreen(ModalScreen[None]):
     BINDINGS = [  # noqa: RUF012
         Binding("enter,space,escape", "close", N_("Back to the table")),
         Binding("v", "replay", N_("Replay")),
+        Binding("c", "costly", N_("Costly discards")),
     ]
 
     def __init__(
@@ -176,12 +177,19 @@ class ResultScreen(ModalScreen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "replay":
             return self.view.result is not None and self.view.result.hand_id is not None
+        if action == "costly":  # the coach's review: the player's own discards
+            return self.view.me is not None and self.check_action("replay", parameters) is True
         return True
 
     def action_replay(self) -> None:
         r = self.view.result
         if r is not None and r.hand_id is not None:
             self.post_message(ReplayAsked(r.hand_id))
+
+    def action_costly(self) -> None:
+        r = self.view.result
+        if r is not None and r.hand_id is not None:
+            self.post_message(ReplayAsked(r.hand_id, costly=True))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -324,7 +324,9 @@ def test_the_replay_steps_to_each_costly_discard_with_what_it_cost() -> None:
 
     class Host(App[None]):
         def on_mount(self) -> None:
-            self.push_screen(ReplayScreen(log.hand_id, me=NAMES[0], lang="en"))
+            screen = ReplayScreen(log.hand_id, me=NAMES[0], lang="en")
+            screen.start_costly = True  # as the result's c opens it
+            self.push_screen(screen)
 
         def on_requested(self, message: Requested) -> None:
             message.reply_to.post_message(Replied(message.request, log))
@@ -336,8 +338,9 @@ def test_the_replay_steps_to_each_costly_discard_with_what_it_cost() -> None:
             screen = app.screen
             assert isinstance(screen, ReplayScreen) and screen.replay is not None
             seen = []
-            for _ in range(2):
-                await pilot.press("c")
+            for key in ("", "c"):  # opened at the first; c goes on to the next
+                if key:
+                    await pilot.press(key)
                 await pilot.pause()
                 view = screen.replay.view(screen.index, face_up=False)
                 tiles = len(view.hand) + (view.drawn is not None)
@@ -392,3 +395,35 @@ def test_the_client_reads_the_same_sight_as_the_engine_at_every_step() -> None:
             assert [m.tiles for m in client.melds] == [m.tiles for m in engine.melds]
             compared += 1
     assert compared > 100
+
+
+def test_the_result_asks_for_the_replay_at_the_costly_discards() -> None:
+    from textual.app import App
+    from tui_sample import sample_result
+
+    from gbmj_tui.messages import ReplayAsked
+    from gbmj_tui.screens.result import ResultScreen
+
+    asked: list[ReplayAsked] = []
+
+    class Host(App[None]):
+        def __init__(self, view: TableView) -> None:
+            super().__init__()
+            self.view = view
+
+        def on_mount(self) -> None:
+            self.push_screen(ResultScreen(self.view, TileStyle.ASCII, "en"))
+
+        def on_replay_asked(self, message: ReplayAsked) -> None:
+            asked.append(message)
+
+    async def go(view: TableView) -> None:
+        async with Host(view).run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            await pilot.press("c")
+            await pilot.pause()
+
+    asyncio.run(go(sample_result(sample_view())))
+    assert [(a.hand_id, a.costly) for a in asked] == [(412, True)]
+    asyncio.run(go(sample_result(sample_view(me=None))))  # a spectator played no discard
+    assert len(asked) == 1
