@@ -24,6 +24,7 @@ from gbmj_tui.i18n import N_, tr, trp
 from gbmj_tui.messages import ReplayAsked
 from gbmj_tui.model import TableView
 from gbmj_tui.tiles import TileStyle, tile_text
+from gbmj_tui.widgets.coach import coach_allowed
 from gbmj_tui.widgets.fans import fan_table
 from gbmj_tui.widgets.keybar import KeyBar
 from gbmj_tui.widgets.render import meld_text
@@ -177,8 +178,8 @@ class ResultScreen(ModalScreen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "replay":
             return self.view.result is not None and self.view.result.hand_id is not None
-        if action == "costly":  # the coach's review: the player's own discards
-            return self.view.me is not None and self.check_action("replay", parameters) is True
+        if action == "costly":  # the coach's review, where the table allows the coach
+            return coach_allowed(self.view) and self.check_action("replay", parameters) is True
         return True
 
     def action_replay(self) -> None:

@@ -426,4 +426,5 @@ def test_the_result_asks_for_the_replay_at_the_costly_discards() -> None:
     asyncio.run(go(sample_result(sample_view())))
     assert [(a.hand_id, a.costly) for a in asked] == [(412, True)]
     asyncio.run(go(sample_result(sample_view(me=None))))  # a spectator played no discard
+    asyncio.run(go(replace(sample_result(sample_view()), stake=10)))  # no coach at stake
     assert len(asked) == 1
