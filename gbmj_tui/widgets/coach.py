@@ -39,6 +39,7 @@ from protocol.tiles import SUIT_EN, SUIT_ZH, SUITS, Tile
 from protocol.vocabulary import ActionKind, MeldKind
 
 DISCARDS_SHOWN = 4
+NARROW = 26  # columns beside the board under which the panel takes its short form
 PLANS_SHOWN = 4
 USEFUL_SHOWN = 8  # tiles listed after a discard (the count says how many in all)
 CLAIM_KINDS = {
@@ -174,15 +175,29 @@ def _wait_line(w: WaitHint, lang: str, style: TileStyle) -> Text:
 
 
 def coach_text(
-    h: Hints, claims: Sequence[ClaimHint], lang: str, style: TileStyle, *, kept: bool = False
+    h: Hints,
+    claims: Sequence[ClaimHint],
+    lang: str,
+    style: TileStyle,
+    *,
+    kept: bool = False,
+    narrow: bool = False,
 ) -> Text:
-    """The hints as the panel shows them."""
+    """The hints as the panel shows them; ``narrow`` (a small terminal): each discard on
+    one short line (``E → 6/17``: kinds/tiles), without the tiles listed."""
     title = tr("Hints", lang) + (" · " + tr("kept open", lang) if kept else "")
     lines = [Text(title, style="bold underline")]
     if h.size == 14:
         lines.append(Text(_away(h.shanten, lang), style="bold"))
+        if narrow:
+            lines.append(Text(tr("discard → kinds/tiles", lang), style="dim"))
         for d in h.discards[:DISCARDS_SHOWN]:
-            head = tr("discard {tile} → {kinds} kinds, {tiles} tiles", lang).format(
+            words = (
+                "{tile} → {kinds}/{tiles}"
+                if narrow
+                else tr("discard {tile} → {kinds} kinds, {tiles} tiles", lang)
+            )
+            head = words.format(
                 tile=_tile(d.tile, style), kinds=d.useful_kinds, tiles=d.useful_tiles
             )
             line = Text(head, style="bold" if d is h.discards[0] else "")
@@ -194,7 +209,8 @@ def coach_text(
             elif d.shanten > h.shanten:
                 line.append(" · " + _away(d.shanten, lang), style="dim")
             lines.append(line)
-            lines.append(Text("  " + _useful(d.useful, style), style="dim"))
+            if not narrow:
+                lines.append(Text("  " + _useful(d.useful, style), style="dim"))
     elif h.waits:
         lines.append(Text(tr("Ready: each winning tile", lang), style="bold"))
         lines.append(Text(tr("      discard  self-drawn", lang), style="dim"))
@@ -241,7 +257,7 @@ def coach_text(
             if p.discard is not None:
                 line.append(" · " + tr("discard {tile}", lang).format(tile=_tile(p.discard, style)))
             lines.append(line)
-            if p.moves:
+            if p.moves and not narrow:
                 lines.append(Text("  " + _useful(p.moves, style), style="dim"))
     return Text("\n").join(lines)
 
@@ -330,7 +346,9 @@ class CoachPanel(Static):
             return
         seen = sight_of_view(view)
         prompt = view.prompt
-        key = (seen, prompt, self.kept, self.lang, self.tile_style)
+        # Beside a small board the panel has a dozen columns: the short form.
+        narrow = self.parent is not None and 0 < self.parent.size.width < NARROW
+        key = (seen, prompt, self.kept, self.lang, self.tile_style, narrow)
         if key == self._key:
             return
         self._key = key
@@ -338,6 +356,11 @@ class CoachPanel(Static):
             self.text = Text(tr("No hints now: wait for your tiles", self.lang))
         else:
             self.text = coach_text(
-                hints(seen), claims_of_view(view, seen), self.lang, self.tile_style, kept=self.kept
+                hints(seen),
+                claims_of_view(view, seen),
+                self.lang,
+                self.tile_style,
+                kept=self.kept,
+                narrow=narrow,
             )
         self.update(self.text)
