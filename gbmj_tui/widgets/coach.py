@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.text import Text
+from textual.widget import Widget
 from textual.widgets import Static
 
 from gbmj.bots.plans import Plan
@@ -347,7 +348,8 @@ class CoachPanel(Static):
         seen = sight_of_view(view)
         prompt = view.prompt
         # Beside a small board the panel has a dozen columns: the short form.
-        narrow = self.parent is not None and 0 < self.parent.size.width < NARROW
+        parent = self.parent
+        narrow = isinstance(parent, Widget) and 0 < parent.size.width < NARROW
         key = (seen, prompt, self.kept, self.lang, self.tile_style, narrow)
         if key == self._key:
             return
