@@ -46,7 +46,8 @@ def main() -> int:
         "turn": "Your turn" if en else "轮到你出牌",
         "result": r"Total|Draw \(wall|escaped" if en else r"合计|荒庄|逃跑",
         "hints": "Hints" if en else "提示",
-        "discard": r"discard (\S+) → \d+ kinds" if en else r"打(\S+) → \d+种",
+        # the full form, or the short one beside a small board (E → 6/17)
+        "discard": (r"discard \S+ → \d+ kinds" if en else r"打\S+ → \d+种") + r"|\S+ → \d+/\d+",
         "plans": "Plans toward 8 fan" if en else "凑8番的方向",
         "claim": "If you claim" if en else "如果鸣牌",
     }
