@@ -67,6 +67,7 @@ class ScreensOpened(_Base):
         screen = ReplayScreen(
             asked.hand_id, me=me, lang=self.lang, tile_style=self.tile_style, may_export=may_export
         )
+        screen.start_costly = asked.costly
         self.push_screen(screen)
 
     def on_mute_asked(self, asked: ui.MuteAsked) -> None:

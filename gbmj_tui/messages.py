@@ -55,11 +55,13 @@ class ActionChosen(Message):
 
 
 class ReplayAsked(Message):
-    """Replay the hand ``hand_id`` (from the result screen or a match's history)."""
+    """Replay the hand ``hand_id`` (from the result screen or a match's history);
+    ``costly``: open it at the player's costliest discard (the coach's review)."""
 
-    def __init__(self, hand_id: int) -> None:
+    def __init__(self, hand_id: int, *, costly: bool = False) -> None:
         super().__init__()
         self.hand_id = hand_id
+        self.costly = costly
 
 
 class ExportAsked(Message):

@@ -65,6 +65,7 @@ ERRORS: dict[ErrorCode, str] = {
     E.NO_SUCH_TOURNAMENT: N_("no such tournament"),
     E.TOURNAMENT_REFUSED: N_("not now in this tournament"),
     E.INTERNAL: N_("the server failed; nothing changed"),
+    E.COACH_NOT_ALLOWED: N_("hints are for free tables only, never at a stake table"),
 }
 # Codes that say this client sent something the server could not take: the server's
 # own words (plain text) go with them, for a bug report.

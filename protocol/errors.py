@@ -62,6 +62,7 @@ class ErrorCode(StrEnum):
     NO_SUCH_TOURNAMENT = "no_such_tournament"
     TOURNAMENT_REFUSED = "tournament_refused"  # registration closed, entered already...
     INTERNAL = "internal"  # a bug on the server; the request had no effect
+    COACH_NOT_ALLOWED = "coach_not_allowed"  # hints at a stake table
 
 
 class ProtocolError(Exception):
@@ -139,4 +140,6 @@ DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.TOURNAMENT_REFUSED: "not now in this tournament: registration closed, entered "
     "already, not entered, a guest",
     ErrorCode.INTERNAL: "a fault on the server; the request had no effect",
+    ErrorCode.COACH_NOT_ALLOWED: "the coach (hints) is for free tables only, never at a stake "
+    "table",
 }

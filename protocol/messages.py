@@ -256,6 +256,12 @@ class TableSettings(Record):
         "off for stake tables)",
         default=None,
     )
+    coach: bool | None = field(
+        Optional(Bool()),
+        "the coach: each player's client may show hints from that player's own view "
+        "(default: on at free tables; a stake table refuses it, coach_not_allowed)",
+        default=None,
+    )
 
 
 @record

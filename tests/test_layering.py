@@ -120,6 +120,7 @@ type = layers
 containers =
     gbmj
 layers =
+    coach
     replay | bots | economy | tournament
     game
     rules

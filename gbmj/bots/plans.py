@@ -31,6 +31,7 @@ from typing import NamedTuple
 from protocol.tiles import PLAYING_KINDS
 from protocol.vocabulary import MeldKind
 
+from ..rules import scoring as F
 from ..rules.hand import Meld
 from ..rules.shanten import (
     honors_knitted_shanten,
@@ -61,6 +62,10 @@ class Plan(NamedTuple):
     kind: int
     mask: frozenset[int] = ALL
     core: tuple[tuple[int, int], ...] = ()  # (0 chow lowest tile | 1 pung tile, tile)
+    # The fans the plan aims for (ids of protocol/fans.json, named in both languages
+    # from there) and its suit (-1: none, or any), for players reading the plan.
+    fans: tuple[int, ...] = ()
+    suit: int = -1
 
     @property
     def honors_allowed(self) -> bool:
@@ -78,32 +83,60 @@ def _catalog() -> tuple[Plan, ...]:
     plans: list[Plan] = [Plan("无番和/小番", 0, GENERIC)]
     names = "万饼条"
     for s in range(3):
-        plans.append(Plan(f"清一色{names[s]}", 24, FILTER, _suit(s)))
-        plans.append(Plan(f"混一色{names[s]}", 6, FILTER, _suit(s) | HONORS))
-        plans.append(Plan(f"混一色碰碰和{names[s]}", 12, PUNGS, _suit(s) | HONORS))
+        plans.append(Plan(f"清一色{names[s]}", 24, FILTER, _suit(s), fans=(F.FULL_FLUSH,), suit=s))
         plans.append(
-            Plan(f"清龙{names[s]}", 16, CORE, core=tuple((CHOW, 9 * s + k) for k in (0, 3, 6)))
+            Plan(f"混一色{names[s]}", 6, FILTER, _suit(s) | HONORS, fans=(F.HALF_FLUSH,), suit=s)
+        )
+        plans.append(
+            Plan(
+                f"混一色碰碰和{names[s]}",
+                12,
+                PUNGS,
+                _suit(s) | HONORS,
+                fans=(F.HALF_FLUSH, F.ALL_PUNGS),
+                suit=s,
+            )
+        )
+        plans.append(
+            Plan(
+                f"清龙{names[s]}",
+                16,
+                CORE,
+                core=tuple((CHOW, 9 * s + k) for k in (0, 3, 6)),
+                fans=(F.PURE_STRAIGHT,),
+                suit=s,
+            )
         )
     plans += [
-        Plan("碰碰和", 6, PUNGS),
-        Plan("字一色", 64, PUNGS, HONORS),
-        Plan("七对", 24, PAIRS),
-        Plan("全不靠", 12, KNITTED),
-        Plan("组合龙", 12, KNITTED_STRAIGHT),
-        Plan("十三幺", 88, ORPHANS),
+        Plan("碰碰和", 6, PUNGS, fans=(F.ALL_PUNGS,)),
+        Plan("字一色", 64, PUNGS, HONORS, fans=(F.ALL_HONORS,)),
+        Plan("七对", 24, PAIRS, fans=(F.SEVEN_PAIRS,)),
+        Plan("全不靠", 12, KNITTED, fans=(F.LESSER_HONORS_AND_KNITTED,)),
+        Plan("组合龙", 12, KNITTED_STRAIGHT, fans=(F.KNITTED_STRAIGHT,)),
+        Plan("十三幺", 88, ORPHANS, fans=(F.THIRTEEN_ORPHANS,)),
         Plan(
-            "推不倒", 8, FILTER, frozenset((9, 10, 11, 12, 13, 16, 17, 19, 21, 22, 23, 25, 26, 33))
+            "推不倒",
+            8,
+            FILTER,
+            frozenset((9, 10, 11, 12, 13, 16, 17, 19, 21, 22, 23, 25, 26, 33)),
+            fans=(F.REVERSIBLE_TILES,),
         ),
-        Plan("绿一色", 88, FILTER, frozenset((19, 20, 21, 23, 25, 32))),
-        Plan("大于五", 12, FILTER, _ranks((6, 7, 8, 9))),
-        Plan("小于五", 12, FILTER, _ranks((1, 2, 3, 4))),
-        Plan("全大", 24, FILTER, _ranks((7, 8, 9))),
-        Plan("全中", 24, FILTER, _ranks((4, 5, 6))),
-        Plan("全小", 24, FILTER, _ranks((1, 2, 3))),
+        Plan("绿一色", 88, FILTER, frozenset((19, 20, 21, 23, 25, 32)), fans=(F.ALL_GREEN,)),
+        Plan("大于五", 12, FILTER, _ranks((6, 7, 8, 9)), fans=(F.UPPER_FOUR,)),
+        Plan("小于五", 12, FILTER, _ranks((1, 2, 3, 4)), fans=(F.LOWER_FOUR,)),
+        Plan("全大", 24, FILTER, _ranks((7, 8, 9)), fans=(F.UPPER_TILES,)),
+        Plan("全中", 24, FILTER, _ranks((4, 5, 6)), fans=(F.MIDDLE_TILES,)),
+        Plan("全小", 24, FILTER, _ranks((1, 2, 3)), fans=(F.LOWER_TILES,)),
     ]
     for a, b, c in permutations(range(3)):
         plans.append(
-            Plan("花龙", 8, CORE, core=((CHOW, 9 * a), (CHOW, 9 * b + 3), (CHOW, 9 * c + 6)))
+            Plan(
+                "花龙",
+                8,
+                CORE,
+                core=((CHOW, 9 * a), (CHOW, 9 * b + 3), (CHOW, 9 * c + 6)),
+                fans=(F.MIXED_STRAIGHT,),
+            )
         )
         for r in range(5):
             plans.append(
@@ -112,6 +145,7 @@ def _catalog() -> tuple[Plan, ...]:
                     6,
                     CORE,
                     core=((CHOW, 9 * a + r), (CHOW, 9 * b + r + 1), (CHOW, 9 * c + r + 2)),
+                    fans=(F.MIXED_SHIFTED_CHOWS,),
                 )
             )
         for r in range(7):
@@ -121,33 +155,76 @@ def _catalog() -> tuple[Plan, ...]:
                     8,
                     CORE,
                     core=((PUNG, 9 * a + r), (PUNG, 9 * b + r + 1), (PUNG, 9 * c + r + 2)),
+                    fans=(F.MIXED_SHIFTED_PUNGS,),
                 )
             )
     for r in range(7):
-        plans.append(Plan("三色三同顺", 8, CORE, core=((CHOW, r), (CHOW, 9 + r), (CHOW, 18 + r))))
-        plans.append(Plan("三同刻", 16, CORE, core=((PUNG, r), (PUNG, 9 + r), (PUNG, 18 + r))))
+        plans.append(
+            Plan(
+                "三色三同顺",
+                8,
+                CORE,
+                core=((CHOW, r), (CHOW, 9 + r), (CHOW, 18 + r)),
+                fans=(F.MIXED_TRIPLE_CHOW,),
+            )
+        )
+        plans.append(
+            Plan(
+                "三同刻",
+                16,
+                CORE,
+                core=((PUNG, r), (PUNG, 9 + r), (PUNG, 18 + r)),
+                fans=(F.TRIPLE_PUNG,),
+            )
+        )
     for s in range(3):
         base = 9 * s
-        for r in range(5):
+        shifted = [tuple((CHOW, base + r + k) for k in range(3)) for r in range(5)]
+        shifted += [tuple((CHOW, base + r + 2 * k) for k in range(3)) for r in range(3)]
+        for core in shifted:
             plans.append(
-                Plan("一色三步高", 16, CORE, core=tuple((CHOW, base + r + k) for k in range(3)))
-            )
-        for r in range(3):
-            plans.append(
-                Plan("一色三步高", 16, CORE, core=tuple((CHOW, base + r + 2 * k) for k in range(3)))
+                Plan("一色三步高", 16, CORE, core=core, fans=(F.PURE_SHIFTED_CHOWS,), suit=s)
             )
         for r in range(7):
-            plans.append(Plan("一色三同顺", 24, CORE, core=((CHOW, base + r),) * 3))
             plans.append(
-                Plan("一色三节高", 24, CORE, core=tuple((PUNG, base + r + k) for k in range(3)))
+                Plan(
+                    "一色三同顺",
+                    24,
+                    CORE,
+                    core=((CHOW, base + r),) * 3,
+                    fans=(F.PURE_TRIPLE_CHOW,),
+                    suit=s,
+                )
+            )
+            plans.append(
+                Plan(
+                    "一色三节高",
+                    24,
+                    CORE,
+                    core=tuple((PUNG, base + r + k) for k in range(3)),
+                    fans=(F.PURE_SHIFTED_PUNGS,),
+                    suit=s,
+                )
             )
     for skip in range(4):
         winds = tuple(w for w in range(27, 31) if w != 27 + skip)
-        plans.append(Plan("三风刻", 12, CORE, core=tuple((PUNG, w) for w in winds)))
+        plans.append(
+            Plan(
+                "三风刻", 12, CORE, core=tuple((PUNG, w) for w in winds), fans=(F.BIG_THREE_WINDS,)
+            )
+        )
     for skip in range(3):
         dragons = tuple(d for d in range(31, 34) if d != 31 + skip)
         # 双箭刻 is 6 fan: a third value pung or 门前清 makes 8 (see the fan estimate).
-        plans.append(Plan("双箭刻", 6, CORE, core=tuple((PUNG, d) for d in dragons)))
+        plans.append(
+            Plan(
+                "双箭刻",
+                6,
+                CORE,
+                core=tuple((PUNG, d) for d in dragons),
+                fans=(F.TWO_DRAGON_PUNGS,),
+            )
+        )
     return tuple(plans)
 
 

@@ -279,12 +279,14 @@ class Evaluator:
             return value * self.rng.lognormvariate(0.0, self.style.noise)
         return value
 
-    def best_discard(
+    def discard_values(
         self, counts: Counts, melds: tuple[Meld, ...], choices: Sequence[int] | None = None
-    ) -> tuple[int, float, bool]:
-        """The discard from a 14-tile hand with the best value: (tile, value, feasible)."""
+    ) -> list[tuple[int, float, bool]]:
+        """Each discard from a 14-tile hand with its value (risk of feeding a win taken
+        off) and whether it keeps an 8-fan route: (tile, value, feasible), in tile order
+        (the coach's review judges a player's discards by these)."""
         plans = self.select(counts, melds)
-        best = (-1, -math.inf, False)
+        out = []
         c = list(counts)
         tiles = choices if choices is not None else [t for t in range(34) if c[t]]
         caution = self.style.caution
@@ -294,6 +296,15 @@ class Evaluator:
             c[t] += 1
             if caution:
                 v -= caution * self.risk(t)
+            out.append((t, v, feasible))
+        return out
+
+    def best_discard(
+        self, counts: Counts, melds: tuple[Meld, ...], choices: Sequence[int] | None = None
+    ) -> tuple[int, float, bool]:
+        """The discard from a 14-tile hand with the best value: (tile, value, feasible)."""
+        best = (-1, -math.inf, False)
+        for t, v, feasible in self.discard_values(counts, melds, choices):
             # Between equal hands, let go of the tile most seen (the safest).
             v = self.noisy(v) + 1e-6 * (4 - self.unseen[t])
             if v > best[1]:

@@ -29,7 +29,7 @@ from .scoring import Score, WinContext, score_hand
 _WINDS = ("E", "S", "W", "N")
 
 
-def _parser() -> argparse.ArgumentParser:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="gbmj-fan",
         description="Score a Chinese Official Mahjong (国标麻将) winning hand.",
@@ -154,13 +154,18 @@ def _run_jsonl(source: str, out: TextIO) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    p = parser()
+    return run(p, p.parse_args(argv))
+
+
+def run(p: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """Score what ``args`` (parsed by ``p``, or a parser built on ``parser()``) asks."""
     if args.jsonl is not None:
         if args.hand is not None:
-            _parser().error("give a hand or --jsonl, not both")
+            p.error("give a hand or --jsonl, not both")
         return _run_jsonl(args.jsonl, sys.stdout)
     if args.hand is None:
-        _parser().error("a hand is required (or --jsonl FILE)")
+        p.error("a hand is required (or --jsonl FILE)")
     try:
         hand, context = _hand_and_context(args)
         score = score_hand(hand, context)

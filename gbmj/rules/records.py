@@ -77,21 +77,36 @@ def _wind(text: object) -> Tile:
     return tile
 
 
-def record_input(record: Mapping[str, object]) -> tuple[Hand, WinContext]:
-    """The hand (before the winning tile) and the win context of a record."""
-    hand = Hand(
+def record_hand(record: Mapping[str, object]) -> Hand:
+    """A record's hand (``concealed`` and ``melds``; before the winning tile, if any)."""
+    return Hand(
         tuple(_tile(t) for t in _items(record.get("concealed", ()))),
         tuple(_meld(m) for m in _items(record.get("melds", ()))),
     )
+
+
+def record_seat(record: Mapping[str, object]) -> tuple[Tile, Tile, int]:
+    """A record's seat wind, prevailing wind and flowers."""
+    return (
+        _wind(record.get("seat_wind", "E")),
+        _wind(record.get("prevalent_wind", "E")),
+        _int(record.get("flowers", 0)),
+    )
+
+
+def record_input(record: Mapping[str, object]) -> tuple[Hand, WinContext]:
+    """The hand (before the winning tile) and the win context of a record."""
+    hand = record_hand(record)
+    seat_wind, prevalent_wind, flowers = record_seat(record)
     context = WinContext(
         win_tile=_tile(record.get("win_tile")),
         self_drawn=bool(record.get("self_drawn", False)),
         fourth_tile=bool(record.get("fourth_tile", False)),
         kong_related=bool(record.get("kong_related", False)),
         last_tile=bool(record.get("last_tile", False)),
-        seat_wind=_wind(record.get("seat_wind", "E")),
-        prevalent_wind=_wind(record.get("prevalent_wind", "E")),
-        flowers=_int(record.get("flowers", 0)),
+        seat_wind=seat_wind,
+        prevalent_wind=prevalent_wind,
+        flowers=flowers,
     )
     return hand, context
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import compress
 from operator import mul
 
 from protocol.fans import FAN_BY_ID, Fan
@@ -546,6 +547,10 @@ def _kong_fans(concealed_sets: int, melded_kongs: int, concealed_kongs: int, f: 
 
 
 # -- the hand being scored --------------------------------------------------------------
+_ONE_WAIT: dict[tuple[bytes, int], bool] = {}  # 13 concealed tiles, melds -> a single wait
+_ONE_WAIT_LIMIT = 20_000
+
+
 @dataclass(slots=True)
 class _Win:
     """What every decomposition of one win shares."""
@@ -575,7 +580,15 @@ class _Win:
             before = self.counts[:]
             before[self.ctx.win_tile] -= 1
             melds = len(self.meld_chows) + len(self.meld_pungs)
-            self.unique_wait = len(concealed_waits(before, melds)) == 1
+            # The same 13 tiles are scored with each of their waits, on a discard and
+            # self-drawn (the coach, the bots): their waits are found once.
+            key = (bytes(before), melds)
+            one = _ONE_WAIT.get(key)
+            if one is None:
+                if len(_ONE_WAIT) >= _ONE_WAIT_LIMIT:
+                    _ONE_WAIT.clear()  # a long-running process: keep memory bounded
+                one = _ONE_WAIT[key] = len(concealed_waits(before, melds)) == 1
+            self.unique_wait = one
         return self.unique_wait
 
 
@@ -939,10 +952,24 @@ def score_hand(hand: Hand, context: WinContext) -> Score:
     if best is None or best_points == 0:
         raise HandError("not_winning", f"{hand} with {Tile(win_tile).notation} is not a win")
 
-    fans = [FanCount(FAN_BY_ID[i], n) for i, n in enumerate(best) if n > 0]
+    fans = [_fan_count(i, best[i]) for i in compress(_FAN_IDS, best)]
     if context.flowers:
-        fans.append(FanCount(FAN_BY_ID[FLOWER_TILES], context.flowers))
+        fans.append(_fan_count(FLOWER_TILES, context.flowers))
     return Score(tuple(fans), best_points + context.flowers, best_points)
+
+
+_FAN_IDS = range(_TABLE_SIZE)
+# FanCount values are immutable: one per (fan, count), made once (a fan counts a few times
+# at most), so a score builds its list without constructing them again.
+_FAN_COUNTS: dict[tuple[int, int], FanCount] = {}
+
+
+def _fan_count(fan_id: int, count: int) -> FanCount:
+    key = (fan_id, count)
+    fc = _FAN_COUNTS.get(key)
+    if fc is None:
+        fc = _FAN_COUNTS[key] = FanCount(FAN_BY_ID[fan_id], count)
+    return fc
 
 
 def _search_order(d: Decomposition) -> tuple[tuple[int, int], ...]:

@@ -23,7 +23,7 @@ from functools import cache
 from protocol.tiles import PLAYING_KINDS, PLAYING_TILES, Tile
 
 from .errors import HandError
-from .hand import Hand
+from .hand import Hand, Meld
 from .shapes import HONORS, KNITTED_STRAIGHTS, ORPHANS
 from .waits import concealed_waits
 
@@ -214,10 +214,8 @@ def _parts(hand: Hand) -> tuple[list[int], int, list[int], int]:
     size = hand.size
     if size not in (13, 14):
         raise HandError("wrong_tile_count", f"shanten needs 13 or 14 tiles, the hand has {size}")
-    held = [0] * PLAYING_KINDS
-    for t in hand.all_tiles():
-        held[t] += 1
-    return hand.counts(), len(hand.melds), held, size
+    counts = hand.counts()
+    return counts, len(hand.melds), held_counts(counts, hand.melds), size
 
 
 def shanten(hand: Hand) -> int:
@@ -230,6 +228,100 @@ def shanten(hand: Hand) -> int:
     return _shanten(counts, done_sets, held, size)
 
 
+def held_counts(counts: Sequence[int], melds: Sequence[Meld]) -> list[int]:
+    """Copies of each tile a hand holds: its concealed ``counts`` and its melds' tiles."""
+    held = list(counts)
+    for m in melds:
+        for t in m.tiles:
+            held[t] += 1
+    return held
+
+
+def shanten_of(counts: list[int], done_sets: int, held: list[int]) -> int:
+    """``shanten`` on counts: the concealed tiles, the melds (``done_sets``) and every copy
+    held (``held_counts``); the lists are left as they were."""
+    size = sum(counts) + 3 * done_sets
+    if size not in (13, 14):
+        raise HandError("wrong_tile_count", f"shanten needs 13 or 14 tiles, the hand has {size}")
+    return _shanten(counts, done_sets, held, size)
+
+
+def _shape_parts(counts: list[int], done_sets: int) -> tuple[int, int, int, int, int]:
+    """Each shape's count (regular, knitted straight, seven pairs, thirteen orphans,
+    honors and knitted; 99 where the melds rule it out): ``shape_shanten`` is the least."""
+    regular = regular_shanten(counts, done_sets)
+    knitted = knitted_straight_shanten(counts, done_sets, 99) if done_sets <= 1 else 99
+    if done_sets:
+        return regular, knitted, 99, 99, 99
+    return (
+        regular,
+        knitted,
+        seven_pairs_shanten(counts),
+        thirteen_orphans_shanten(counts),
+        honors_knitted_shanten(counts),
+    )
+
+
+def _near(counts: list[int], t: int) -> bool:
+    """Whether ``t`` (already added to ``counts``) can join a set or partial: a second
+    copy, or a tile of its suit within two ranks. An isolated tile leaves the regular
+    count as it was."""
+    if counts[t] > 1:
+        return True
+    if t >= 27:
+        return False
+    r = t % 9
+    return (
+        (r > 0 and counts[t - 1] > 0)
+        or (r < 8 and counts[t + 1] > 0)
+        or (r > 1 and counts[t - 2] > 0)
+        or (r < 7 and counts[t + 2] > 0)
+    )
+
+
+_ORPHAN_SET = frozenset(ORPHANS)
+
+
+def useful_of(counts: list[int], done_sets: int, held: list[int]) -> tuple[int, tuple[int, ...]]:
+    """A 13-tile hand's shanten and the tile codes that lower it (complete it when ready),
+    on counts as ``shanten_of`` takes them.
+
+    Only the shapes at the hand's count can be lowered by one tile, and each is checked
+    only when the tile can matter to it (the coach asks this for every discard).
+    """
+    now = _shanten(counts, done_sets, held, 13)
+    if now == 0:
+        return now, tuple(_completing_tiles(counts, done_sets, held))
+    regular, knitted, pairs, orphans, honors = _shape_parts(counts, done_sets)
+    # A hand one further than its shape (its waits all held four times) is rare: the
+    # plain definition serves it.
+    shortcut = min(regular, knitted, pairs, orphans, honors) == now
+    useful = []
+    for t in range(PLAYING_KINDS):
+        if held[t] >= 4:
+            continue
+        c = counts[t]
+        counts[t] = c + 1
+        held[t] += 1
+        if not shortcut:
+            lower = _shanten(counts, done_sets, held, 14) < now
+        else:
+            lower = (
+                (regular == now and _near(counts, t) and regular_shanten(counts, done_sets) < now)
+                or (pairs == now and c & 1 == 1)
+                or (orphans == now and t in _ORPHAN_SET and thirteen_orphans_shanten(counts) < now)
+                or (honors == now and not c and honors_knitted_shanten(counts) < now)
+                or (knitted == now and knitted_straight_shanten(counts, done_sets, now) < now)
+            )
+            if lower and now == 1 and 4 in held:
+                lower = _shanten(counts, done_sets, held, 14) < now  # really ready?
+        if lower:
+            useful.append(t)
+        counts[t] = c
+        held[t] -= 1
+    return now, tuple(useful)
+
+
 def useful_tiles(hand: Hand) -> tuple[Tile, ...]:
     """The tiles that bring a 13-tile hand closer to ready (or complete a ready one).
 
@@ -238,16 +330,4 @@ def useful_tiles(hand: Hand) -> tuple[Tile, ...]:
     counts, done_sets, held, size = _parts(hand)
     if size != 13:
         raise HandError("wrong_tile_count", "useful tiles are asked of a 13-tile hand")
-    now = _shanten(counts, done_sets, held, 13)
-    if now == 0:
-        return tuple(PLAYING_TILES[t] for t in _completing_tiles(counts, done_sets, held))
-    useful = []
-    for t in range(PLAYING_KINDS):
-        if held[t] < 4:
-            counts[t] += 1
-            held[t] += 1
-            if _shanten(counts, done_sets, held, 14) < now:
-                useful.append(PLAYING_TILES[t])
-            counts[t] -= 1
-            held[t] -= 1
-    return tuple(useful)
+    return tuple(PLAYING_TILES[t] for t in useful_of(counts, done_sets, held)[1])

@@ -24,10 +24,15 @@ DEFAULT = m.TableSettings(
 
 
 def checked(settings: m.TableSettings) -> m.TableSettings:
-    """A client's settings, with the name trimmed; a blank name is refused."""
+    """A client's settings, with the name trimmed; a blank name is refused, and so is the
+    coach at a stake table."""
     name = settings.name.strip()
     if not name or not name.isprintable():
         raise RequestError(ErrorCode.OUT_OF_RANGE, "settings.name must be printable text")
+    if settings.coach and settings.stake:
+        raise RequestError(
+            ErrorCode.COACH_NOT_ALLOWED, "hints (the coach) are for free tables, not stake tables"
+        )
     return replace(settings, name=name)
 
 

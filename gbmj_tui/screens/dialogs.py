@@ -79,6 +79,10 @@ class SettingsDialog(ModalScreen[TableRequest | None]):
                 yield Toggle(
                     tr("Bots allowed", lang), s.bots_allowed, id="t-bots", ascii=self.ascii
                 )
+                # Hints are for free tables only: the server refuses them with a stake.
+                yield Toggle(
+                    tr("Hints", lang), s.coach is not False, id="t-coach", ascii=self.ascii
+                )
                 yield Label(tr("Password", lang))
                 yield Input(id="t-password", password=True, max_length=64, compact=True)
             with Horizontal(classes="row"):
@@ -118,6 +122,8 @@ class SettingsDialog(ModalScreen[TableRequest | None]):
                 rounds=rounds if isinstance(rounds, int) else 1,
                 bots_allowed=self.query_one("#t-bots", Toggle).value,
             )
+            if not settings.stake:
+                settings = replace(settings, coach=self.query_one("#t-coach", Toggle).value)
             settings.to_wire()  # the protocol's own range checks
         except ProtocolError as exc:  # a number out of range: say which
             text = tr("out of range: {field}", self.lang).format(field=exc.field or str(exc))

@@ -34,6 +34,7 @@ from gbmj_tui.screens.result import ResultScreen
 from gbmj_tui.tiles import TileStyle
 from gbmj_tui.widgets import SeatPanel
 from gbmj_tui.widgets.board import Board, is_compact
+from gbmj_tui.widgets.coach import review_of
 from gbmj_tui.widgets.keybar import KeyBar
 from protocol import messages as m
 
@@ -61,6 +62,7 @@ class ReplayScreen(Screen[None]):
         Binding("enter", "result", N_("Result")),
         Binding("f", "face_up", N_("Face up/own view")),
         Binding("x", "export", N_("Export")),
+        Binding("c", "costly", N_("Costly discards")),
         Binding("escape", "close", N_("Close")),
     ]
 
@@ -83,6 +85,9 @@ class ReplayScreen(Screen[None]):
         self.match_id = 0
         self.index = 0
         self.face_up = True
+        self.costly: tuple[tuple[int, Text], ...] | None = None  # the review, when asked
+        self.costly_at = -1
+        self.start_costly = False  # opened from a result's c: go to the first at once
 
     def compose(self) -> ComposeResult:
         yield Static(id="status")
@@ -133,6 +138,8 @@ class ReplayScreen(Screen[None]):
         self.index = 0
         self.draw()
         self.refresh_bindings()
+        if self.start_costly:
+            self.action_costly()
 
     def _say(self, line: Text) -> None:
         self.query_one("#replay-line", Static).update(line)
@@ -173,6 +180,8 @@ class ReplayScreen(Screen[None]):
             return self.replay is not None and self.index == self.replay.last
         if action == "export":
             return self.may_export and self.replay is not None
+        if action == "costly":
+            return self.replay is not None and self.replay.viewer is not None
         return True
 
     def action_step(self, by: int) -> None:
@@ -202,6 +211,21 @@ class ReplayScreen(Screen[None]):
     def action_face_up(self) -> None:
         self.face_up = not self.face_up
         self.draw()
+
+    def action_costly(self) -> None:
+        """The player's next costliest discard (docs/rules.md §2.13): its step, and what
+        the strongest bot would have done."""
+        if self.replay is None:
+            return
+        if self.costly is None:
+            self.costly = review_of(self.replay, self.lang, self.tile_style)
+        if not self.costly:
+            self._say(Text(tr("No costly discard in this hand", self.lang)))
+            return
+        self.costly_at = (self.costly_at + 1) % len(self.costly)
+        step, words = self.costly[self.costly_at]
+        self._go(step)
+        self._say(words)
 
     def action_export(self) -> None:
         if self.may_export:

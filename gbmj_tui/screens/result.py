@@ -24,6 +24,7 @@ from gbmj_tui.i18n import N_, tr, trp
 from gbmj_tui.messages import ReplayAsked
 from gbmj_tui.model import TableView
 from gbmj_tui.tiles import TileStyle, tile_text
+from gbmj_tui.widgets.coach import coach_allowed
 from gbmj_tui.widgets.fans import fan_table
 from gbmj_tui.widgets.keybar import KeyBar
 from gbmj_tui.widgets.render import meld_text
@@ -126,6 +127,7 @@ class ResultScreen(ModalScreen[None]):
     BINDINGS = [  # noqa: RUF012
         Binding("enter,space,escape", "close", N_("Back to the table")),
         Binding("v", "replay", N_("Replay")),
+        Binding("c", "costly", N_("Costly discards")),
     ]
 
     def __init__(
@@ -176,12 +178,19 @@ class ResultScreen(ModalScreen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "replay":
             return self.view.result is not None and self.view.result.hand_id is not None
+        if action == "costly":  # the coach's review, where the table allows the coach
+            return coach_allowed(self.view) and self.check_action("replay", parameters) is True
         return True
 
     def action_replay(self) -> None:
         r = self.view.result
         if r is not None and r.hand_id is not None:
             self.post_message(ReplayAsked(r.hand_id))
+
+    def action_costly(self) -> None:
+        r = self.view.result
+        if r is not None and r.hand_id is not None:
+            self.post_message(ReplayAsked(r.hand_id, costly=True))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -38,6 +38,7 @@ from gbmj_tui.messages import (
 from gbmj_tui.model import Choice, TableView
 from gbmj_tui.screens.chat import ChatLine
 from gbmj_tui.screens.dialogs import SettingsDialog, TableRequest
+from gbmj_tui.screens.fans import FanReference
 from gbmj_tui.screens.moderation import remember
 from gbmj_tui.screens.seats import SeatsDialog
 from gbmj_tui.tiles import TileStyle
@@ -49,6 +50,7 @@ from gbmj_tui.widgets import (
     SeatPanel,
 )
 from gbmj_tui.widgets.board import Board, is_compact
+from gbmj_tui.widgets.coach import CoachPanel, coach_allowed
 from gbmj_tui.widgets.keybar import KeyBar
 from gbmj_tui.widgets.linkbar import LinkBar
 from gbmj_tui.widgets.status import status_text
@@ -78,6 +80,9 @@ class TableScreen(Screen[None]):
         Binding("t", "tile_counter", N_("Counter")),
         Binding("c", "chat", N_("Chat")),
         Binding("m", "mute", N_("Mute")),
+        Binding("i", "coach", N_("Hints")),
+        Binding("I", "coach_keep", N_("Keep hints open"), show=False),
+        Binding("f", "fans", N_("Fans")),
         Binding("ctrl+q", "app.quit", N_("Quit")),
     ]
 
@@ -113,6 +118,7 @@ class TableScreen(Screen[None]):
         yield KeyBar(self.lang)
 
     def on_mount(self) -> None:
+        self.query_one("#side-right").mount(CoachPanel(self.lang, self.tile_style, id="coach"))
         self._ready = True
         self.show(self.view)
         self.query_one(HandRow).focus()
@@ -160,6 +166,7 @@ class TableScreen(Screen[None]):
             return
         with contextlib.suppress(NoMatches):  # closing while the server still talks
             self._draw(view)
+            self.query_one(CoachPanel).show_view(view)
         # The key bar follows the view (``check_action``); only redraw it when what it
         # depends on changed.
         me = view.seats[view.me] if view.me is not None else None
@@ -230,6 +237,8 @@ class TableScreen(Screen[None]):
             return not view.match_running
         if action == "settings":
             return view.is_owner and not view.match_running
+        if action in ("coach", "coach_keep"):
+            return coach_allowed(view) and view.playing
         return True
 
     # -- keys ---------------------------------------------------------------------------------
@@ -343,6 +352,20 @@ class TableScreen(Screen[None]):
         if seat.name and not seat.bot and seat.seat != self.view.me:
             self.action_mute(seat.name)
 
+    def action_coach(self) -> None:
+        """The hints (docs/rules.md §2.13), computed here from the player's own view."""
+        panel = self.query_one(CoachPanel)
+        panel.set_open(not panel.display, self.view)
+
+    def action_coach_keep(self) -> None:
+        """Keep the hints open across turns (else they close when the player acts)."""
+        panel = self.query_one(CoachPanel)
+        panel.kept = not panel.kept
+        panel.set_open(panel.kept, self.view)
+
+    def action_fans(self) -> None:
+        self.app.push_screen(FanReference(self.lang, self.tile_style))
+
     def action_toggle_help(self) -> None:
         self.query_one(Board).toggle_help()
 
@@ -377,6 +400,8 @@ class TableScreen(Screen[None]):
     def _send(self, choice: Choice) -> None:
         # One answer per prompt: the bar clears until the server's next prompt.
         self.post_message(ActionChosen(choice))
+        coach = self.query_one(CoachPanel)
+        coach.set_open(coach.display and coach.kept, self.view)
         self.view = replace(self.view, prompt=None)
         self.query_one(PromptBar).prompt = None
         self.query_one(HandRow).active = False

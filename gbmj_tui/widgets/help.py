@@ -36,6 +36,8 @@ TABLE_KEYS = (
         ),
     ),
     ("t", N_("use a tile counter: unseen tiles for the rest of the hand")),
+    ("i", N_("hints: useful tiles, waits and their fan, plans (free tables); I keeps them open")),
+    ("f", N_("the fan reference: the 81 fans, searchable")),
     ("c", N_("table chat")),
     ("r", N_("ready / not ready (before the match)")),
     (

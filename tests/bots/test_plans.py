@@ -99,3 +99,16 @@ def test_the_bots_import_only_the_standard_library_basics_rules_game_and_protoco
             for name in names:
                 top = name.split(".")[0]
                 assert top in ALLOWED_STDLIB or top == "protocol", f"{path.name} imports {name}"
+
+
+def test_each_plan_names_the_fans_it_aims_for() -> None:
+    """The coach shows a plan by its fans (protocol/fans.json, both languages)."""
+    from protocol.fans import FAN_BY_ID
+
+    for p in P.PLANS:
+        if p.kind == P.GENERIC:
+            assert p.fans == ()
+            continue
+        assert p.fans, p.name
+        assert p.name.startswith("".join(FAN_BY_ID[f].name_zh for f in p.fans)), p.name
+        assert p.suit == -1 or p.name.endswith("万饼条"[p.suit]) or p.name.startswith("一色")

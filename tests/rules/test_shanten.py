@@ -304,3 +304,15 @@ def test_ready_exactly_when_waits_are_found(hand: Hand) -> None:
     assert (shanten(hand) == 0) == bool(waits(hand)), str(hand)
     if shanten(hand) == 0:
         assert set(waits(hand)) == set(useful_tiles(hand)), str(hand)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(hands13, near_ready))
+def test_useful_tiles_are_exactly_the_draws_that_lower_the_shanten(hand: Hand) -> None:
+    """Every tile, against the definition (the fast path checks only some shapes)."""
+    now = shanten(hand)
+    useful_now = set(useful_tiles(hand))
+    held = list(hand.all_tiles())
+    for t in PLAYING_TILES:
+        if held.count(t) < 4:
+            assert (t in useful_now) == (shanten(hand.with_tile(t)) < now), (str(hand), t)

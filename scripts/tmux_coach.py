@@ -1,0 +1,126 @@
+"""Drive ``gbmj solo`` in tmux with the hint panel open, and fail if the screen is wrong.
+
+    uv run python scripts/tmux_coach.py [--zh] [--size 120x40] [--captures DIR]
+
+Starts the client in a detached tmux session (English and ASCII unless ``--zh``), waits
+for the deal, keeps the hints open (``I``), opens the fan reference (``f``), searches it
+and closes it, then plays the hand to its result: on each turn it checks the panel shows
+the discards ranked with their useful tiles, and discards the drawn tile; at a claim bar
+it checks the panel says what the claim does, then passes. Every capture is saved to DIR.
+Needs tmux. Exit status 0 when everything was on screen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shlex
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import tmux_solo
+from tmux_solo import Check, capture, tmux, wait_for
+
+tmux_solo.SESSION = "gbmj-coach-check"
+SESSION = tmux_solo.SESSION
+
+
+def keys(*k: str) -> None:
+    tmux("send-keys", "-t", SESSION, *k)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--zh", action="store_true", help="Chinese and Chinese tiles")
+    parser.add_argument("--size", default="120x40")
+    parser.add_argument("--captures", type=Path)
+    args = parser.parse_args()
+    width, height = (int(x) for x in args.size.split("x"))
+    captures = args.captures or Path(tempfile.mkdtemp(prefix="gbmj-tmux-coach-"))
+    captures.mkdir(parents=True, exist_ok=True)
+    db = Path(tempfile.mkdtemp(prefix="gbmj-solo-")) / "solo.db"
+    en = not args.zh
+    w = {
+        "turn": "Your turn" if en else "轮到你出牌",
+        "result": r"Total|Draw \(wall|escaped" if en else r"合计|荒庄|逃跑",
+        "hints": "Hints" if en else "提示",
+        # the full form, or the short one beside a small board (E → 6/17)
+        "discard": (r"discard \S+ → \d+ kinds" if en else r"打\S+ → \d+种") + r"|\S+ → \d+/\d+",
+        "plans": "Plans toward 8 fan" if en else "凑8番的方向",
+        "claim": "If you claim" if en else "如果鸣牌",
+    }
+    flags = "--ascii --lang en" if en else "--lang zh"
+    command = f"uv run python -m gbmj_tui solo {flags} --db {shlex.quote(str(db))}"
+    tmux("kill-session", "-t", SESSION)
+    tmux("new-session", "-d", "-s", SESSION, "-x", str(width), "-y", str(height), command)
+    tmux("set-option", "-t", SESSION, "remain-on-exit", "on")  # a crash stays on screen
+    check = Check(captures)
+    turns = claims = 0
+    try:
+        screen = wait_for(w["turn"] + "|" + re.escape("[Space]"), 60)
+        check.save("deal", screen)
+        # the fan reference: search by the English name (the list is in the screen's
+        # language; either language finds), then close
+        keys("f")
+        wait_for("Excludes:" if en else "不计:", 10)
+        time.sleep(0.3)
+        tmux("send-keys", "-t", SESSION, "-l", "half flush")
+        screen = wait_for("Half Flush  6 fan" if en else "混一色  Half Flush", 10)
+        check.save("fans", screen)
+        check.expect("Example:" in screen or "例:" in screen, "the fan shows an example", screen)
+        check.expect(
+            ("Big Four Winds" if en else "大四喜") not in screen, "the search filters", screen
+        )
+        keys("Escape")
+        time.sleep(0.5)
+        keys("I")  # keep the hints open
+        screen = wait_for(w["hints"], 10)
+        check.save("hints-open", screen)
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline:
+            screen = capture()
+            if re.search(w["result"], screen):
+                break
+            dead = tmux("display-message", "-p", "-t", SESSION, "#{pane_dead}").strip()
+            if dead == "1" or "Traceback" in screen:
+                raise TimeoutError("the client stopped\n" + screen)
+            if "[Space]" in screen:  # a claim bar
+                time.sleep(0.4)  # the panel follows the prompt
+                screen = capture()
+                if w["claim"] in screen:
+                    claims += 1
+                    check.save("claim", screen)
+                keys("Space")
+                time.sleep(0.6)
+                continue
+            if re.search(w["turn"], screen):
+                time.sleep(0.4)
+                screen = capture()
+                turns += 1
+                found = re.search(w["discard"], screen)
+                check.expect(found is not None, "the panel ranks the discards", screen)
+                check.expect(w["plans"] in screen or "→" in screen, "the panel shows", screen)
+                if turns <= 3:
+                    check.save(f"turn-{turns}", screen)
+                keys("Enter")  # the drawn tile, selected by default
+                time.sleep(0.6)
+                continue
+            time.sleep(0.3)
+        screen = wait_for(w["result"], 5)
+        check.save("result", screen)
+        check.expect(turns > 0, "played turns with the panel open", screen)
+        print(f"turns with hints: {turns}, claim hints: {claims}, captures: {captures}")
+    except TimeoutError as exc:
+        check.failures.append(str(exc).splitlines()[0])
+        check.save("TIMEOUT", capture())
+    finally:
+        tmux("kill-session", "-t", SESSION)
+    for failure in check.failures:
+        print("FAILED:", failure, file=sys.stderr)
+    return 1 if check.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
