@@ -151,10 +151,12 @@ class GbmjApp(ScreensOpened, App[None]):
 
     async def _enter_lobby(self, profile: m.Profile) -> None:
         self.lobby = LobbyScreen(self.lang, profile, solo=self.solo is not None)
-        if isinstance(self.screen, ConnectScreen):
-            await self.switch_screen(self.lobby)
-        else:
-            await self.push_screen(self.lobby)
+        # The lobby replaces the connect screen (and whatever was put over it); the
+        # table, if the server already sent one, goes on top of it (``_arrange``).
+        while len(self.screen_stack) > 1:
+            await self.pop_screen()
+        await self.push_screen(self.lobby)
+        await self._arrange()
         self.lobby_at = time.monotonic() - self.started
         if self.pin_notice:
             self.lobby.add_chat(None, self.pin_notice)
@@ -248,12 +250,25 @@ class GbmjApp(ScreensOpened, App[None]):
 
     @on(ui.TableShown)
     async def _table_shown(self, shown: ui.TableShown) -> None:
-        if self.table_screen is not None and self.table_screen in self.screen_stack:
+        if self.table_screen is not None and self.table_screen.view.table_id == shown.view.table_id:
             self.table_screen.show(shown.view)
+        else:
+            self.table_screen = TableScreen(shown.view, tile_style=self.tile_style, lang=self.lang)
+            self.table_screen.set_link(self.session_link())
+        await self._arrange()
+
+    async def _arrange(self) -> None:
+        """The one place that decides which screen is on top, from the session alone: a
+        signed-in player at a table sees that table, over the lobby, whatever order the
+        sign-in's reply and the table's snapshot came in (before the lobby exists, the
+        table screen waits for it)."""
+        lobby, table = self.lobby, self.table_screen
+        if lobby is None or lobby not in self.screen_stack:
+            return  # not signed in yet: ``_enter_lobby`` comes back here
+        if table is None or self.session.view is None:
             return
-        self.table_screen = TableScreen(shown.view, tile_style=self.tile_style, lang=self.lang)
-        self.table_screen.set_link(self.session_link())
-        await self.push_screen(self.table_screen)
+        if table not in self.screen_stack:
+            await self.push_screen(table)
 
     def session_link(self) -> ui.LinkState:
         return ui.LinkState(self.session.link)
@@ -274,6 +289,8 @@ class GbmjApp(ScreensOpened, App[None]):
 
     @on(ui.HandEnded)
     def _hand_ended(self, ended: ui.HandEnded) -> None:
+        if self.table_screen is None or self.table_screen not in self.screen_stack:
+            return  # the table is not on screen yet: its snapshot shows where things stand
         screen = ResultScreen(ended.view, self.tile_style, self.lang, ended.next_hand_ms)
         self.push_screen(screen, self._result_closed)
 

@@ -422,3 +422,44 @@ def test_server_on_the_command_line_fills_the_connect_screen(tmp_path: Path) -> 
             return field.value, field.disabled
 
     assert asyncio.run(go()) == ("example.org:7000", False)
+
+
+def test_back_at_the_seat_after_a_restarted_client_signs_in_with_the_password(
+    server: int, tmp_path: Path
+) -> None:
+    """The client dies mid-match (its connection gone, as a kill leaves it); a new client
+    signs in with the account's password on the connect screen: the table, with the
+    player's hand, is on top of the lobby."""
+    import json
+
+    async def first() -> None:
+        app = GbmjApp(solo=_solo(server, tmp_path), config_path=tmp_path / "c.json")
+        async with app.run_test(size=(100, 32)) as pilot:
+            await until(
+                pilot,
+                lambda: app.session.view is not None and len(app.session.view.hand) >= 13,
+                30,
+            )
+            app.session.token = None  # no reconnect: this client is gone
+            app.session.conn._writer.transport.abort()
+
+    async def again() -> tuple[type, str, bool]:
+        account = json.loads((tmp_path / "solo-account.json").read_text())
+        app = GbmjApp(config_path=tmp_path / "c2.json", lang="en")
+        async with app.run_test(size=(100, 32)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+            screen = app.screen
+            screen.query_one("#server", Input).value = f"127.0.0.1:{server}"
+            screen.query_one("#name", Input).value = account["name"]
+            screen.query_one("#password", Input).value = account["password"]
+            screen.query_one("#insecure").value = True
+            await pilot.click("#login")
+            await until(pilot, lambda: isinstance(app.screen, TableScreen), 20)
+            await pilot.pause(0.3)
+            lobby_below = app.lobby is not None and app.lobby in app.screen_stack
+            return type(app.screen), screen_text(app), lobby_below
+
+    asyncio.run(first())
+    shown, text, lobby_below = asyncio.run(again())
+    assert shown is TableScreen and lobby_below
+    assert re.search("####x1[0-4]", text)  # the others' hidden hands: a hand is in play
