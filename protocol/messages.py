@@ -219,6 +219,12 @@ class TimerSettings(Record):
     first_discard: int = field(Int(5, 600), "the dealer's first discard")
     turn: int = field(Int(3, 600), "every later turn")
     claim_window: int = field(Int(1, 120), "claiming a discard")
+    reserve: int | None = field(
+        Optional(Int(0, 3600)),
+        "each player's time bank for the match: a decision that outlasts its own clock "
+        "draws on it, and what it used is gone (absent: no reserve)",
+        default=None,
+    )
 
 
 @record
@@ -251,6 +257,12 @@ class TableSettings(Record):
         Optional(Bool()),
         "a finished match is readable by anyone by its id (default: on for free tables, "
         "off for stake tables)",
+        default=None,
+    )
+    result_pause: int | None = field(
+        Optional(Int(0, 600)),
+        "seconds the next hand waits for the players still reading the last hand's "
+        "result (default: the host's ``hand_pause``)",
         default=None,
     )
 
@@ -871,6 +883,11 @@ class Prompt(Message):
     actions: tuple[ActionChoice, ...] = field(ListOf(Struct(ActionChoice), 64, 1))
     timer: TimerClass = field(Choice(TimerClass))
     ms_left: int | None = field(Optional(MS_LEFT), "absent when the table is untimed", default=None)
+    reserve_ms: int | None = field(
+        Optional(MS_LEFT),
+        "the part of ``ms_left`` that is the seat's time bank (absent: none left)",
+        default=None,
+    )
 
 
 @message("action", "client", "ok")
@@ -924,9 +941,17 @@ class HandResult(Message):
     )
     next_hand_ms: int | None = field(
         Optional(MS_LEFT),
-        "when the next hand starts by itself; absent after the last hand",
+        "when the next hand starts by itself, unless every player reading the result "
+        "closes it before (``result_closed``); absent after the last hand",
         default=None,
     )
+
+
+@message("result_closed", "client", "ok")
+class ResultClosed(Message):
+    """The player has read the hand's result: the next hand need not wait for them."""
+
+    table_id: int = field(TABLE_ID)
 
 
 @message("match_result", "server")
