@@ -12,6 +12,7 @@ asked or to the action line.
 from __future__ import annotations
 
 import time
+from functools import partial
 from pathlib import Path
 
 from textual import on, work
@@ -76,6 +77,7 @@ class GbmjApp(ScreensOpened, App[None]):
         self.lobby: LobbyScreen | None = None
         self.table_screen: TableScreen | None = None
         self.standings: m.MatchResult | None = None  # shown once the hand's result closes
+        self.results: list[ResultScreen] = []  # not yet closed, as played; the first shows
         self.pin_notice: str | None = None  # what the first connection to a server pinned
         self.started = time.monotonic()
         self.lobby_at: float | None = None  # seconds from start to the lobby (figures)
@@ -275,12 +277,17 @@ class GbmjApp(ScreensOpened, App[None]):
 
     @on(ui.ViewChanged)
     def _view_changed(self, changed: ui.ViewChanged) -> None:
+        view = changed.view
         if self.table_screen is not None:
-            self.table_screen.show(changed.view, prompted=changed.prompted)
-        if changed.view.playing:
-            for screen in self.screen_stack:
-                if isinstance(screen, ResultScreen):
-                    screen.next_hand_started()
+            self.table_screen.show(view, prompted=changed.prompted)
+        if view.playing and self.results:
+            me = view.seats[view.me] if view.me is not None else None
+            if me is not None and not me.auto_play:
+                # The pause has passed and the player's clocks run again: the board
+                # comes back (the result stays in the history).
+                self._drop_results()
+            else:
+                self.results[-1].next_hand_started()
 
     @on(ui.ActionNoted)
     def _noted(self, noted: ui.ActionNoted) -> None:
@@ -289,15 +296,37 @@ class GbmjApp(ScreensOpened, App[None]):
 
     @on(ui.HandEnded)
     def _hand_ended(self, ended: ui.HandEnded) -> None:
+        """Results wait their turn: shown in the order the hands were played, the
+        standings after the last (a result left unread is not covered by a newer one)."""
         if self.table_screen is None or self.table_screen not in self.screen_stack:
             return  # the table is not on screen yet: its snapshot shows where things stand
         screen = ResultScreen(ended.view, self.tile_style, self.lang, ended.next_hand_ms)
-        self.push_screen(screen, self._result_closed)
+        for older in self.results:
+            older.superseded()
+        self.results.append(screen)
+        if len(self.results) == 1:
+            self.push_screen(screen, partial(self._result_closed, screen))
 
-    def _result_closed(self, _: None) -> None:
-        if self.standings is not None and not any(
-            isinstance(s, ResultScreen) for s in self.screen_stack
-        ):
+    def _result_closed(self, screen: ResultScreen, _: None = None) -> None:
+        if screen in self.results:
+            self.results.remove(screen)
+        if self.results:
+            following = self.results[0]
+            self.push_screen(following, partial(self._result_closed, following))
+            return
+        view = self.session.view
+        if view is not None and view.me is not None and screen.next_at is not None:
+            self.send(m.ResultClosed(table_id=view.table_id))  # the next hand need not wait
+        self._show_standings()
+
+    def _drop_results(self) -> None:
+        self.results = []
+        table = self.table_screen
+        while table is not None and table in self.screen_stack and self.screen is not table:
+            self.pop_screen()
+
+    def _show_standings(self) -> None:
+        if self.standings is not None and not self.results:
             result, self.standings = self.standings, None
             self.push_screen(StandingsScreen(result, self.lang))
 
@@ -305,7 +334,7 @@ class GbmjApp(ScreensOpened, App[None]):
     def _match_ended(self, ended: ui.MatchEnded) -> None:
         """The last hand's breakdown comes first: the standings wait for it to close."""
         self.standings = ended.result
-        self._result_closed(None)
+        self._show_standings()
 
     @on(ui.TableClosed)
     def _table_closed(self, closed: ui.TableClosed) -> None:
@@ -314,6 +343,7 @@ class GbmjApp(ScreensOpened, App[None]):
         while self.screen is not self.lobby and len(self.screen_stack) > 1:
             self.pop_screen()
         self.table_screen = None
+        self.results = []
 
     @on(ui.LobbyChanged)
     def _lobby_changed(self, changed: ui.LobbyChanged) -> None:

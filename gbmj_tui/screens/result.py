@@ -1,9 +1,10 @@
 """The hand's end: every hand revealed, the winning tile set apart and named, the fan
 table, each seat's points and score; and the match's standings.
 
-The result waits for the player (Enter, Space or Esc); when the table's next hand is
-timed it counts down to it, and says when the next hand has started underneath. The
-app shows the match's standings only after the last hand's result is closed.
+The result waits for the player (Enter, Space or Esc): the next hand is not dealt until
+every player at the table has closed it, or the table's pause has passed (it counts
+down to that). Results left unread are shown in the order played (the app queues
+them), and the match's standings only after the last hand's result is closed.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from textual.widgets import Static
 
 from gbmj_tui.i18n import N_, tr, trp
 from gbmj_tui.messages import ReplayAsked
-from gbmj_tui.model import TableView
+from gbmj_tui.model import TableView, round_label
 from gbmj_tui.tiles import TileStyle, tile_text
 from gbmj_tui.widgets.fans import fan_table
 from gbmj_tui.widgets.keybar import KeyBar
@@ -143,7 +144,9 @@ class ResultScreen(ModalScreen[None]):
         self.started = False  # the next hand has started underneath
 
     def compose(self) -> ComposeResult:
-        parts: list[RenderableType] = [result_heading(self.view, self.lang)]
+        heading = Text(round_label(self.view, self.lang) + "  ", style="dim")
+        heading.append_text(result_heading(self.view, self.lang))
+        parts: list[RenderableType] = [heading]
         parts.append(revealed_hands(self.view, self.tile_style, self.lang))
         r = self.view.result
         if r is not None and r.outcome == "win":
@@ -163,12 +166,20 @@ class ResultScreen(ModalScreen[None]):
         self.started = True
         self._tick()
 
+    def superseded(self) -> None:
+        """A newer hand's result waits behind this one: what comes next is told there."""
+        self.next_at = None
+        self.started = False
+        if self.is_mounted:
+            self._tick()
+
     def _tick(self) -> None:
         if self.started:
             line = Text(tr("The next hand has started: Enter to play", self.lang), style="bold")
         elif self.next_at is not None:
             left = max(self.next_at - time.monotonic(), 0)
-            line = Text(tr("Next hand in {seconds:.0f} s", self.lang).format(seconds=left))
+            words = tr("Next hand in {seconds:.0f} s, or once everyone has closed this", self.lang)
+            line = Text(words.format(seconds=left))
         else:
             line = Text("")
         self.query_one("#next-hand", Static).update(line)

@@ -178,14 +178,15 @@ class TableScreen(Screen[None]):
             self._prompted(view)
 
     def _prompted(self, view: TableView) -> None:
-        """A new prompt: the bell on the player's turn, and the auto toggles' answers."""
+        """A new prompt: the bell (the player's turn, or a discard they may claim), or
+        the auto toggles' answers."""
         prompt = view.prompt
         assert prompt is not None
         if self.auto_win and prompt.allows("win"):
             self._send(Choice(ActionKind.WIN))
         elif self.auto_pass and prompt.is_claim and not prompt.allows("win"):
             self._send(Choice(ActionKind.PASS))
-        elif not prompt.is_claim or prompt.allows("win"):
+        else:
             self.app.bell()
 
     def _draw(self, view: TableView) -> None:
@@ -214,7 +215,11 @@ class TableScreen(Screen[None]):
         countdown.timer = view.timer
         if view.timer is not None:
             who = ", ".join(view.who(s, lang) for s in view.timer.seats)
-            countdown.label = f"{tr(TIMER_WORDS[view.timer.timer], lang)}: {who}"
+            label = f"{tr(TIMER_WORDS[view.timer.timer], lang)}: {who}"
+            if prompt is not None and prompt.reserve_ms:
+                bank = tr("{seconds} s of it your reserve", lang)
+                label += " (" + bank.format(seconds=prompt.reserve_ms // 1000) + ")"
+            countdown.label = label
 
     # -- which keys the key bar offers ------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -47,6 +47,7 @@ def fan_table(
     base = fan_total(fans, flowers=False)
     ok = base >= MIN_FAN
     check = tr("8-fan minimum: met" if ok else "8-fan minimum: NOT met", lang)
+    check += " (" + tr("without flowers", lang) + ")"
     table.add_row(check, "", "", str(base), style="bold green" if ok else "bold red")
     return table
 
