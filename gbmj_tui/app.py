@@ -221,6 +221,25 @@ class GbmjApp(ScreensOpened, App[None]):
         if reply_to is not None and reply_to.is_attached:
             reply_to.post_message(ui.Replied(request, reply))
 
+    @on(ui.JoinAsked)
+    @work(group="requests")
+    async def _join(self, ask: ui.JoinAsked) -> None:
+        """``j``: enter the table and sit in its first free seat (a table with none is
+        watched); a refused seat is told at the table."""
+        try:
+            reply = await self.session.request(
+                m.JoinTable(table_id=ask.table_id, password=ask.password)
+            )
+            if isinstance(reply, m.Snapshot) and reply.seat is None:
+                seats = reply.table.seats
+                free = next((slot for slot, seat in enumerate(seats) if not seat.name), None)
+                if free is not None:
+                    await self.session.request(m.Sit(table_id=ask.table_id, seat=free))
+        except (ConnectError, RequestFailed, TimeoutError) as exc:
+            code = exc.code if isinstance(exc, RequestFailed) else "offline"
+            asked = m.JoinTable(table_id=ask.table_id)
+            self.post_message(ui.Refused(asked, code, self._failure(exc)))
+
     @on(ui.FollowLobby)
     @work(group="requests")
     async def _follow_lobby(self, ask: ui.FollowLobby) -> None:

@@ -84,6 +84,8 @@ def revealed_hands(view: TableView, style: TileStyle, lang: str) -> Group:
         if won and r.win_tile is not None:
             line.append("   " + tr("won on", lang) + " ", style="bold yellow")
             line.append_text(tile_text(r.win_tile, style, marked=True))
+        if lines:
+            lines.append(Text(""))  # a blank line between seats: hands do not run together
         lines.extend((head, line))
     return Group(*lines)
 

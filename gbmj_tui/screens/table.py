@@ -252,17 +252,21 @@ class TableScreen(Screen[None]):
         self.note_reason(refused.reason)
 
     def may_leave(self) -> bool:
-        """Whether the player may go now: leaving a running match is an escape, so the
-        first press only warns (a second within ESCAPE_CONFIRM_S goes)."""
-        if self.view.me is None or not self.view.match_running:
+        """Whether the player may go now: a seated player's first press only warns (a
+        second within ESCAPE_CONFIRM_S goes). Leaving a running match is an escape;
+        leaving a waiting table gives the seat up."""
+        if self.view.me is None:
             return True
         now = time.monotonic()
         if now - self._leave_armed <= ESCAPE_CONFIRM_S:
             return True
         self._leave_armed = now
-        warning = tr(
-            "Leaving a running match is an escape (80 points). Press again to go.", self.lang
-        )
+        if self.view.match_running:
+            warning = tr(
+                "Leaving a running match is an escape (80 points). Press again to go.", self.lang
+            )
+        else:
+            warning = tr("Leaving the table gives up your seat. Press again to go.", self.lang)
         self.note_reason(warning)
         self.notify(warning, severity="warning", markup=False)
         return False
@@ -326,12 +330,11 @@ class TableScreen(Screen[None]):
         self.post_message(Requested(m.GetInventory()))
 
     def action_chat(self) -> None:
-        self.app.push_screen(ChatLine(self.lang), self._chat)
+        self.app.push_screen(ChatLine(self.lang, self._chat))
 
-    def _chat(self, text: str | None) -> None:
-        if text:
-            chat = m.ChatSend(channel=Channel.TABLE, table_id=self.view.table_id, text=text[:500])
-            self._request(chat)
+    def _chat(self, text: str) -> None:
+        chat = m.ChatSend(channel=Channel.TABLE, table_id=self.view.table_id, text=text[:500])
+        self._request(chat)
 
     def action_mute(self, selected: str | None = None) -> None:
         """Mute a player at the table or in its chat (the owner: for the whole table)."""

@@ -463,3 +463,75 @@ def test_back_at_the_seat_after_a_restarted_client_signs_in_with_the_password(
     shown, text, lobby_below = asyncio.run(again())
     assert shown is TableScreen and lobby_below
     assert re.search("####x1[0-4]", text)  # the others' hidden hands: a hand is in play
+
+
+def test_j_sits_s_watches_chat_esc_closes_the_box_and_leaving_a_seat_asks(
+    server: int, tmp_path: Path
+) -> None:
+    """Another player's waiting table: ``j`` takes its free seat (the status offers the
+    ready key), the chat box stays open after a line and Esc closes it, leaving the seat
+    takes Esc twice; ``s`` watches (no ready key offered)."""
+    from textual.widgets import DataTable
+
+    from gbmj_tui.connection import Connection, TlsPolicy
+
+    settings = m.TableSettings(
+        name="owners table", stake=0, rounds=1, bots_allowed=True,
+        timers=m.TimerSettings(on=False, first_discard=30, turn=15, claim_window=5),
+    )  # fmt: skip
+
+    async def go():
+        owner = await Connection.open("127.0.0.1", server, tls=TlsPolicy(insecure=True))
+        reading = asyncio.create_task(owner.run(lambda message: None))
+        await owner.request(m.Guest(name=None))
+        snapshot = await owner.request(m.CreateTable(settings=settings))
+        table_id = snapshot.table.table_id
+        await owner.request(m.Sit(table_id=table_id, seat=0))
+        app = GbmjApp(config_path=tmp_path / "c.json", lang="en", insecure=True)
+        seen = {}
+        async with app.run_test(size=(100, 32)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+            app.screen.query_one("#server", Input).value = f"127.0.0.1:{server}"
+            await pilot.click("#guest")
+            await until(pilot, lambda: app.lobby is not None and table_id in app.lobby.tables)
+            lobby = app.lobby
+
+            def pick() -> None:
+                rows = lobby.query_one("#tables", DataTable)
+                rows.move_cursor(row=rows.get_row_index(str(table_id)))
+
+            pick()
+            await pilot.press("j")
+            await until(
+                pilot,
+                lambda: isinstance(app.screen, TableScreen) and app.session.view.me is not None,
+            )
+            await pilot.pause(0.1)
+            seen["seated"] = screen_text(app)
+            await pilot.press("c")
+            await pilot.press(*"hello", "enter")
+            await pilot.pause(0.2)
+            await pilot.press("escape")  # closes the chat box, not the table
+            await pilot.pause(0.2)
+            seen["after chat"] = (type(app.screen), app.session.view.me)
+            await pilot.press("escape")  # leaving the seat: asked first
+            await pilot.pause(0.2)
+            seen["warned"] = (type(app.screen), screen_text(app))
+            await pilot.press("escape")
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            pick()
+            await pilot.press("s")
+            await until(pilot, lambda: isinstance(app.screen, TableScreen))
+            await pilot.pause(0.2)
+            seen["watching"] = (app.session.view.me, screen_text(app))
+        await owner.close()
+        reading.cancel()
+        return seen
+
+    seen = asyncio.run(go())
+    assert "all ready (r)" in seen["seated"]
+    assert seen["after chat"] == (TableScreen, 1)
+    shown, text = seen["warned"]
+    assert shown is TableScreen and "gives up your seat" in " ".join(text.split())
+    me, text = seen["watching"]
+    assert me is None and "all ready (r)" not in text and "take a free seat" in text
