@@ -27,6 +27,7 @@ from gbmj_tui.connection import TlsPolicy
 from gbmj_tui.errors import ConnectError, RequestFailed
 from gbmj_tui.i18n import N_, tr
 from gbmj_tui.screens.connect import ConnectScreen
+from gbmj_tui.screens.dialogs import PaceDialog
 from gbmj_tui.screens.lobby import LobbyScreen
 from gbmj_tui.screens.result import ResultScreen, StandingsScreen
 from gbmj_tui.screens.shop import ShopScreen
@@ -195,7 +196,8 @@ class GbmjApp(ScreensOpened, App[None]):
             await session.connect(solo.address, TlsPolicy(insecure=True))
             profile = await solo_sign_in(session.sign_in, solo.account_file)
             await self._enter_lobby(profile)
-            await solo_table(session.request, guest=profile.guest)
+            pace = solo.pace or await self.push_screen_wait(PaceDialog(self.lang))
+            await solo_table(session.request, guest=profile.guest, pace=pace)
         except (ConnectError, RequestFailed, TimeoutError) as exc:
             self.notify(self._failure(exc), severity="error", timeout=10, markup=False)
 

@@ -60,9 +60,10 @@ SPEAKERS = 30  # chat senders remembered, to mute one
 def table_row(t: m.TableInfo, lang: str) -> tuple[Text, ...]:
     """The cells of a table's row: every one plain text (a name may hold brackets)."""
     s = t.settings
-    timers = (
-        f"{s.timers.first_discard}/{s.timers.turn}/{s.timers.claim_window}" if s.timers.on else "-"
-    )
+    clock = s.timers
+    timers = f"{clock.first_discard}/{clock.turn}/{clock.claim_window}" if clock.on else "-"
+    if clock.on and clock.reserve:
+        timers += f"+{clock.reserve}"  # the reserve of each player for the match
     taken = sum(1 for seat in t.seats if seat.name)
     cells = (
         str(t.table_id),

@@ -535,3 +535,30 @@ def test_j_sits_s_watches_chat_esc_closes_the_box_and_leaving_a_seat_asks(
     assert shown is TableScreen and "gives up your seat" in " ".join(text.split())
     me, text = seen["watching"]
     assert me is None and "all ready (r)" not in text and "take a free seat" in text
+
+
+def test_solo_asks_for_its_pace_unless_told(server: int, tmp_path: Path) -> None:
+    """``gbmj solo`` without ``--timers`` asks (relaxed first); the choice is the solo
+    table's timers, with a reserve."""
+    from gbmj_tui.cli import parse_args
+    from gbmj_tui.screens.dialogs import PaceDialog
+    from gbmj_tui.solo import PACES
+
+    assert parse_args(["solo", "--timers", "off"]).timers == "off"
+    assert parse_args(["solo"]).timers is None
+    with pytest.raises(SystemExit):
+        parse_args(["solo", "--timers", "blitz"])
+
+    async def go():
+        solo = replace(_solo(server, tmp_path), pace=None)
+        app = GbmjApp(solo=solo, config_path=tmp_path / "c.json", lang="en")
+        async with app.run_test(size=(100, 32)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, PaceDialog))
+            asked = screen_text(app)
+            await pilot.press("down", "enter")  # the second: standard
+            await until(pilot, lambda: app.session.view is not None and app.session.view.playing)
+            return asked, app.session.view.settings.timers
+
+    asked, timers = asyncio.run(go())
+    assert "How fast do you want to play?" in asked and "Relaxed" in asked
+    assert timers == PACES["standard"] and timers.reserve == 60
