@@ -33,7 +33,7 @@ from gbmj_tui.screens.result import ResultScreen, StandingsScreen
 from gbmj_tui.screens.shop import ShopScreen
 from gbmj_tui.screens.table import TableScreen
 from gbmj_tui.session import Session
-from gbmj_tui.solo import Solo, solo_sign_in, solo_table
+from gbmj_tui.solo import DEFAULT_PACE, Solo, solo_sign_in, solo_table
 from gbmj_tui.tiles import TileStyle
 from gbmj_tui.wire import action_message
 from gbmj_tui.words import error_text
@@ -196,7 +196,7 @@ class GbmjApp(ScreensOpened, App[None]):
             await session.connect(solo.address, TlsPolicy(insecure=True))
             profile = await solo_sign_in(session.sign_in, solo.account_file)
             await self._enter_lobby(profile)
-            pace = solo.pace or await self.push_screen_wait(PaceDialog(self.lang))
+            pace = solo.pace or await self.push_screen_wait(PaceDialog(self.lang)) or DEFAULT_PACE
             await solo_table(session.request, guest=profile.guest, pace=pace)
         except (ConnectError, RequestFailed, TimeoutError) as exc:
             self.notify(self._failure(exc), severity="error", timeout=10, markup=False)
@@ -359,6 +359,7 @@ class GbmjApp(ScreensOpened, App[None]):
 
     @on(ui.TableClosed)
     def _table_closed(self, closed: ui.TableClosed) -> None:
+        self.clear_notifications()  # the table's warnings (leaving) do not follow to the lobby
         if closed.reason:
             self.notify(closed.reason, markup=False)
         while self.screen is not self.lobby and len(self.screen_stack) > 1:

@@ -125,6 +125,12 @@ class Play:
         if st.pending:
             await self.ctx.journal.write(*st.take_pending())
             return True
+        hand = st.hand
+        if hand is not None and hand.ended and not table.humans():
+            # The last human escaped: their escape's hand is settled first, so that they
+            # pay for it (§2.4) and the history counts it.
+            await self._hand_over()
+            return True
         if not table.humans():  # the last human escaped or was stood up
             await self._end(MatchEnd.ABANDONED)
             return False

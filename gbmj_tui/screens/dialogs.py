@@ -203,7 +203,7 @@ PACE_WORDS = {
 }
 
 
-class PaceDialog(ModalScreen[str]):
+class PaceDialog(ModalScreen[str | None]):
     """Solo's pace, asked once at the start (``gbmj solo --timers`` skips it)."""
 
     CSS_PATH = "../styles/app.tcss"

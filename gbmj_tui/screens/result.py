@@ -50,9 +50,14 @@ def result_heading(view: TableView, lang: str) -> Text:
     return out
 
 
-def revealed_hands(view: TableView, style: TileStyle, lang: str) -> Group:
-    """Each seat on two lines: wind, name, the hand's points and the match score; then
-    the concealed tiles, the winning tile set apart and named, the melds."""
+def revealed_hands(
+    view: TableView, style: TileStyle, lang: str, *, spaced: bool = True, wide: bool = True
+) -> Group:
+    """Each seat on two lines: wind, name, the hand's points and the match score
+    (underlined, where one seat's lines start); then the concealed tiles, the winning
+    tile set apart and named, the melds. ``spaced``: a blank line between seats too;
+    ``wide``: room for a gap between Chinese tile faces."""
+    gap = wide and style is TileStyle.CJK
     r = view.result
     assert r is not None
     lines: list[Text] = []
@@ -60,7 +65,7 @@ def revealed_hands(view: TableView, style: TileStyle, lang: str) -> Group:
         s = seat.seat
         points = r.points[s] if s < len(r.points) else 0
         score = r.scores[s] if r.scores else seat.score
-        head = Text(view.who(s, lang), style="bold")
+        head = Text(view.who(s, lang), style="bold underline")
         head.append(f"   {points:+d}", style="bold green" if points > 0 else "bold")
         head.append("   (" + tr("score {score}", lang).format(score=score) + ")")
         if r.coins is not None and s < len(r.coins):
@@ -78,14 +83,16 @@ def revealed_hands(view: TableView, style: TileStyle, lang: str) -> Group:
         line = Text("  ")
         for tile in tiles:
             line.append_text(tile_text(tile, style))
+            if gap:
+                line.append(" ")  # Chinese faces have no gap of their own: 二万 三万
         for meld in r.melds[s] if s < len(r.melds) else ():
             line.append(" ")
             line.append_text(meld_text(meld, style))
         if won and r.win_tile is not None:
             line.append("   " + tr("won on", lang) + " ", style="bold yellow")
             line.append_text(tile_text(r.win_tile, style, marked=True))
-        if lines:
-            lines.append(Text(""))  # a blank line between seats: hands do not run together
+        if lines and spaced:
+            lines.append(Text(""))  # hands do not run together
         lines.extend((head, line))
     return Group(*lines)
 
@@ -149,7 +156,10 @@ class ResultScreen(ModalScreen[None]):
         heading = Text(round_label(self.view, self.lang) + "  ", style="dim")
         heading.append_text(result_heading(self.view, self.lang))
         parts: list[RenderableType] = [heading]
-        parts.append(revealed_hands(self.view, self.tile_style, self.lang))
+        spaced = self.app.size.height >= 30  # at 80x24 the fans come first
+        wide = self.app.size.width >= 100
+        hands = revealed_hands(self.view, self.tile_style, self.lang, spaced=spaced, wide=wide)
+        parts.append(hands)
         r = self.view.result
         if r is not None and r.outcome == "win":
             parts.append(fan_table(r.fans, style=self.tile_style, lang=self.lang))
@@ -184,7 +194,9 @@ class ResultScreen(ModalScreen[None]):
             line = Text(words.format(seconds=left))
         else:
             line = Text("")
-        self.query_one("#next-hand", Static).update(line)
+        shown = self.query_one("#next-hand", Static)
+        shown.display = bool(line.plain)  # no empty line where room is short
+        shown.update(line)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "replay":

@@ -33,11 +33,12 @@ from gbmj_tui.messages import (
     LinkState,
     MuteAsked,
     Refused,
+    Replied,
     Requested,
 )
 from gbmj_tui.model import Choice, TableView
 from gbmj_tui.screens.chat import ChatLine
-from gbmj_tui.screens.dialogs import SettingsDialog, TableRequest
+from gbmj_tui.screens.dialogs import Confirm, SettingsDialog, TableRequest
 from gbmj_tui.screens.moderation import remember
 from gbmj_tui.screens.seats import SeatsDialog
 from gbmj_tui.tiles import TileStyle
@@ -53,10 +54,13 @@ from gbmj_tui.widgets.keybar import KeyBar
 from gbmj_tui.widgets.linkbar import LinkBar
 from gbmj_tui.widgets.status import status_text
 from gbmj_tui.words import TIMERS as TIMER_WORDS
+from gbmj_tui.words import item_name
 from protocol import messages as m
-from protocol.vocabulary import ActionKind, Channel
+from protocol.errors import ErrorCode
+from protocol.vocabulary import ActionKind, Channel, Item
 
 SPEAKERS = 30  # chat senders remembered, to mute one
+_ITEM_OF = {m.ArmTimerExtension: Item.TIMER_EXTENSION, m.UseTileCounter: Item.TILE_COUNTER}
 ESCAPE_CONFIRM_S = 3.0  # leaving a running match needs the key twice within this time
 GAME_KEYS = frozenset({"h", "p", "g", "1", "2", "3", "space", "enter"})
 
@@ -99,6 +103,7 @@ class TableScreen(Screen[None]):
         self._controls: tuple[object, ...] = ()  # what the key bar was shown for
         self._ready = False  # the widgets exist (from on_mount; is_mounted comes later)
         self.speakers: deque[str] = deque(maxlen=SPEAKERS)  # the chat's recent senders
+        self._buying: Item | None = None  # an item the player was offered to buy here
 
     def compose(self) -> ComposeResult:
         yield LinkBar(self.lang)
@@ -244,7 +249,60 @@ class TableScreen(Screen[None]):
     @on(Refused)
     def _refused(self, refused: Refused) -> None:
         refused.stop()
+        if isinstance(refused.request, m.Buy):
+            self._buying = None  # not bought (too few coins...): the reason follows
+        item = _ITEM_OF.get(type(refused.request))
+        if refused.code == ErrorCode.NO_SUCH_ITEM and item is not None:
+            self._missing(item)
+            return
         self.note_reason(refused.text)
+
+    # -- an item the player does not have (t, e) --------------------------------------------
+    def _missing(self, item: Item) -> None:
+        """Say where to get ``item``; at a free table offer to buy it here (a player
+        seated at a stake table buys nothing: the lobby's shop, before the match)."""
+        name = item_name(item, self.lang)
+        if self.view.stake:
+            words = tr(
+                "No {item}: buy it in the lobby's shop (i), not while seated at a stake table",
+                self.lang,
+            )
+            self.note_reason(words.format(item=name))
+            return
+        self._buying = item
+        self.post_message(Requested(m.GetShop(), reply_to=self))  # its price, to ask
+
+    @on(Replied)
+    def _replied(self, replied: Replied) -> None:
+        replied.stop()
+        reply, item = replied.reply, self._buying
+        if isinstance(reply, m.Shop) and item is not None:
+            offer = next((o for o in reply.offers if o.item == item and o.price), None)
+            name = item_name(item, self.lang)
+            if offer is None:
+                self._buying = None
+                words = tr("You have no {item}, and the shop does not sell it here.", self.lang)
+                self.note_reason(words.format(item=name))
+                return
+            question = tr(
+                "You have no {item} (it is sold in the shop, i in the lobby). Buy one here "
+                "for {price} coins and use it?",
+                self.lang,
+            ).format(item=name, price=offer.price)
+            self.app.push_screen(Confirm(question, self.lang), self._buy)
+        elif isinstance(replied.request, m.Buy) and item is not None:
+            self._buying = None
+            self.post_message(Requested(m.GetInventory()))
+            if item is Item.TIMER_EXTENSION:
+                self.action_extension()
+            else:
+                self.action_tile_counter()
+
+    def _buy(self, yes: bool | None) -> None:
+        if yes and self._buying is not None:
+            self._request(m.Buy(item=self._buying, count=1))
+        else:
+            self._buying = None
 
     @on(KeyRefused)
     def _key_refused(self, refused: KeyRefused) -> None:
@@ -268,7 +326,7 @@ class TableScreen(Screen[None]):
         else:
             warning = tr("Leaving the table gives up your seat. Press again to go.", self.lang)
         self.note_reason(warning)
-        self.notify(warning, severity="warning", markup=False)
+        self.notify(warning, severity="warning", markup=False, timeout=ESCAPE_CONFIRM_S)
         return False
 
     def action_leave(self) -> None:
