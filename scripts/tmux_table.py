@@ -15,9 +15,9 @@ action line has shown a few actions; closes the connection from the server's sid
 (``ss -K``, which needs root): the reconnect banner shows and the client comes back to
 its seat with its hand; plays on to the hand's result, which says the wall is verified
 and stays until Enter, the next hand waiting for it (a countdown); Enter deals it; the
-replay of the hand just played (``v``) from its result. Then puts the seat on auto-play (``a``) and closes each hand's result
-until the match's standings come, after the last hand's; leaves for the lobby (Esc),
-opens the history
+replay of the hand just played (``v``) from its result. Then puts the seat on auto-play
+(``a``) and closes each hand's result until the match's standings come, after the last
+hand's; leaves for the lobby (Esc twice), opens the history
 (``h``): the match, its hands (Enter), a hand replayed (Enter): stepped with the arrows,
 turned face up (``f``), its end (End) with the result over the board, written to a file
 (``x``). Every capture is saved in DIR. Needs tmux and ss. Exit status 0 when everything
