@@ -156,9 +156,12 @@ class GbmjApp(ScreensOpened, App[None]):
         self.lobby = LobbyScreen(self.lang, profile, solo=self.solo is not None)
         # The lobby replaces the connect screen (and whatever was put over it); the
         # table, if the server already sent one, goes on top of it (``_arrange``).
-        while len(self.screen_stack) > 1:
+        while len(self.screen_stack) > 2:
             await self.pop_screen()
-        await self.push_screen(self.lobby)
+        if isinstance(self.screen, ConnectScreen):
+            await self.switch_screen(self.lobby)
+        else:
+            await self.push_screen(self.lobby)
         await self._arrange()
         self.lobby_at = time.monotonic() - self.started
         if self.pin_notice:
