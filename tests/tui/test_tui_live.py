@@ -562,3 +562,42 @@ def test_solo_asks_for_its_pace_unless_told(server: int, tmp_path: Path) -> None
     asked, timers = asyncio.run(go())
     assert "How fast do you want to play?" in asked and "Relaxed" in asked
     assert timers == PACES["standard"] and timers.reserve == 60
+
+
+def test_a_front_door_client_resuming_a_seated_session_shows_the_table(
+    server: int, tmp_path: Path
+) -> None:
+    """The SSH and web front doors start the client signed in (a session token): a
+    player seated in a running match sees that table over the lobby."""
+
+    async def first() -> str:
+        app = GbmjApp(solo=_solo(server, tmp_path), config_path=tmp_path / "c.json")
+        async with app.run_test(size=(100, 32)) as pilot:
+            await until(
+                pilot,
+                lambda: app.session.view is not None and len(app.session.view.hand) >= 13,
+                30,
+            )
+            token = app.session.token
+            app.session.token = None  # this client goes away without logging out
+            app.session.conn._writer.transport.abort()
+            return token
+
+    async def door(token: str) -> tuple[type, bool, str]:
+        app = GbmjApp(
+            signed_in=(f"127.0.0.1:{server}", token),
+            hosted=True,
+            server=f"127.0.0.1:{server}",
+            insecure=True,
+            config_path=tmp_path / "c2.json",
+            lang="en",
+        )
+        async with app.run_test(size=(100, 32)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, TableScreen), 20)
+            await pilot.pause(0.3)
+            return type(app.screen), app.lobby in app.screen_stack, screen_text(app)
+
+    token = asyncio.run(first())
+    shown, lobby_below, text = asyncio.run(door(token))
+    assert shown is TableScreen and lobby_below
+    assert re.search("####x1[0-4]", text)
