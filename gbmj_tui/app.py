@@ -15,6 +15,7 @@ import time
 from functools import partial
 from pathlib import Path
 
+from rich.text import Text
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding
@@ -341,6 +342,9 @@ class GbmjApp(ScreensOpened, App[None]):
         view = self.session.view
         if view is not None and view.me is not None and screen.next_at is not None:
             self.send(m.ResultClosed(table_id=view.table_id))  # the next hand need not wait
+            if self.table_screen is not None:
+                words = tr("The next hand starts once everyone has closed the result", self.lang)
+                self.table_screen.note(Text(words, style="dim"))
         self._show_standings()
 
     def _drop_results(self) -> None:

@@ -178,8 +178,9 @@ def test_unread_results_show_in_the_order_played_then_the_standings() -> None:
 def test_the_players_closing_the_result_is_sent_and_a_new_deal_brings_the_board_back() -> None:
     view = replace(sample_view(), seq=40)
     timed = replace(HAND_RESULT, next_hand_ms=30_000)
-    app, _ = _play(view, [timed, "enter"])
+    app, shots = _play(view, [timed, "enter"])
     assert m.ResultClosed(table_id=TABLE) in app.outbox
+    assert "next hand starts once everyone has closed the result" in _flat(shots[1])
     # the pause passed: the next hand's deal closes the result (the clocks run again)
     on_top, _ = _play(view, [timed, _event(90, HAND_START)], check=lambda a: type(a.screen))
     assert on_top is TableScreen

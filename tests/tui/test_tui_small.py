@@ -112,3 +112,36 @@ def test_a_spectator_is_not_offered_the_ready_key() -> None:
     assert "all ready (r)" not in text and "take a free seat" in text
     seated = replace(sample_view(), status="waiting", playing=False)
     assert "all ready (r)" in status_text(seated, "en").plain
+
+
+def test_the_owner_is_asked_before_a_person_is_removed_not_a_bot() -> None:
+    from gbmj_tui.screens.seats import SeatsDialog
+
+    view = replace(
+        sample_view(), table_id=7, status="waiting", playing=False, owner="Alice", viewer="Alice"
+    )
+
+    async def go(row: int, answer: str):
+        app = OfflineApp(view, lang="en")
+        async with app.run_test(size=(100, 32)) as pilot:
+            await pilot.pause()
+            await pilot.press("b")
+            await pilot.pause(0.1)
+            assert isinstance(app.screen, SeatsDialog)
+            for _ in range(row):
+                await pilot.press("down")
+            await pilot.press("d")
+            await pilot.pause(0.1)
+            asked = isinstance(app.screen, Confirm)
+            text = terminal_text(app)
+            if asked:
+                await pilot.press(answer)
+                await pilot.pause(0.1)
+            return asked, text, [r for r in app.outbox if isinstance(r, m.Kick | m.RemoveBot)]
+
+    asked, text, sent = asyncio.run(go(2, "escape"))  # seat 2: Carol, a person
+    assert asked and "Remove Carol from the table?" in text and sent == []
+    asked, _, sent = asyncio.run(go(2, "enter"))
+    assert sent == [m.Kick(table_id=7, seat=2)]
+    asked, _, sent = asyncio.run(go(1, "enter"))  # seat 1: a bot goes at once
+    assert not asked and sent == [m.RemoveBot(table_id=7, seat=1)]
