@@ -532,6 +532,7 @@ class Play:
         seat = self.table.seats[slot]
         assert seat is not None
         seat.counted = None  # its tile counts, if a counter runs, are sent again
+        self.reading.discard(slot)  # a client coming back is not shown the result again
         s = self.st.match.seat_of(slot)
         self.prompted.pop(s, None)
         if self._untimed_decision(s):

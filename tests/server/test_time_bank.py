@@ -126,3 +126,19 @@ async def test_the_pause_ends_the_wait_and_auto_play_does_not_hold_it(mem, mock_
     await human.expect("hand_result", hand_number=2)
     await human.expect("event", where=lambda m: m["event"]["kind"] == "hand_start")
     assert trio.current_time() == pytest.approx(ended + 60.1)
+
+
+async def test_a_player_back_from_a_drop_between_hands_does_not_hold_the_deal(
+    mem, mock_clock
+) -> None:
+    """A client that comes back is not shown the last result again: it holds nothing."""
+    _, connect, _ = mem
+    human, table_id = await solo_table(connect, timers=BANKED, result_pause=60)
+    await _to_result(human, table_id)
+    ended = trio.current_time()
+    await human.aclose()
+    await trio.testing.wait_all_tasks_blocked()
+    back = await connect()
+    await back.ok("login", name="solo-player", password="secret-pw")
+    await back.expect("event", where=lambda m: m["event"]["kind"] == "hand_start")
+    assert trio.current_time() == ended
