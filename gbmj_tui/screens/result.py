@@ -65,7 +65,8 @@ def revealed_hands(
         s = seat.seat
         points = r.points[s] if s < len(r.points) else 0
         score = r.scores[s] if r.scores else seat.score
-        head = Text(view.who(s, lang), style="bold underline")
+        head = Text()
+        head.append(view.who(s, lang), style="bold underline")
         head.append(f"   {points:+d}", style="bold green" if points > 0 else "bold")
         head.append("   (" + tr("score {score}", lang).format(score=score) + ")")
         if r.coins is not None and s < len(r.coins):
