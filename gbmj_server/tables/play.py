@@ -10,9 +10,14 @@ auto-play (§2.4). A disconnected player keeps the seat and the clocks: at an un
 table their decisions get ``offline_grace`` seconds. With no human of the match
 connected the match holds, for the abandon grace at most.
 
+Each human also has a reserve for the match (the time bank): a deadline is the
+decision's own clock plus what is left of it, and an overrun is taken from it.
+
 Every step is written to the journal before its events go out (``_apply``), each event
 to every member in that member's form with the table's next seq, each form encoded
-once. After a hand: ``settle``; after the match: the standings and back to the room.
+once. After a hand: ``settle``, then the next hand waits for the players reading the
+result (``result_closed``), the table's pause at most (§2.3); after the match: the
+standings and back to the room.
 """
 
 from __future__ import annotations
