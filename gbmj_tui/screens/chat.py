@@ -1,5 +1,7 @@
-"""The table's chat box: Enter sends the line and keeps the box open for the next one,
-Escape closes it (so the habit of closing the box with Esc never leaves the table)."""
+"""The table's chat box: Enter sends the line; at a waiting table the box stays open for
+the next one and Escape closes it (so the habit of closing the box with Esc never
+leaves the table). In a running match Enter also closes it: the box covers the claim
+bar and the clock."""
 
 from __future__ import annotations
 
@@ -16,13 +18,16 @@ from gbmj_tui.i18n import N_, tr
 class ChatLine(ModalScreen[None]):
     BINDINGS = [Binding("escape", "close", N_("Close"))]  # noqa: RUF012
 
-    def __init__(self, lang: str, send: Callable[[str], None]) -> None:
+    def __init__(self, lang: str, send: Callable[[str], None], *, keep_open: bool = True) -> None:
         super().__init__()
         self.lang = lang
         self.send = send
+        self.keep_open = keep_open
 
     def compose(self) -> ComposeResult:
-        placeholder = tr("chat... (Enter sends, Esc closes)", self.lang)
+        placeholder = tr(
+            "chat... (Enter sends, Esc closes)" if self.keep_open else "chat...", self.lang
+        )
         yield Input(id="chat-line", max_length=500, placeholder=placeholder)
 
     def on_mount(self) -> None:
@@ -33,6 +38,8 @@ class ChatLine(ModalScreen[None]):
         event.input.value = ""
         if text:
             self.send(text)
+        if not self.keep_open:
+            self.dismiss(None)
 
     def action_close(self) -> None:
         self.dismiss(None)

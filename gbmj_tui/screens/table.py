@@ -388,7 +388,7 @@ class TableScreen(Screen[None]):
         self.post_message(Requested(m.GetInventory()))
 
     def action_chat(self) -> None:
-        self.app.push_screen(ChatLine(self.lang, self._chat))
+        self.app.push_screen(ChatLine(self.lang, self._chat, keep_open=not self.view.match_running))
 
     def _chat(self, text: str) -> None:
         chat = m.ChatSend(channel=Channel.TABLE, table_id=self.view.table_id, text=text[:500])

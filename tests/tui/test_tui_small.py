@@ -145,3 +145,24 @@ def test_the_owner_is_asked_before_a_person_is_removed_not_a_bot() -> None:
     assert sent == [m.Kick(table_id=7, seat=2)]
     asked, _, sent = asyncio.run(go(1, "enter"))  # seat 1: a bot goes at once
     assert not asked and sent == [m.RemoveBot(table_id=7, seat=1)]
+
+
+def test_in_a_running_match_enter_sends_the_chat_and_closes_the_box() -> None:
+    """The box covers the claim bar and the clock: in a match it closes on Enter (at a
+    waiting table it stays open, Esc closes it: tests/tui/test_tui_live.py)."""
+    from gbmj_tui.screens.chat import ChatLine
+
+    async def go():
+        app = OfflineApp(replace(sample_view(), table_id=7), lang="en")
+        async with app.run_test(size=(100, 32)) as pilot:
+            await pilot.pause()
+            await pilot.press("c")
+            await pilot.pause(0.1)
+            opened = isinstance(app.screen, ChatLine)
+            await pilot.press(*"hi", "enter")
+            await pilot.pause(0.1)
+            return opened, type(app.screen).__name__, app.outbox
+
+    opened, on_top, outbox = asyncio.run(go())
+    assert opened and on_top == "TableScreen"
+    assert m.ChatSend(channel="table", table_id=7, text="hi") in outbox
