@@ -554,6 +554,7 @@ def test_solo_asks_for_its_pace_unless_told(server: int, tmp_path: Path) -> None
         app = GbmjApp(solo=solo, config_path=tmp_path / "c.json", lang="en")
         async with app.run_test(size=(100, 32)) as pilot:
             await until(pilot, lambda: isinstance(app.screen, PaceDialog))
+            await until(pilot, lambda: "Relaxed" in screen_text(app))  # drawn
             asked = screen_text(app)
             await pilot.press("down", "enter")  # the second: standard
             await until(pilot, lambda: app.session.view is not None and app.session.view.playing)
