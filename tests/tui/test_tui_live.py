@@ -506,7 +506,7 @@ def test_j_sits_s_watches_chat_esc_closes_the_box_and_leaving_a_seat_asks(
                 pilot,
                 lambda: isinstance(app.screen, TableScreen) and app.session.view.me is not None,
             )
-            await pilot.pause(0.1)
+            await until(pilot, lambda: "all ready (r)" in screen_text(app))
             seen["seated"] = screen_text(app)
             await pilot.press("c")
             await pilot.press(*"hello", "enter")
@@ -515,14 +515,14 @@ def test_j_sits_s_watches_chat_esc_closes_the_box_and_leaving_a_seat_asks(
             await pilot.pause(0.2)
             seen["after chat"] = (type(app.screen), app.session.view.me)
             await pilot.press("escape")  # leaving the seat: asked first
-            await pilot.pause(0.2)
+            await until(pilot, lambda: "gives up your seat" in " ".join(screen_text(app).split()))
             seen["warned"] = (type(app.screen), screen_text(app))
             await pilot.press("escape")
             await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
             pick()
             await pilot.press("s")
             await until(pilot, lambda: isinstance(app.screen, TableScreen))
-            await pilot.pause(0.2)
+            await until(pilot, lambda: "take a free seat" in screen_text(app))
             seen["watching"] = (app.session.view.me, screen_text(app))
         await owner.close()
         reading.cancel()
