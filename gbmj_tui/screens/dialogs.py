@@ -79,9 +79,10 @@ class SettingsDialog(ModalScreen[TableRequest | None]):
             with Horizontal(classes="row"):
                 yield Label(tr("reserve a match (s)", lang))
                 yield Input(str(t.reserve or 0), id="t-reserve", max_length=4, type="integer")
-                yield Label(tr("wait for readers of a result (s)", lang))
+                yield Label(tr("pause after a hand (s)", lang))
                 pause = "" if s.result_pause is None else str(s.result_pause)
-                yield Input(pause, id="t-pause", max_length=3, type="integer")
+                default = tr("host's", lang)  # blank: the host's hand_pause
+                yield Input(pause, id="t-pause", max_length=3, type="integer", placeholder=default)
             with Horizontal(classes="row"):
                 yield Toggle(
                     tr("Bots allowed", lang), s.bots_allowed, id="t-bots", ascii=self.ascii
@@ -89,8 +90,8 @@ class SettingsDialog(ModalScreen[TableRequest | None]):
                 yield Label(tr("Password", lang))
                 yield Input(id="t-password", password=True, max_length=64, compact=True)
             with Horizontal(classes="row"):
-                word = "Save" if self.editing else "Create"
-                yield Button(tr(word, lang), id="create", variant="primary", compact=True)
+                word = tr("Save" if self.editing else "Create", lang)  # both in the catalog
+                yield Button(word, id="create", variant="primary", compact=True)
                 yield Button(tr("Cancel", lang), id="cancel", compact=True)
             yield Static("", id="dialog-error")
 
