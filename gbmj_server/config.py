@@ -80,7 +80,7 @@ class ServerConfig:
     metrics_host: str = DEFAULT_HOST  # loopback: the metrics are for the host, not players
     bot_delay: float = 0.5  # seconds a server bot "thinks" before acting
     bot_workers: int = 1  # processes the bots think in (0: in the server's own loop)
-    hand_pause: float = 5.0  # seconds between hands, to read the result
+    hand_pause: float = 30.0  # seconds the next hand waits at most for its result's readers
     abandon_grace: float = 60.0  # seconds a match waits for any of its humans to come back
     table_linger: float = 300.0  # seconds an empty table waits for its owner to come back
     limits: Limits = Limits()

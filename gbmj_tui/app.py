@@ -12,8 +12,10 @@ asked or to the action line.
 from __future__ import annotations
 
 import time
+from functools import partial
 from pathlib import Path
 
+from rich.text import Text
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding
@@ -27,12 +29,13 @@ from gbmj_tui.errors import ConnectError, RequestFailed
 from gbmj_tui.i18n import N_, tr
 from gbmj_tui.promises import commitments_path
 from gbmj_tui.screens.connect import ConnectScreen
+from gbmj_tui.screens.dialogs import PaceDialog
 from gbmj_tui.screens.lobby import LobbyScreen
 from gbmj_tui.screens.result import ResultScreen, StandingsScreen
 from gbmj_tui.screens.shop import ShopScreen
 from gbmj_tui.screens.table import TableScreen
 from gbmj_tui.session import Session
-from gbmj_tui.solo import Solo, solo_sign_in, solo_table
+from gbmj_tui.solo import DEFAULT_PACE, Solo, solo_sign_in, solo_table
 from gbmj_tui.tiles import TileStyle
 from gbmj_tui.wire import action_message
 from gbmj_tui.words import error_text
@@ -80,6 +83,7 @@ class GbmjApp(ScreensOpened, App[None]):
         self.lobby: LobbyScreen | None = None
         self.table_screen: TableScreen | None = None
         self.standings: m.MatchResult | None = None  # shown once the hand's result closes
+        self.results: list[ResultScreen] = []  # not yet closed, as played; the first shows
         self.pin_notice: str | None = None  # what the first connection to a server pinned
         self.started = time.monotonic()
         self.lobby_at: float | None = None  # seconds from start to the lobby (figures)
@@ -155,10 +159,15 @@ class GbmjApp(ScreensOpened, App[None]):
 
     async def _enter_lobby(self, profile: m.Profile) -> None:
         self.lobby = LobbyScreen(self.lang, profile, solo=self.solo is not None)
+        # The lobby replaces the connect screen (and whatever was put over it); the
+        # table, if the server already sent one, goes on top of it (``_arrange``).
+        while len(self.screen_stack) > 2:
+            await self.pop_screen()
         if isinstance(self.screen, ConnectScreen):
             await self.switch_screen(self.lobby)
         else:
             await self.push_screen(self.lobby)
+        await self._arrange()
         self.lobby_at = time.monotonic() - self.started
         if self.pin_notice:
             self.lobby.add_chat(None, self.pin_notice)
@@ -195,7 +204,8 @@ class GbmjApp(ScreensOpened, App[None]):
             await session.connect(solo.address, TlsPolicy(insecure=True))
             profile = await solo_sign_in(session.sign_in, solo.account_file)
             await self._enter_lobby(profile)
-            await solo_table(session.request, guest=profile.guest)
+            pace = solo.pace or await self.push_screen_wait(PaceDialog(self.lang)) or DEFAULT_PACE
+            await solo_table(session.request, guest=profile.guest, pace=pace)
         except (ConnectError, RequestFailed, TimeoutError) as exc:
             self.notify(self._failure(exc), severity="error", timeout=10, markup=False)
 
@@ -220,6 +230,25 @@ class GbmjApp(ScreensOpened, App[None]):
             return
         if reply_to is not None and reply_to.is_attached:
             reply_to.post_message(ui.Replied(request, reply))
+
+    @on(ui.JoinAsked)
+    @work(group="requests")
+    async def _join(self, ask: ui.JoinAsked) -> None:
+        """``j``: enter the table and sit in its first free seat (a table with none is
+        watched); a refused seat is told at the table."""
+        try:
+            reply = await self.session.request(
+                m.JoinTable(table_id=ask.table_id, password=ask.password)
+            )
+            if isinstance(reply, m.Snapshot) and reply.seat is None:
+                seats = reply.table.seats
+                free = next((slot for slot, seat in enumerate(seats) if not seat.name), None)
+                if free is not None:
+                    await self.session.request(m.Sit(table_id=ask.table_id, seat=free))
+        except (ConnectError, RequestFailed, TimeoutError) as exc:
+            code = exc.code if isinstance(exc, RequestFailed) else "offline"
+            asked = m.JoinTable(table_id=ask.table_id)
+            self.post_message(ui.Refused(asked, code, self._failure(exc)))
 
     @on(ui.FollowLobby)
     @work(group="requests")
@@ -252,24 +281,42 @@ class GbmjApp(ScreensOpened, App[None]):
 
     @on(ui.TableShown)
     async def _table_shown(self, shown: ui.TableShown) -> None:
-        if self.table_screen is not None and self.table_screen in self.screen_stack:
+        if self.table_screen is not None and self.table_screen.view.table_id == shown.view.table_id:
             self.table_screen.show(shown.view)
+        else:
+            self.table_screen = TableScreen(shown.view, tile_style=self.tile_style, lang=self.lang)
+            self.table_screen.set_link(self.session_link())
+        await self._arrange()
+
+    async def _arrange(self) -> None:
+        """The one place that decides which screen is on top, from the session alone: a
+        signed-in player at a table sees that table, over the lobby, whatever order the
+        sign-in's reply and the table's snapshot came in (before the lobby exists, the
+        table screen waits for it)."""
+        lobby, table = self.lobby, self.table_screen
+        if lobby is None or lobby not in self.screen_stack:
+            return  # not signed in yet: ``_enter_lobby`` comes back here
+        if table is None or self.session.view is None:
             return
-        self.table_screen = TableScreen(shown.view, tile_style=self.tile_style, lang=self.lang)
-        self.table_screen.set_link(self.session_link())
-        await self.push_screen(self.table_screen)
+        if table not in self.screen_stack:
+            await self.push_screen(table)
 
     def session_link(self) -> ui.LinkState:
         return ui.LinkState(self.session.link)
 
     @on(ui.ViewChanged)
     def _view_changed(self, changed: ui.ViewChanged) -> None:
+        view = changed.view
         if self.table_screen is not None:
-            self.table_screen.show(changed.view, prompted=changed.prompted)
-        if changed.view.playing:
-            for screen in self.screen_stack:
-                if isinstance(screen, ResultScreen):
-                    screen.next_hand_started()
+            self.table_screen.show(view, prompted=changed.prompted)
+        if view.playing and self.results:
+            me = view.seats[view.me] if view.me is not None else None
+            if me is not None and not me.auto_play:
+                # The pause has passed and the player's clocks run again: the board
+                # comes back (the result stays in the history).
+                self._drop_results()
+            else:
+                self.results[-1].next_hand_started()
 
     @on(ui.ActionNoted)
     def _noted(self, noted: ui.ActionNoted) -> None:
@@ -278,13 +325,40 @@ class GbmjApp(ScreensOpened, App[None]):
 
     @on(ui.HandEnded)
     def _hand_ended(self, ended: ui.HandEnded) -> None:
+        """Results wait their turn: shown in the order the hands were played, the
+        standings after the last (a result left unread is not covered by a newer one)."""
+        if self.table_screen is None or self.table_screen not in self.screen_stack:
+            return  # the table is not on screen yet: its snapshot shows where things stand
         screen = ResultScreen(ended.view, self.tile_style, self.lang, ended.next_hand_ms)
-        self.push_screen(screen, self._result_closed)
+        for older in self.results:
+            older.superseded()
+        self.results.append(screen)
+        if len(self.results) == 1:
+            self.push_screen(screen, partial(self._result_closed, screen))
 
-    def _result_closed(self, _: None) -> None:
-        if self.standings is not None and not any(
-            isinstance(s, ResultScreen) for s in self.screen_stack
-        ):
+    def _result_closed(self, screen: ResultScreen, _: None = None) -> None:
+        if screen in self.results:
+            self.results.remove(screen)
+        if self.results:
+            following = self.results[0]
+            self.push_screen(following, partial(self._result_closed, following))
+            return
+        view = self.session.view
+        if view is not None and view.me is not None and screen.next_at is not None:
+            self.send(m.ResultClosed(table_id=view.table_id))  # the next hand need not wait
+            if self.table_screen is not None:
+                words = tr("The next hand starts once everyone has closed the result", self.lang)
+                self.table_screen.note(Text(words, style="dim"))
+        self._show_standings()
+
+    def _drop_results(self) -> None:
+        self.results = []
+        table = self.table_screen
+        while table is not None and table in self.screen_stack and self.screen is not table:
+            self.pop_screen()
+
+    def _show_standings(self) -> None:
+        if self.standings is not None and not self.results:
             result, self.standings = self.standings, None
             self.push_screen(StandingsScreen(result, self.lang))
 
@@ -292,15 +366,17 @@ class GbmjApp(ScreensOpened, App[None]):
     def _match_ended(self, ended: ui.MatchEnded) -> None:
         """The last hand's breakdown comes first: the standings wait for it to close."""
         self.standings = ended.result
-        self._result_closed(None)
+        self._show_standings()
 
     @on(ui.TableClosed)
     def _table_closed(self, closed: ui.TableClosed) -> None:
+        self.clear_notifications()  # the table's warnings (leaving) do not follow to the lobby
         if closed.reason:
             self.notify(closed.reason, markup=False)
         while self.screen is not self.lobby and len(self.screen_stack) > 1:
             self.pop_screen()
         self.table_screen = None
+        self.results = []
 
     @on(ui.LobbyChanged)
     def _lobby_changed(self, changed: ui.LobbyChanged) -> None:

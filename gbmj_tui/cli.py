@@ -1,5 +1,6 @@
-"""``gbmj [solo] [--ascii] [--lang zh|en] [--server HOST:PORT] [--insecure]``: the
-command line; ``gbmj export ID`` and ``gbmj verify FILE`` are the replay tools
+"""``gbmj [solo [--guest] [--timers off|relaxed|standard]] [--ascii] [--lang zh|en]
+[--server HOST:PORT] [--insecure]``: the command line (solo asks for its pace unless
+``--timers`` says it); ``gbmj export ID`` and ``gbmj verify FILE`` are the replay tools
 (``gbmj_tui.tools``).
 
 The language follows the locale unless ``--lang`` says otherwise. Connections are TLS,
@@ -28,7 +29,7 @@ from gbmj_tui.config import data_dir, parse_address
 from gbmj_tui.errors import ConnectError
 from gbmj_tui.i18n import lang_from_env
 from gbmj_tui.local_server import start_local_server
-from gbmj_tui.solo import ACCOUNT_FILE, Solo
+from gbmj_tui.solo import ACCOUNT_FILE, PACES, Solo
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -47,6 +48,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--db", type=Path, help="solo: the database file")
     parser.add_argument("--guest", action="store_true", help="solo: play as a guest")
+    parser.add_argument(
+        "--timers",
+        choices=tuple(PACES),
+        help="solo: the pace (relaxed, standard or off); asked at the start when not given",
+    )
     parser.add_argument("--version", action="version", version=f"gbmj {version('gbmj')}")
     args = parser.parse_args(argv)
     if args.server is not None:
@@ -93,7 +99,7 @@ def main(argv: list[str] | None = None) -> None:
     proc, port = start_local_server(args.db or where / "solo.db")
     try:
         account = None if args.guest else where / ACCOUNT_FILE
-        solo = Solo(parse_address(f"127.0.0.1:{port}"), account)
+        solo = Solo(parse_address(f"127.0.0.1:{port}"), account, pace=args.timers)
         GbmjApp(lang=lang, ascii=args.ascii, hosted=hosted, solo=solo).run()
     finally:
         proc.terminate()

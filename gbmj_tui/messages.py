@@ -31,6 +31,15 @@ class Requested(Message):
         self.reply_to = reply_to
 
 
+class JoinAsked(Message):
+    """Enter a table and take its first free seat (watch it when none is free)."""
+
+    def __init__(self, table_id: int, password: str | None = None) -> None:
+        super().__init__()
+        self.table_id = table_id
+        self.password = password
+
+
 class SignIn(Message):
     """Connect to ``server`` (over plain TCP with ``insecure``) and log in, register or
     play as a guest."""

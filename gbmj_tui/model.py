@@ -100,6 +100,7 @@ class PromptView:
     seq: int = 0
     tile: int | None = None  # the discard (or added-kong tile) on offer, for a claim
     from_seat: int | None = None  # who discarded it
+    reserve_ms: int = 0  # of ms_left, the player's time bank (docs/rules.md §2.3)
 
     @property
     def is_claim(self) -> bool:

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from rich.text import Text
 
-from gbmj_tui.i18n import N_, tile_name, tr
+from gbmj_tui.i18n import N_, tile_name, tr, wind_name
 from gbmj_tui.model import TableView, round_label
 from gbmj_tui.words import PRESENCE
 from protocol import messages as m
@@ -65,13 +65,25 @@ def event_line(view: TableView, body: m.EventBody, lang: str) -> Text | None:
         start = replace(view, prevailing_wind=body.prevailing_wind, hand_number=body.hand_number)
         start = start.with_seat(body.dealer, wind=body.seat_winds[body.dealer])
         where = round_label(start, lang)
-        return _line(
+        line = _line(
             "{round}: the dealer is {who}",
             lang,
             "bold",
             round=where,
             who=start.who(body.dealer, lang),
         )
+        if body.hand_number == 1 and view.me is not None:
+            # Seats are drawn at the start and change every round: say where the
+            # player sits now.
+            template = (
+                N_("seats drawn: you are {wind}")
+                if body.round_number == 1
+                else N_("seats changed: you are {wind}")
+            )
+            wind = wind_name(body.seat_winds[view.me], lang)
+            line.append("  ")
+            line.append_text(_line(template, lang, "bold", wind=wind))
+        return line
     return None
 
 

@@ -319,15 +319,17 @@ def on_prompt(
     timer: TimerClass,
     ms_left: int | None,
     seq: int = 0,
+    reserve_ms: int | None = None,
     **_: Any,
 ) -> TableView:
-    """The server asks the viewer to act: its legal actions and the time left.
+    """The server asks the viewer to act: its legal actions and the time left (of
+    which ``reserve_ms`` is the player's time bank).
 
     In a claim window the tile on offer and its discarder come from the table's offer.
     """
     claim = view.offer is not None and timer == TimerClass.CLAIM_WINDOW
     seat, tile = view.offer if view.offer is not None and claim else (None, None)
-    prompt = PromptView(tuple(actions), timer, ms_left or 0, seq, tile, seat)
+    prompt = PromptView(tuple(actions), timer, ms_left or 0, seq, tile, seat, reserve_ms or 0)
     me = view.viewpoint
     timer_view = None if ms_left is None else TimerView((me,), timer, ms_left, ms_left)
     return replace(view, prompt=prompt, timer=timer_view)

@@ -27,6 +27,15 @@ from protocol.vocabulary import BotLevel
 ACCOUNT_FILE = "solo-account.json"
 DEFAULT_NAME = "player"
 
+# Solo's paces (``gbmj solo --timers``, or asked at the start): relaxed by default, for a
+# new player learning the fans; standard is an online table's default (docs/rules.md §2.3).
+PACES = {
+    "relaxed": m.TimerSettings(on=True, first_discard=60, turn=30, claim_window=10, reserve=180),
+    "standard": m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5, reserve=60),
+    "off": m.TimerSettings(on=False, first_discard=30, turn=15, claim_window=5),
+}
+DEFAULT_PACE = "relaxed"
+
 
 @dataclass(frozen=True, slots=True)
 class LocalAccount:
@@ -40,6 +49,7 @@ class Solo:
 
     address: Address
     account_file: Path | None = None
+    pace: str | None = DEFAULT_PACE  # a key of PACES; None: ask the player at the start
 
 
 def local_name() -> str:
@@ -103,14 +113,16 @@ async def solo_sign_in(
     return await sign_in(m.Guest(name=None))
 
 
-SOLO_TIMERS = m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5)
-
-
-async def solo_table(request: Callable[[m.Message], Awaitable[m.Message]], *, guest: bool) -> None:
+async def solo_table(
+    request: Callable[[m.Message], Awaitable[m.Message]],
+    *,
+    guest: bool,
+    pace: str = DEFAULT_PACE,
+) -> None:
     """The solo table: created, the player at seat 0, three bots, ready. Coins move
     from the first game on (stake 1), except for a guest."""
     settings = m.TableSettings(
-        name="solo", stake=0 if guest else 1, timers=SOLO_TIMERS, rounds=1, bots_allowed=True
+        name="solo", stake=0 if guest else 1, timers=PACES[pace], rounds=1, bots_allowed=True
     )
     snapshot = await request(m.CreateTable(settings=settings))
     assert isinstance(snapshot, m.Snapshot)

@@ -183,6 +183,7 @@ def apply_prompt(view: TableView, msg: m.Prompt) -> TableView:
         timer=msg.timer,
         ms_left=msg.ms_left,
         seq=msg.seq,
+        reserve_ms=msg.reserve_ms,
     )
 
 
@@ -212,7 +213,15 @@ def apply_hand_result(view: TableView, msg: m.HandResult) -> TableView:
         ),
     )
     seats = tuple(replace(s, score=score) for s, score in zip(view.seats, msg.scores, strict=True))
-    return replace(view, seats=seats, result=result, playing=False, prompt=None, timer=None)
+    return replace(
+        view,
+        seats=seats,
+        result=result,
+        hand_number=msg.hand_number,
+        playing=False,
+        prompt=None,
+        timer=None,
+    )
 
 
 def hand_number_in_match(round_number: int, hand_number: int) -> int:

@@ -70,6 +70,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "prompt",
             "action",
             "hand_result",
+            "result_closed",
             "match_result",
             "presence",
             "timed_out",

@@ -55,7 +55,7 @@ class ErrorCode(StrEnum):
     BAD_NAME = "bad_name"  # a name the server refuses (look-alike, reserved, invisible)
     COINS_AT_STAKE = "coins_at_stake"  # seated at a stake table: coins cannot leave (no shop)
     KICKED = "kicked"  # the owner kicked this player: no seat here until the next match ends
-    MUTED = "muted"  # the host muted this account
+    MUTED = "muted"  # the host muted this account (or the table's owner, at that table)
     NO_SUCH_PLAYER = "no_such_player"
     NO_SUCH_MATCH = "no_such_match"  # no match or hand by that id, or not one you may read
     NOT_ENDED = "not_ended"  # the hand or match has not ended yet
@@ -132,7 +132,8 @@ DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.COINS_AT_STAKE: "seated at a stake table, before its match or during it, coins "
     "cannot leave the account (the stake stays covered, what you may owe stays payable)",
     ErrorCode.KICKED: "the table's owner kicked you: no seat there until its next match ends",
-    ErrorCode.MUTED: "the host muted this account: its chat lines are not sent",
+    ErrorCode.MUTED: "the host (or, at a table, its owner) muted this account: its chat "
+    "lines are not sent",
     ErrorCode.NO_SUCH_PLAYER: "no account has this name",
     ErrorCode.NO_SUCH_MATCH: "no match or hand has this id, or it is not one you may read",
     ErrorCode.NOT_ENDED: "the hand or match has not ended yet",

@@ -38,7 +38,7 @@ SALT = "5a1c9e3b7d2f4a6c8e0b1d3f5a7c9e2b"
 TOKEN = "tok_3q9XvB7kLm2PzR8w"
 SSH_KEY = "AAAAC3NzaC1lZDI1NTE5AAAAIEcdiJ7wiqXJ656BjKjqwTzBJh++TeQSiSzoAnG5sXPr"
 SSH_FINGERPRINT = "SHA256:7qbZsuw9GlTI+4Hle+JCg+q+rdSxbjNMvC+4VIyr6B8"
-TIMERS = m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5)
+TIMERS = m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5, reserve=60)
 SETTINGS = m.TableSettings(name="东风局", stake=10, timers=TIMERS, rounds=4, bots_allowed=True)
 PROFILE = m.Profile(name="alice", guest=False, coins=10_000, rating=300, level=3)
 TABLE = m.TableInfo(
@@ -210,7 +210,8 @@ MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
             m.ActionChoice(kind=ActionKind.PASS),
         ),
         timer=TimerClass.CLAIM_WINDOW,
-        ms_left=4_800,
+        ms_left=34_800,
+        reserve_ms=30_000,
     ),
     m.Action(id=16, table_id=7, seq=58, kind=ActionKind.CHOW, tile=T.S1),
     m.HandResult(
@@ -233,7 +234,9 @@ MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
         wall_order=WALL,
         salt=SALT,
         commitment=COMMITMENT,
+        next_hand_ms=30_000,
     ),
+    m.ResultClosed(id=17, table_id=7),
     m.MatchResult(
         table_id=7,
         match_id=88,

@@ -222,6 +222,12 @@ class TimerSettings(Record):
     first_discard: int = field(Int(5, 600), "the dealer's first discard")
     turn: int = field(Int(3, 600), "every later turn")
     claim_window: int = field(Int(1, 120), "claiming a discard")
+    reserve: int | None = field(
+        Optional(Int(0, 3600)),
+        "each player's time bank for the match: a decision that outlasts its own clock "
+        "draws on it, and what it used is gone (absent: no reserve)",
+        default=None,
+    )
 
 
 @record
@@ -260,6 +266,12 @@ class TableSettings(Record):
         Optional(Bool()),
         "the coach: each player's client may show hints from that player's own view "
         "(default: on at free tables; a stake table refuses it, coach_not_allowed)",
+        default=None,
+    )
+    result_pause: int | None = field(
+        Optional(Int(0, 600)),
+        "seconds the next hand waits for the players still reading the last hand's "
+        "result (default: the host's ``hand_pause``)",
         default=None,
     )
 
@@ -890,6 +902,11 @@ class Prompt(Message):
     actions: tuple[ActionChoice, ...] = field(ListOf(Struct(ActionChoice), 64, 1))
     timer: TimerClass = field(Choice(TimerClass))
     ms_left: int | None = field(Optional(MS_LEFT), "absent when the table is untimed", default=None)
+    reserve_ms: int | None = field(
+        Optional(MS_LEFT),
+        "the part of ``ms_left`` that is the seat's time bank (absent: none left)",
+        default=None,
+    )
 
 
 @message("action", "client", "ok")
@@ -946,9 +963,17 @@ class HandResult(Message):
     )
     next_hand_ms: int | None = field(
         Optional(MS_LEFT),
-        "when the next hand starts by itself; absent after the last hand",
+        "when the next hand starts by itself, unless every player reading the result "
+        "closes it before (``result_closed``); absent after the last hand",
         default=None,
     )
+
+
+@message("result_closed", "client", "ok")
+class ResultClosed(Message):
+    """The player has read the hand's result: the next hand need not wait for them."""
+
+    table_id: int = field(TABLE_ID)
 
 
 @message("match_result", "server")

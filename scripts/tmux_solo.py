@@ -78,7 +78,7 @@ def main() -> int:
     # the language follows the locale unless said: the checks below read Chinese, or
     # English with --ascii
     flags = "--ascii --lang en" if args.ascii else "--lang zh"
-    command = f"uv run python -m gbmj_tui solo {flags} --db {shlex.quote(str(db))}"
+    command = f"uv run python -m gbmj_tui solo {flags} --timers relaxed --db {shlex.quote(str(db))}"
     tmux("kill-session", "-t", SESSION)
     tmux("new-session", "-d", "-s", SESSION, "-x", str(width), "-y", str(height), command)
     check = Check(captures)

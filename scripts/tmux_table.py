@@ -8,16 +8,16 @@ certificate made beside it) and the client in a detached tmux session of the giv
 size, then: registers on the connect screen, the first connection saying it pinned the
 server's certificate; creates
 a table (``n``, Enter) and checks the owner is named on it; opens the seats (``b``),
-fills them with bots (``f``); goes back to the lobby (Esc) and joins the table again
+fills them with bots (``f``); goes back to the lobby (Esc twice: a seat) and joins the table again
 (``j``): the seats dialog still offers the owner's keys and the status line names the
 owner; gets ready (``r``): the deal; discards by keys and passes claims until the
 action line has shown a few actions; closes the connection from the server's side
 (``ss -K``, which needs root): the reconnect banner shows and the client comes back to
 its seat with its hand; plays on to the hand's result, which says the wall is verified
-and stays until Enter; the next hand starts; the replay of the hand just played (``v``)
-from its result. Then puts the seat on auto-play (``a``) and closes each hand's result
-until the match's standings come, after the last hand's; leaves for the lobby (Esc),
-opens the history
+and stays until Enter, the next hand waiting for it (a countdown); Enter deals it; the
+replay of the hand just played (``v``) from its result. Then puts the seat on auto-play
+(``a``) and closes each hand's result until the match's standings come, after the last
+hand's; leaves for the lobby (Esc twice), opens the history
 (``h``): the match, its hands (Enter), a hand replayed (Enter): stepped with the arrows,
 turned face up (``f``), its end (End) with the result over the board, written to a file
 (``x``). Every capture is saved in DIR. Needs tmux and ss. Exit status 0 when everything
@@ -50,7 +50,8 @@ WORDS = {
         "lobby": "New table",
         "waiting": "Waiting: four seated",
         "discarded": "discarded",
-        "started": "The next hand has started",
+        "countdown": "once everyone has closed this",
+        "hand 2": "East round, hand 2",
         "fill": "Fill with bots",
         "pinned": "is now pinned in",
         "new server": "New server",
@@ -73,7 +74,8 @@ WORDS = {
         "lobby": "新建牌桌",
         "waiting": "等待开局: 坐满四人",
         "discarded": "打出",
-        "started": "下一盘已开始",
+        "countdown": "所有人都关闭结果后",
+        "hand 2": "东风圈 第2盘",
         "fill": "空位全加机器人",
         "pinned": "已记在",
         "new server": "新的服务器",
@@ -173,7 +175,7 @@ def flat(screen: str) -> str:
 
 def history(words: dict[str, str], check: Check, where: Path) -> None:
     """Leave the table for the lobby; the history, the match, a hand replayed, exported."""
-    keys("Escape", pause=0.5)  # the match is over: no escape to confirm
+    keys("Escape", "Escape", pause=0.5)  # leaving the seat asks: twice
     screen = wait_for(words["lobby"], 15)
     keys("h", pause=1.0)
     screen = wait_for(re.escape(words["history"]), 10)
@@ -213,7 +215,7 @@ def main() -> int:
     captures = args.captures or Path(tempfile.mkdtemp(prefix="gbmj-tmux-"))
     captures.mkdir(parents=True, exist_ok=True)
     where = Path(tempfile.mkdtemp(prefix="gbmj-table-"))
-    (where / "server.toml").write_text("bot_delay = 0.2\nhand_pause = 3.0\n")
+    (where / "server.toml").write_text("bot_delay = 0.2\nhand_pause = 30.0\n")
     server, port = start_local_server(where / "gbmj.db", where / "server.toml", tls=True)
     home = shlex.quote(str(where / "config"))  # a first start: no remembered name
     # From its own folder, where an exported hand is written.
@@ -250,7 +252,7 @@ def main() -> int:
         keys("Escape")
         screen = wait_for(words["waiting"], 5)
         check.expect(screen.count("bot-") >= 3, "three bots seated", screen)
-        keys("Escape", pause=1.0)  # to the lobby: the table waits for its owner
+        keys("Escape", "Escape", pause=1.0)  # to the lobby (a seat: asked, so twice)
         screen = wait_for(words["lobby"], 10)
         kept = re.search(r"^\s*1\s+my table|^\s*1\s+我的牌桌", screen, re.M) is not None
         check.expect(kept, "the table stays while its owner is in the lobby", screen)
@@ -290,12 +292,13 @@ def main() -> int:
         screen = play_until(words, words["result"], 900)
         check.expect(True, "the hand's result", screen)
         check.expect(words["wall"] in flat(screen), "the result says the wall is verified", screen)
-        time.sleep(5)  # longer than the pause between hands
+        time.sleep(5)
         screen = capture()
         check.expect(
             re.search(words["result"], screen) is not None, "the result waits for a key", screen
         )
-        check.expect(words["started"] in screen, "it says the next hand has started", screen)
+        held = words["countdown"] in flat(screen) and words["hand 2"] not in screen
+        check.expect(held, "the next hand waits for the result, counting down", screen)
         keys("v", pause=1.0)  # the replay of the hand just played
         screen = wait_for(re.escape(words["step"].format(n=0)), 10)
         check.expect(words["mine"] in screen, "the replay starts from the player's view", screen)
@@ -305,6 +308,8 @@ def main() -> int:
         keys("Enter", pause=1.0)
         screen = capture()
         check.expect(re.search(words["result"], screen) is None, "Enter closes it", screen)
+        screen = wait_for(words["hand 2"], 10)  # its reader done, the next hand is dealt
+        check.expect(True, "closing the result deals the next hand", screen)
         # The rest of the match on auto-play (托管): every hand's result waits for a key,
         # the last one before the match's standings.
         keys("a", pause=1.0)

@@ -148,6 +148,17 @@ async def action(services: Services, conn: Connection, request: m.Action) -> Non
     metrics.action_answered(trio.current_time() - arrived)  # its events are out too
 
 
+@handlers.on(m.ResultClosed)
+async def result_closed(services: Services, conn: Connection, request: m.ResultClosed) -> None:
+    actor = at_table(services, conn, request.table_id)
+
+    def closed(table: Table) -> None:
+        if isinstance(table.play, Play):  # after the last hand nothing waits: ok all the same
+            table.play.result_closed(conn)
+
+    await actor.request(conn, request.id, closed)
+
+
 @handlers.on(m.ArmTimerExtension)
 async def arm_timer_extension(
     services: Services, conn: Connection, request: m.ArmTimerExtension

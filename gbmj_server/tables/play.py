@@ -10,9 +10,14 @@ auto-play (§2.4). A disconnected player keeps the seat and the clocks: at an un
 table their decisions get ``offline_grace`` seconds. With no human of the match
 connected the match holds, for the abandon grace at most.
 
+Each human also has a reserve for the match (the time bank): a deadline is the
+decision's own clock plus what is left of it, and an overrun is taken from it.
+
 Every step is written to the journal before its events go out (``_apply``), each event
 to every member in that member's form with the table's next seq, each form encoded
-once. After a hand: ``settle``; after the match: the standings and back to the room.
+once. After a hand: ``settle``, then the next hand waits for the players reading the
+result (``result_closed``), the table's pause at most (§2.3); after the match: the
+standings and back to the room.
 """
 
 from __future__ import annotations
@@ -34,7 +39,14 @@ from gbmj_server.net.errors import RequestError
 from gbmj_server.storage.matches import ActionDone
 from gbmj_server.tables import items, settle
 from gbmj_server.tables.seat import STAND_IN_LEVEL, Seat, bot_participant
-from gbmj_server.tables.settings import auto_play_after, offline_grace, public_history, seconds
+from gbmj_server.tables.settings import (
+    auto_play_after,
+    offline_grace,
+    public_history,
+    reserve,
+    result_pause,
+    seconds,
+)
 from gbmj_server.tables.state import MatchState
 from gbmj_server.tables.table import Table
 from gbmj_server.tables.wire import event_frame, game_view, prompt_frame
@@ -59,6 +71,11 @@ class Play:
         self.st = state
         self.decision: tuple[object, ...] | None = None
         self.deadlines: dict[int, float] = {}  # engine seat -> deadline of its decision
+        # Time banks (§2.3): a decision's own clock ends at ``base_due``; its deadline
+        # adds what is left of the player's reserve, and the overrun is taken from it.
+        self.base_due: dict[int, float] = {}  # engine seat -> end of the decision's clock
+        self.banks: dict[str, float] = {}  # player name -> reserve left for the match
+        self.reading: set[int] = set()  # slots whose player still reads the hand's result
         self.bot_due = NOW  # when bots and auto-play may act on this decision
         self.prompted: dict[int, int] = {}  # engine seat -> seq of its open prompt
         self.pause_until: float | None = None  # between two hands
@@ -131,7 +148,7 @@ class Play:
             self.hold_until = None
             self.decision = None
         if hand is None:
-            if self.pause_until is not None and now < self.pause_until:
+            if self.pause_until is not None and now < self.pause_until and self._reading():
                 return False
             if any(s is None for s in table.seats):  # a seat waits for a new player
                 return False
@@ -203,11 +220,25 @@ class Play:
         self.bot_due = now + self.ctx.bot_delay
         assert hand.timer is not None
         length = seconds(self.table.settings, hand.timer)
+        self.base_due = {} if length is None else {s: now + length for s in hand.to_act}
         self.deadlines = {s: self._deadline(s, length, now) for s in hand.to_act}
+
+    def _bank(self, s: int) -> float:
+        """What is left of the reserve of the player in engine seat ``s``."""
+        seat = self.seat_at(s)
+        if seat.is_bot:
+            return 0.0
+        return self.banks.get(seat.holder.name, reserve(self.table.settings))
+
+    def _charge(self, s: int, now: float) -> None:
+        """Seat ``s`` acts (or timed out) at ``now``: its overrun comes off its reserve."""
+        due = self.base_due.pop(s, None)
+        if due is not None and now > due and not self.seat_at(s).is_bot:
+            self.banks[self.seat_at(s).holder.name] = max(0.0, self._bank(s) - (now - due))
 
     def _deadline(self, s: int, length: float | None, now: float) -> float:
         if length is not None:
-            return now + length
+            return now + length + self._bank(s)
         seat = self.seat_at(s)
         if not seat.connected and not seat.automatic:
             return now + offline_grace(self.table.settings)
@@ -238,6 +269,7 @@ class Play:
         seat = self.seat_at(s)
         own_turn = hand.phase is Phase.TURN
         if own_turn and seat.extension_armed and await items.fire_extension(self.table, self.st, s):
+            self._charge(s, trio.current_time())  # the reserve ran out before it fired
             self.deadlines[s] += items.EXTENSION_SECONDS
             self.prompted.pop(s, None)  # prompted again with the new time
             self.table.broadcast(
@@ -259,9 +291,14 @@ class Play:
         conn = self.seat_at(s).conn
         if conn is None or hand.timer is None:
             return
-        conn.send_frame(
-            prompt_frame(table.id, table.seq, hand.legal_actions(s), hand.timer, self._ms_left(s))
+        ms_left = self._ms_left(s)
+        reserve_ms = None
+        if ms_left is not None and s in self.base_due:
+            reserve_ms = min(ms_left, round(self._bank(s) * 1000))
+        frame = prompt_frame(
+            table.id, table.seq, hand.legal_actions(s), hand.timer, ms_left, reserve_ms
         )
+        conn.send_frame(frame)
 
     def _ms_left(self, s: int | None) -> int | None:
         hand = self.st.hand
@@ -269,8 +306,12 @@ class Play:
             return None
         if s is not None and s in self.deadlines:
             deadline = self.deadlines[s]
-        else:  # the viewer decides nothing now: the clock of those who do
-            deadline = min((self.deadlines.get(x, math.inf) for x in hand.to_act), default=math.inf)
+        else:  # the viewer decides nothing now: the clock of those who do (without
+            # their reserves, which would tell who may claim)
+            deadline = min(
+                (self.base_due.get(x, self.deadlines.get(x, math.inf)) for x in hand.to_act),
+                default=math.inf,
+            )
         if math.isinf(deadline):
             return None
         return max(0, round((deadline - trio.current_time()) * 1000))
@@ -281,6 +322,7 @@ class Play:
         st = self.st
         hand = st.hand
         assert hand is not None and st.match_id is not None
+        self._charge(s, trio.current_time())
         events = hand.apply(s, action)
         ms = round((trio.current_time() - st.hand_started) * 1000)
         st.times.append(ms)
@@ -369,9 +411,12 @@ class Play:
             conn.send(self.snapshot(conn))
 
     async def _hand_over(self) -> None:
-        self.pause_until = trio.current_time() + self.ctx.hand_pause
+        pause = result_pause(self.table.settings, self.ctx.hand_pause)
+        self.pause_until = trio.current_time() + pause
+        seats = self.table.seats
+        self.reading = {slot for slot, seat in enumerate(seats) if seat and not seat.is_bot}
         self.decision = None
-        self.deadlines = {}
+        self.deadlines, self.base_due = {}, {}
         if await settle.hand_over(self.table, self.st) or self._time_called():
             await self._end(MatchEnd.FINISHED)
 
@@ -397,6 +442,22 @@ class Play:
             log.exception("table %s: the match could not even be ended", self.table.id)
             self.ended = True
             self.table.match_over()
+
+    # -- between hands -------------------------------------------------------------------
+    def _reading(self) -> bool:
+        """Someone holds the next hand: a connected player, not on auto-play, who has
+        not closed the last hand's result (§2.3)."""
+        seats = self.table.seats
+        return any(
+            (seat := seats[slot]) is not None and seat.connected and not seat.automatic
+            for slot in self.reading
+        )
+
+    def result_closed(self, conn: Connection) -> None:
+        """The player has read the result: the next hand waits for them no longer."""
+        slot = self.table.slot_of(conn)
+        if slot is not None:
+            self.reading.discard(slot)
 
     # -- what members receive ----------------------------------------------------------
     def publish(self, events: list[Event]) -> None:
@@ -487,6 +548,7 @@ class Play:
         seat = self.table.seats[slot]
         assert seat is not None
         seat.counted = None  # its tile counts, if a counter runs, are sent again
+        self.reading.discard(slot)  # a client coming back is not shown the result again
         s = self.st.match.seat_of(slot)
         self.prompted.pop(s, None)
         if self._untimed_decision(s):

@@ -14,10 +14,12 @@ from protocol.vocabulary import TimerClass, WhenBroke
 AUTO_PLAY_AFTER = 2  # own-turn timeouts in a row that put a seat on auto-play
 OFFLINE_GRACE = 30  # seconds a disconnected player's decision waits at an untimed table
 
+RESERVE = 60  # seconds of time bank a player has for a match, by default (§2.3)
+
 DEFAULT = m.TableSettings(
     name="table",
     stake=0,
-    timers=m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5),
+    timers=m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5, reserve=RESERVE),
     rounds=4,
     bots_allowed=True,
 )
@@ -42,6 +44,17 @@ def seconds(settings: m.TableSettings, timer: TimerClass) -> float | None:
     if not timers.on:
         return None
     return float(getattr(timers, timer.value))
+
+
+def reserve(settings: m.TableSettings) -> float:
+    """Each player's time bank for the match, in seconds (none when timers are off)."""
+    timers = settings.timers
+    return float(timers.reserve or 0) if timers.on else 0.0
+
+
+def result_pause(settings: m.TableSettings, host_pause: float) -> float:
+    """Seconds the next hand waits for players still reading the result (§2.3)."""
+    return host_pause if settings.result_pause is None else float(settings.result_pause)
 
 
 def when_broke(settings: m.TableSettings) -> WhenBroke:

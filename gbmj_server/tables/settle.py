@@ -22,7 +22,7 @@ from gbmj_server.profiles import profile
 from gbmj_server.storage.ledger import Payment
 from gbmj_server.storage.logs import write_log
 from gbmj_server.tables.seat import STAND_IN_LEVEL, Participant, Seat, bot_participant
-from gbmj_server.tables.settings import when_broke
+from gbmj_server.tables.settings import result_pause, when_broke
 from gbmj_server.tables.state import MatchState
 from gbmj_server.tables.table import Table
 from protocol import messages as m
@@ -39,6 +39,7 @@ async def hand_over(table: Table, st: MatchState) -> bool:
     slots = [match.player_at(s) for s in range(4)]  # the hand's seating
     holders = [_holder(table, st, slot) for slot in slots]  # an escaper still pays
     stake = table.settings.stake
+    pause = result_pause(table.settings, table.ctx.hand_pause)
     owed = hand_payments(result.points, stake, result.winner, result.escaper)
     payments = [
         Payment(
@@ -135,7 +136,7 @@ async def hand_over(table: Table, st: MatchState) -> bool:
             salt=hand.wall.salt.hex(),
             commitment=hand.wall.commitment,
             coins=tuple(coins) if stake else None,
-            next_hand_ms=None if match.finished else round(table.ctx.hand_pause * 1000),
+            next_hand_ms=None if match.finished else round(pause * 1000),
         )
     )
     winner = holders[result.winner] if result.winner is not None else None

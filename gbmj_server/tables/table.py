@@ -391,13 +391,13 @@ class Table:
         return await purchase()
 
     def chat(self, conn: Connection, text: str) -> None:
-        """A table chat line to every member who has not muted its sender (nobody, when
-        the owner muted the sender here)."""
+        """A table chat line to every member who has not muted its sender; refused
+        (and so told to the sender) when the owner muted them here."""
         self.require_member(conn)
         sender = conn.account_id
         assert sender is not None
         if sender in self.muted:
-            return
+            raise RequestError(ErrorCode.MUTED, "the table's owner muted you here")
         frame = encode(m.Chat(channel=Channel.TABLE, table_id=self.id, sender=conn.name, text=text))
         for member in self.members:
             if sender not in member.mutes:

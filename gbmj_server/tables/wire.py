@@ -34,7 +34,12 @@ def event_frame(table_id: int, seq: int, event: Event) -> bytes:
 
 
 def prompt_frame(
-    table_id: int, seq: int, actions: tuple[Action, ...], timer: TimerClass, ms_left: int | None
+    table_id: int,
+    seq: int,
+    actions: tuple[Action, ...],
+    timer: TimerClass,
+    ms_left: int | None,
+    reserve_ms: int | None = None,
 ) -> bytes:
     """One ``prompt`` frame: the seat's legal ``actions`` at the table's ``seq``."""
     wire: dict[str, Any] = {
@@ -46,6 +51,8 @@ def prompt_frame(
     }
     if ms_left is not None:
         wire["ms_left"] = ms_left
+    if reserve_ms:
+        wire["reserve_ms"] = reserve_ms
     if CHECK_OUTGOING:
         m.Message.from_wire(wire)
     return encode_map(wire, "prompt")

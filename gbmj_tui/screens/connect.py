@@ -61,8 +61,9 @@ class ConnectScreen(Screen[None]):
                 disabled=self.fixed,
             )
             others = [s for s in self.config.servers if s != self.server][:3]
-            if others and not self.fixed:
-                yield Static(Text("  " + "  ".join(others)), classes="hint")
+            if others and not self.fixed:  # said what it is: a bare address reads as a field
+                words = tr("Other servers: {servers}", lang).format(servers="  ".join(others))
+                yield Static(Text(words), classes="hint")
             plain = self.insecure or self.server in self.config.insecure
             label = tr("Plain TCP, no TLS (--insecure)", lang)
             toggle = Toggle(label, plain, id="insecure", ascii=self.ascii)

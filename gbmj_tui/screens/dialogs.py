@@ -1,5 +1,5 @@
 """Small modal dialogs: a table's settings (to create one, or the owner's changes before
-the match), a table's password, a yes-or-no question."""
+the match), a table's password, a yes-or-no question, solo's pace."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, OptionList, Select, Static
+from textual.widgets.option_list import Option
 
 from gbmj_tui.i18n import N_, tr
 from gbmj_tui.widgets.toggle import Toggle
@@ -20,7 +21,7 @@ from protocol.errors import ProtocolError
 
 STAKES = m.STAKES[:13]
 ROUNDS = (1, 2, 3, 4)
-DEFAULT_TIMERS = m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5)
+DEFAULT_TIMERS = m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5, reserve=60)
 DEFAULT_SETTINGS = m.TableSettings(
     name=N_("my table"), stake=0, timers=DEFAULT_TIMERS, rounds=1, bots_allowed=True
 )
@@ -76,6 +77,13 @@ class SettingsDialog(ModalScreen[TableRequest | None]):
                 yield Label(tr("claim", lang))
                 yield Input(str(t.claim_window), id="t-claim", max_length=3, type="integer")
             with Horizontal(classes="row"):
+                yield Label(tr("reserve a match (s)", lang))
+                yield Input(str(t.reserve or 0), id="t-reserve", max_length=4, type="integer")
+                yield Label(tr("pause after a hand (s)", lang))
+                pause = "" if s.result_pause is None else str(s.result_pause)
+                default = tr("host's", lang)  # blank: the host's hand_pause
+                yield Input(pause, id="t-pause", max_length=3, type="integer", placeholder=default)
+            with Horizontal(classes="row"):
                 yield Toggle(
                     tr("Bots allowed", lang), s.bots_allowed, id="t-bots", ascii=self.ascii
                 )
@@ -86,13 +94,13 @@ class SettingsDialog(ModalScreen[TableRequest | None]):
                 yield Label(tr("Password", lang))
                 yield Input(id="t-password", password=True, max_length=64, compact=True)
             with Horizontal(classes="row"):
-                word = "Save" if self.editing else "Create"
-                yield Button(tr(word, lang), id="create", variant="primary", compact=True)
+                word = tr("Save" if self.editing else "Create", lang)  # both in the catalog
+                yield Button(word, id="create", variant="primary", compact=True)
                 yield Button(tr("Cancel", lang), id="cancel", compact=True)
             yield Static("", id="dialog-error")
 
     def on_mount(self) -> None:
-        for field_id in ("#t-first", "#t-turn", "#t-claim"):
+        for field_id in ("#t-first", "#t-turn", "#t-claim", "#t-reserve", "#t-pause"):
             self.query_one(field_id, Input).compact = True
 
     @on(Button.Pressed, "#cancel")
@@ -114,8 +122,12 @@ class SettingsDialog(ModalScreen[TableRequest | None]):
                 first_discard=self._number("#t-first", 30),
                 turn=self._number("#t-turn", 15),
                 claim_window=self._number("#t-claim", 5),
+                reserve=self._number("#t-reserve", 0),
             )
-            settings = m.TableSettings(
+            pause = self.query_one("#t-pause", Input).value.strip()
+            settings = replace(
+                self.settings,  # what the dialog does not show stays as it was
+                result_pause=int(pause) if pause.isdigit() else None,
                 name=self.query_one("#t-name", Input).value.strip() or tr("table", self.lang),
                 stake=stake if isinstance(stake, int) else 0,
                 timers=timers,
@@ -189,3 +201,37 @@ class Confirm(ModalScreen[bool]):
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
+
+
+PACE_WORDS = {
+    "relaxed": N_("Relaxed: 60 s for the first discard, 30 s a turn, 10 s a claim, 3 min reserve"),
+    "standard": N_("Standard: 30 s, 15 s a turn, 5 s a claim, 1 min reserve"),
+    "off": N_("No timers: take all the time you like"),
+}
+
+
+class PaceDialog(ModalScreen[str | None]):
+    """Solo's pace, asked once at the start (``gbmj solo --timers`` skips it)."""
+
+    CSS_PATH = "../styles/app.tcss"
+
+    def __init__(self, lang: str) -> None:
+        super().__init__()
+        self.lang = lang
+
+    def compose(self) -> ComposeResult:
+        options = [Option(tr(words, self.lang), id=pace) for pace, words in PACE_WORDS.items()]
+        with Vertical(id="confirm-box"):
+            yield Static(tr("How fast do you want to play?", self.lang), id="confirm-question")
+            yield OptionList(*options, id="pace")
+            yield Label(tr("arrows: choose   Enter: play", self.lang), classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#confirm-box").border_title = tr("Pace", self.lang)
+        paces = self.query_one(OptionList)
+        paces.highlighted = 0
+        paces.focus()
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id or "relaxed")

@@ -47,7 +47,8 @@ def signed(value: int | None) -> str:
 def match_row(s: m.MatchSummary, lang: str) -> tuple[Text, ...]:
     """A match's cells: every one plain text (names and table names are not markup)."""
     date = when(s.started_at) + ("" if s.ended_at is not None else " " + tr("(playing)", lang))
-    rank = "-" if s.rank is None else str(s.rank)
+    # Those who left a match are ranked after its four seats: no "5 of 4".
+    rank = "-" if s.rank is None else str(s.rank) if s.rank <= 4 else tr("left early", lang)
     cells = (
         date,
         s.table_name,

@@ -27,6 +27,7 @@ from textual.widgets.data_table import RowDoesNotExist
 from gbmj_tui.i18n import N_, tr
 from gbmj_tui.messages import (
     FollowLobby,
+    JoinAsked,
     LinkState,
     LobbyChanged,
     MuteAsked,
@@ -60,9 +61,10 @@ SPEAKERS = 30  # chat senders remembered, to mute one
 def table_row(t: m.TableInfo, lang: str) -> tuple[Text, ...]:
     """The cells of a table's row: every one plain text (a name may hold brackets)."""
     s = t.settings
-    timers = (
-        f"{s.timers.first_discard}/{s.timers.turn}/{s.timers.claim_window}" if s.timers.on else "-"
-    )
+    clock = s.timers
+    timers = f"{clock.first_discard}/{clock.turn}/{clock.claim_window}" if clock.on else "-"
+    if clock.on and clock.reserve:
+        timers += f"+{clock.reserve}"  # the reserve of each player for the match
     taken = sum(1 for seat in t.seats if seat.name)
     cells = (
         str(t.table_id),
@@ -246,14 +248,18 @@ class LobbyScreen(Screen[None]):
         self._enter(self.selected, spectate=True)
 
     def _enter(self, table: m.TableInfo | None, *, spectate: bool) -> None:
-        """Join or watch ``table``, asking for its password first if it has one."""
+        """Sit at ``table`` (its first free seat; watch it when none is free) or watch
+        it, asking for its password first if it has one."""
         if table is None:
             return
-        kind = m.Spectate if spectate else m.JoinTable
 
         def entered(password: str | None) -> None:
-            if password is not None or not table.has_password:
-                self.post_message(Requested(kind(table_id=table.table_id, password=password)))
+            if password is None and table.has_password:
+                return
+            if spectate:
+                self.post_message(Requested(m.Spectate(table_id=table.table_id, password=password)))
+            else:
+                self.post_message(JoinAsked(table.table_id, password))
 
         if table.has_password:
             self.app.push_screen(PasswordPrompt(table.settings.name, self.lang), entered)

@@ -1,9 +1,10 @@
 """The hand's end: every hand revealed, the winning tile set apart and named, the fan
 table, each seat's points and score; and the match's standings.
 
-The result waits for the player (Enter, Space or Esc); when the table's next hand is
-timed it counts down to it, and says when the next hand has started underneath. The
-app shows the match's standings only after the last hand's result is closed.
+The result waits for the player (Enter, Space or Esc): the next hand is not dealt until
+every player at the table has closed it, or the table's pause has passed (it counts
+down to that). Results left unread are shown in the order played (the app queues
+them), and the match's standings only after the last hand's result is closed.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from textual.widgets import Static
 
 from gbmj_tui.i18n import N_, tr, trp
 from gbmj_tui.messages import ReplayAsked
-from gbmj_tui.model import TableView
+from gbmj_tui.model import TableView, round_label
 from gbmj_tui.tiles import TileStyle, tile_text
 from gbmj_tui.widgets.coach import coach_allowed
 from gbmj_tui.widgets.fans import fan_table
@@ -50,9 +51,14 @@ def result_heading(view: TableView, lang: str) -> Text:
     return out
 
 
-def revealed_hands(view: TableView, style: TileStyle, lang: str) -> Group:
-    """Each seat on two lines: wind, name, the hand's points and the match score; then
-    the concealed tiles, the winning tile set apart and named, the melds."""
+def revealed_hands(
+    view: TableView, style: TileStyle, lang: str, *, spaced: bool = True, wide: bool = True
+) -> Group:
+    """Each seat on two lines: wind, name, the hand's points and the match score
+    (underlined, where one seat's lines start); then the concealed tiles, the winning
+    tile set apart and named, the melds. ``spaced``: a blank line between seats too;
+    ``wide``: room for a gap between Chinese tile faces."""
+    gap = wide and style is TileStyle.CJK
     r = view.result
     assert r is not None
     lines: list[Text] = []
@@ -60,7 +66,8 @@ def revealed_hands(view: TableView, style: TileStyle, lang: str) -> Group:
         s = seat.seat
         points = r.points[s] if s < len(r.points) else 0
         score = r.scores[s] if r.scores else seat.score
-        head = Text(view.who(s, lang), style="bold")
+        head = Text()
+        head.append(view.who(s, lang), style="bold underline")
         head.append(f"   {points:+d}", style="bold green" if points > 0 else "bold")
         head.append("   (" + tr("score {score}", lang).format(score=score) + ")")
         if r.coins is not None and s < len(r.coins):
@@ -78,12 +85,16 @@ def revealed_hands(view: TableView, style: TileStyle, lang: str) -> Group:
         line = Text("  ")
         for tile in tiles:
             line.append_text(tile_text(tile, style))
+            if gap:
+                line.append(" ")  # Chinese faces have no gap of their own: 二万 三万
         for meld in r.melds[s] if s < len(r.melds) else ():
             line.append(" ")
             line.append_text(meld_text(meld, style))
         if won and r.win_tile is not None:
             line.append("   " + tr("won on", lang) + " ", style="bold yellow")
             line.append_text(tile_text(r.win_tile, style, marked=True))
+        if lines and spaced:
+            lines.append(Text(""))  # hands do not run together
         lines.extend((head, line))
     return Group(*lines)
 
@@ -145,8 +156,13 @@ class ResultScreen(ModalScreen[None]):
         self.started = False  # the next hand has started underneath
 
     def compose(self) -> ComposeResult:
-        parts: list[RenderableType] = [result_heading(self.view, self.lang)]
-        parts.append(revealed_hands(self.view, self.tile_style, self.lang))
+        heading = Text(round_label(self.view, self.lang) + "  ", style="dim")
+        heading.append_text(result_heading(self.view, self.lang))
+        parts: list[RenderableType] = [heading]
+        spaced = self.app.size.height >= 30  # at 80x24 the fans come first
+        wide = self.app.size.width >= 100
+        hands = revealed_hands(self.view, self.tile_style, self.lang, spaced=spaced, wide=wide)
+        parts.append(hands)
         r = self.view.result
         if r is not None and r.outcome == "win":
             parts.append(fan_table(r.fans, style=self.tile_style, lang=self.lang))
@@ -165,15 +181,25 @@ class ResultScreen(ModalScreen[None]):
         self.started = True
         self._tick()
 
+    def superseded(self) -> None:
+        """A newer hand's result waits behind this one: what comes next is told there."""
+        self.next_at = None
+        self.started = False
+        if self.is_mounted:
+            self._tick()
+
     def _tick(self) -> None:
         if self.started:
             line = Text(tr("The next hand has started: Enter to play", self.lang), style="bold")
         elif self.next_at is not None:
             left = max(self.next_at - time.monotonic(), 0)
-            line = Text(tr("Next hand in {seconds:.0f} s", self.lang).format(seconds=left))
+            words = tr("Next hand in {seconds:.0f} s, or once everyone has closed this", self.lang)
+            line = Text(words.format(seconds=left))
         else:
             line = Text("")
-        self.query_one("#next-hand", Static).update(line)
+        shown = self.query_one("#next-hand", Static)
+        shown.display = bool(line.plain)  # no empty line where room is short
+        shown.update(line)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "replay":

@@ -2,10 +2,10 @@
 
 Opened with ``b`` at a table whose match has not started. One row per seat: who sits
 there, a bot's level, ready or not. Enter takes the selected empty seat (moving there
-from another); the owner adds a bot of a level with ``1`` ``2`` ``3`` (easy, normal,
-hard), fills every empty seat with ``f``, and removes the bot or the player of the
-selected seat with ``d``. The dialog follows the table's view as it changes; a refusal
-is shown in it.
+from another; ``s`` too, as the dialog says); the owner adds a bot of a level with
+``1`` ``2`` ``3`` (easy, normal, hard), fills every empty seat with ``f``, and removes
+the bot or the player of the selected seat with ``d`` (a person once the owner says
+yes). The dialog follows the table's view as it changes; a refusal is shown in it.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Static
 from gbmj_tui.i18n import N_, tr, wind_name
 from gbmj_tui.messages import Refused, Requested
 from gbmj_tui.model import TableView
+from gbmj_tui.screens.dialogs import Confirm
 from gbmj_tui.widgets.keybar import KeyBar
 from gbmj_tui.words import BOT_LEVELS
 from protocol import messages as m
@@ -32,7 +33,8 @@ LEVEL_KEYS = {"1": BotLevel.EASY, "2": BotLevel.NORMAL, "3": BotLevel.HARD}
 class SeatsDialog(ModalScreen[None]):
     CSS_PATH = "../styles/app.tcss"
     BINDINGS = [  # noqa: RUF012
-        Binding("enter", "sit", N_("Sit here")),
+        Binding("s", "sit", N_("Sit here")),
+        Binding("enter", "sit", N_("Sit here"), show=False),
         Binding("1", "bot('1')", N_("Easy bot")),
         Binding("2", "bot('2')", N_("Normal bot")),
         Binding("3", "bot('3')", N_("Hard bot")),
@@ -51,7 +53,7 @@ class SeatsDialog(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="seats-box"):
             yield DataTable(id="seat-list", cursor_type="row")
-            yield Static("", id="seats-note")
+            yield Static(self._hint(), id="seats-note")
         yield KeyBar(self.lang)
 
     def on_mount(self) -> None:
@@ -82,6 +84,9 @@ class SeatsDialog(ModalScreen[None]):
             table.add_row(Text(wind_name(seat.wind, lang)), who, Text(ready))
         table.move_cursor(row=min(max(row, 0), 3))
 
+    def _hint(self) -> Text:
+        return Text(tr("Choose a seat with the arrows, then Enter or s to sit", self.lang), "dim")
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("bot", "fill", "remove"):
             return self.owner
@@ -91,7 +96,7 @@ class SeatsDialog(ModalScreen[None]):
         return self.query_one(DataTable).cursor_row
 
     def _request(self, request: m.Message) -> None:
-        self.query_one("#seats-note", Static).update("")
+        self.query_one("#seats-note", Static).update(self._hint())
         self.post_message(Requested(request, reply_to=self))
 
     @on(Refused)
@@ -128,8 +133,15 @@ class SeatsDialog(ModalScreen[None]):
         table_id = self.view.table_id
         if seat.bot:
             self._request(m.RemoveBot(table_id=table_id, seat=seat.seat))
-        elif seat.name:
-            self._request(m.Kick(table_id=table_id, seat=seat.seat))
+        elif seat.name and seat.seat != self.view.me:
+            # A person, not a bot: the owner is asked first.
+            question = tr("Remove {name} from the table?", self.lang).format(name=seat.name)
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self._request(m.Kick(table_id=table_id, seat=seat.seat))
+
+            self.app.push_screen(Confirm(question, self.lang), answered)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -33,11 +33,12 @@ from gbmj_tui.messages import (
     LinkState,
     MuteAsked,
     Refused,
+    Replied,
     Requested,
 )
 from gbmj_tui.model import Choice, TableView
 from gbmj_tui.screens.chat import ChatLine
-from gbmj_tui.screens.dialogs import SettingsDialog, TableRequest
+from gbmj_tui.screens.dialogs import Confirm, SettingsDialog, TableRequest
 from gbmj_tui.screens.fans import FanReference
 from gbmj_tui.screens.moderation import remember
 from gbmj_tui.screens.seats import SeatsDialog
@@ -55,10 +56,13 @@ from gbmj_tui.widgets.keybar import KeyBar
 from gbmj_tui.widgets.linkbar import LinkBar
 from gbmj_tui.widgets.status import status_text
 from gbmj_tui.words import TIMERS as TIMER_WORDS
+from gbmj_tui.words import item_name
 from protocol import messages as m
-from protocol.vocabulary import ActionKind, Channel
+from protocol.errors import ErrorCode
+from protocol.vocabulary import ActionKind, Channel, Item
 
 SPEAKERS = 30  # chat senders remembered, to mute one
+_ITEM_OF = {m.ArmTimerExtension: Item.TIMER_EXTENSION, m.UseTileCounter: Item.TILE_COUNTER}
 ESCAPE_CONFIRM_S = 3.0  # leaving a running match needs the key twice within this time
 GAME_KEYS = frozenset({"h", "p", "g", "1", "2", "3", "space", "enter"})
 
@@ -104,6 +108,7 @@ class TableScreen(Screen[None]):
         self._controls: tuple[object, ...] = ()  # what the key bar was shown for
         self._ready = False  # the widgets exist (from on_mount; is_mounted comes later)
         self.speakers: deque[str] = deque(maxlen=SPEAKERS)  # the chat's recent senders
+        self._buying: Item | None = None  # an item the player was offered to buy here
 
     def compose(self) -> ComposeResult:
         yield LinkBar(self.lang)
@@ -185,14 +190,15 @@ class TableScreen(Screen[None]):
             self._prompted(view)
 
     def _prompted(self, view: TableView) -> None:
-        """A new prompt: the bell on the player's turn, and the auto toggles' answers."""
+        """A new prompt: the bell (the player's turn, or a discard they may claim), or
+        the auto toggles' answers."""
         prompt = view.prompt
         assert prompt is not None
         if self.auto_win and prompt.allows("win"):
             self._send(Choice(ActionKind.WIN))
         elif self.auto_pass and prompt.is_claim and not prompt.allows("win"):
             self._send(Choice(ActionKind.PASS))
-        elif not prompt.is_claim or prompt.allows("win"):
+        else:
             self.app.bell()
 
     def _draw(self, view: TableView) -> None:
@@ -221,7 +227,11 @@ class TableScreen(Screen[None]):
         countdown.timer = view.timer
         if view.timer is not None:
             who = ", ".join(view.who(s, lang) for s in view.timer.seats)
-            countdown.label = f"{tr(TIMER_WORDS[view.timer.timer], lang)}: {who}"
+            label = f"{tr(TIMER_WORDS[view.timer.timer], lang)}: {who}"
+            if prompt is not None and prompt.reserve_ms:
+                bank = tr("{seconds} s of it your reserve", lang)
+                label += " (" + bank.format(seconds=prompt.reserve_ms // 1000) + ")"
+            countdown.label = label
 
     # -- which keys the key bar offers ------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -248,7 +258,60 @@ class TableScreen(Screen[None]):
     @on(Refused)
     def _refused(self, refused: Refused) -> None:
         refused.stop()
+        if isinstance(refused.request, m.Buy):
+            self._buying = None  # not bought (too few coins...): the reason follows
+        item = _ITEM_OF.get(type(refused.request))
+        if refused.code == ErrorCode.NO_SUCH_ITEM and item is not None:
+            self._missing(item)
+            return
         self.note_reason(refused.text)
+
+    # -- an item the player does not have (t, e) --------------------------------------------
+    def _missing(self, item: Item) -> None:
+        """Say where to get ``item``; at a free table offer to buy it here (a player
+        seated at a stake table buys nothing: the lobby's shop, before the match)."""
+        name = item_name(item, self.lang)
+        if self.view.stake:
+            words = tr(
+                "No {item}: buy it in the lobby's shop (i), not while seated at a stake table",
+                self.lang,
+            )
+            self.note_reason(words.format(item=name))
+            return
+        self._buying = item
+        self.post_message(Requested(m.GetShop(), reply_to=self))  # its price, to ask
+
+    @on(Replied)
+    def _replied(self, replied: Replied) -> None:
+        replied.stop()
+        reply, item = replied.reply, self._buying
+        if isinstance(reply, m.Shop) and item is not None:
+            offer = next((o for o in reply.offers if o.item == item and o.price), None)
+            name = item_name(item, self.lang)
+            if offer is None:
+                self._buying = None
+                words = tr("You have no {item}, and the shop does not sell it here.", self.lang)
+                self.note_reason(words.format(item=name))
+                return
+            question = tr(
+                "You have no {item} (it is sold in the shop, i in the lobby). Buy one here "
+                "for {price} coins and use it?",
+                self.lang,
+            ).format(item=name, price=offer.price)
+            self.app.push_screen(Confirm(question, self.lang), self._buy)
+        elif isinstance(replied.request, m.Buy) and item is not None:
+            self._buying = None
+            self.post_message(Requested(m.GetInventory()))
+            if item is Item.TIMER_EXTENSION:
+                self.action_extension()
+            else:
+                self.action_tile_counter()
+
+    def _buy(self, yes: bool | None) -> None:
+        if yes and self._buying is not None:
+            self._request(m.Buy(item=self._buying, count=1))
+        else:
+            self._buying = None
 
     @on(KeyRefused)
     def _key_refused(self, refused: KeyRefused) -> None:
@@ -256,19 +319,23 @@ class TableScreen(Screen[None]):
         self.note_reason(refused.reason)
 
     def may_leave(self) -> bool:
-        """Whether the player may go now: leaving a running match is an escape, so the
-        first press only warns (a second within ESCAPE_CONFIRM_S goes)."""
-        if self.view.me is None or not self.view.match_running:
+        """Whether the player may go now: a seated player's first press only warns (a
+        second within ESCAPE_CONFIRM_S goes). Leaving a running match is an escape;
+        leaving a waiting table gives the seat up."""
+        if self.view.me is None:
             return True
         now = time.monotonic()
         if now - self._leave_armed <= ESCAPE_CONFIRM_S:
             return True
         self._leave_armed = now
-        warning = tr(
-            "Leaving a running match is an escape (80 points). Press again to go.", self.lang
-        )
+        if self.view.match_running:
+            warning = tr(
+                "Leaving a running match is an escape (80 points). Press again to go.", self.lang
+            )
+        else:
+            warning = tr("Leaving the table gives up your seat. Press again to go.", self.lang)
         self.note_reason(warning)
-        self.notify(warning, severity="warning", markup=False)
+        self.notify(warning, severity="warning", markup=False, timeout=ESCAPE_CONFIRM_S)
         return False
 
     def action_leave(self) -> None:
@@ -330,12 +397,11 @@ class TableScreen(Screen[None]):
         self.post_message(Requested(m.GetInventory()))
 
     def action_chat(self) -> None:
-        self.app.push_screen(ChatLine(self.lang), self._chat)
+        self.app.push_screen(ChatLine(self.lang, self._chat, keep_open=not self.view.match_running))
 
-    def _chat(self, text: str | None) -> None:
-        if text:
-            chat = m.ChatSend(channel=Channel.TABLE, table_id=self.view.table_id, text=text[:500])
-            self._request(chat)
+    def _chat(self, text: str) -> None:
+        chat = m.ChatSend(channel=Channel.TABLE, table_id=self.view.table_id, text=text[:500])
+        self._request(chat)
 
     def action_mute(self, selected: str | None = None) -> None:
         """Mute a player at the table or in its chat (the owner: for the whole table)."""

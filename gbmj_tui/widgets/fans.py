@@ -9,7 +9,7 @@ from rich import box
 from rich.table import Table
 from textual.widgets import Static
 
-from gbmj_tui.i18n import fan_name, tr
+from gbmj_tui.i18n import fan_name, tr, trp
 from gbmj_tui.model import FanLine
 from gbmj_tui.tiles import TileStyle
 from protocol.fans import FAN_BY_ID, FANS, Fan
@@ -36,7 +36,7 @@ def fan_table(
     table = Table(box=box.ASCII if style is TileStyle.ASCII else box.SIMPLE, pad_edge=False)
     table.add_column(tr("Fan", lang))
     table.add_column(tr("Points", lang), justify="right")
-    table.add_column(tr("x", lang), justify="right")
+    table.add_column(trp("fan count", "x", lang), justify="right")
     table.add_column(tr("Sum", lang), justify="right")
     for line in fans:
         fan = FAN_BY_ID[line.fan_id]
@@ -47,6 +47,7 @@ def fan_table(
     base = fan_total(fans, flowers=False)
     ok = base >= MIN_FAN
     check = tr("8-fan minimum: met" if ok else "8-fan minimum: NOT met", lang)
+    check += " (" + tr("without flowers", lang) + ")"
     table.add_row(check, "", "", str(base), style="bold green" if ok else "bold red")
     return table
 

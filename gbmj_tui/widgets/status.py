@@ -18,7 +18,9 @@ def status_text(view: TableView, lang: str, toggles: tuple[bool, bool] = (False,
         parts.append(view.table_name)
     if view.owner:
         parts.append(tr("owner {name}", lang).format(name=view.owner))
-    if not view.match_running:  # no match: it waits for its players
+    if not view.match_running and view.me is None:  # a spectator has no ready key
+        parts.append(tr("Waiting for players (b: take a free seat)", lang))
+    elif not view.match_running:  # no match: it waits for its players
         parts.append(tr("Waiting: four seated, all ready (r)", lang))
     elif view.dice:
         parts.append(round_label(view, lang))

@@ -223,6 +223,30 @@ async def test_an_escape_ends_the_hand_and_a_bot_takes_the_seat(connect, server:
     assert "seat" not in lines["alice"] and len(final["standings"]) == 5
 
 
+async def test_the_last_human_escaping_pays_and_the_history_counts_the_hand(
+    connect, server: Server
+) -> None:
+    """A solo match escaped: the escaper pays 80 points and their coins though no human
+    is left to play on (the match ends abandoned), and the history lists the hand."""
+    human = await connect()
+    await human.register("escaper")
+    table_id = await human.create_table(rounds=1, stake=1)
+    await human.ok("sit", table_id=table_id, seat=0)
+    for seat in (1, 2, 3):
+        await human.ok("add_bot", table_id=table_id, seat=seat, level="normal")
+    await human.ok("ready", table_id=table_id, ready=True)
+    await human.expect("prompt")
+    await human.ok("leave_table", table_id=table_id)
+    with trio.fail_after(10):
+        while True:
+            listed = (await human.ok("list_matches", offset=0, limit=5))["matches"]
+            if listed and listed[0].get("ended_at"):
+                break
+            await trio.sleep(0.05)
+    assert listed[0]["points"] == -80 and listed[0]["hands"] == 1
+    assert listed[0]["coins"] == -80  # 80 points at stake 1
+
+
 async def test_bad_input_gets_errors_and_the_game_goes_on(connect, server: Server) -> None:
     clients, table_id = await seat_four(connect, rounds=1)
     watcher = await connect()

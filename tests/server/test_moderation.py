@@ -119,7 +119,8 @@ async def test_mutes_of_the_host_the_owner_and_a_player(connect, admin) -> None:
     refused = await dave.request("mute", name="erin", on=True, table_id=table_id)
     assert refused["code"] == "not_owner"
     await owner.ok("mute", name="dave", on=True, table_id=table_id)
-    await dave.ok("chat_send", channel="table", table_id=table_id, text="two")
+    refused = await dave.request("chat_send", channel="table", table_id=table_id, text="two")
+    assert refused["code"] == "muted"  # told (a spectator here), not silently dropped
     assert not await said(owner, "two") and not await said(erin, "two")
     await owner.ok("mute", name="dave", on=False, table_id=table_id)
     # The host mutes dave everywhere: his lines are refused, and he is told why.

@@ -423,3 +423,183 @@ def test_server_on_the_command_line_fills_the_connect_screen(tmp_path: Path) -> 
             return field.value, field.disabled
 
     assert asyncio.run(go()) == ("example.org:7000", False)
+
+
+def test_back_at_the_seat_after_a_restarted_client_signs_in_with_the_password(
+    server: int, tmp_path: Path
+) -> None:
+    """The client dies mid-match (its connection gone, as a kill leaves it); a new client
+    signs in with the account's password on the connect screen: the table, with the
+    player's hand, is on top of the lobby."""
+    import json
+
+    async def first() -> None:
+        app = GbmjApp(solo=_solo(server, tmp_path), config_path=tmp_path / "c.json")
+        async with app.run_test(size=(100, 32)) as pilot:
+            await until(
+                pilot,
+                lambda: app.session.view is not None and len(app.session.view.hand) >= 13,
+                30,
+            )
+            app.session.token = None  # no reconnect: this client is gone
+            app.session.conn._writer.transport.abort()
+
+    async def again() -> tuple[type, str, bool]:
+        account = json.loads((tmp_path / "solo-account.json").read_text())
+        app = GbmjApp(config_path=tmp_path / "c2.json", lang="en")
+        async with app.run_test(size=(100, 32)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+            screen = app.screen
+            screen.query_one("#server", Input).value = f"127.0.0.1:{server}"
+            screen.query_one("#name", Input).value = account["name"]
+            screen.query_one("#password", Input).value = account["password"]
+            screen.query_one("#insecure").value = True
+            await pilot.click("#login")
+            await until(pilot, lambda: isinstance(app.screen, TableScreen), 20)
+            await pilot.pause(0.3)
+            lobby_below = app.lobby is not None and app.lobby in app.screen_stack
+            return type(app.screen), screen_text(app), lobby_below
+
+    asyncio.run(first())
+    shown, text, lobby_below = asyncio.run(again())
+    assert shown is TableScreen and lobby_below
+    assert re.search("####x1[0-4]", text)  # the others' hidden hands: a hand is in play
+
+
+def test_j_sits_s_watches_chat_esc_closes_the_box_and_leaving_a_seat_asks(
+    server: int, tmp_path: Path
+) -> None:
+    """Another player's waiting table: ``j`` takes its free seat (the status offers the
+    ready key), the chat box stays open after a line and Esc closes it, leaving the seat
+    takes Esc twice; ``s`` watches (no ready key offered)."""
+    from textual.widgets import DataTable
+
+    from gbmj_tui.connection import Connection, TlsPolicy
+
+    settings = m.TableSettings(
+        name="owners table", stake=0, rounds=1, bots_allowed=True,
+        timers=m.TimerSettings(on=False, first_discard=30, turn=15, claim_window=5),
+    )  # fmt: skip
+
+    async def go():
+        owner = await Connection.open("127.0.0.1", server, tls=TlsPolicy(insecure=True))
+        reading = asyncio.create_task(owner.run(lambda message: None))
+        await owner.request(m.Guest(name=None))
+        snapshot = await owner.request(m.CreateTable(settings=settings))
+        table_id = snapshot.table.table_id
+        await owner.request(m.Sit(table_id=table_id, seat=0))
+        app = GbmjApp(config_path=tmp_path / "c.json", lang="en", insecure=True)
+        seen = {}
+        async with app.run_test(size=(100, 32)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+            app.screen.query_one("#server", Input).value = f"127.0.0.1:{server}"
+            await pilot.click("#guest")
+            await until(pilot, lambda: app.lobby is not None and table_id in app.lobby.tables)
+            lobby = app.lobby
+
+            def pick() -> None:
+                rows = lobby.query_one("#tables", DataTable)
+                rows.move_cursor(row=rows.get_row_index(str(table_id)))
+
+            pick()
+            await pilot.press("j")
+            await until(
+                pilot,
+                lambda: isinstance(app.screen, TableScreen) and app.session.view.me is not None,
+            )
+            await until(pilot, lambda: "all ready (r)" in screen_text(app))
+            seen["seated"] = screen_text(app)
+            await pilot.press("c")
+            await pilot.press(*"hello", "enter")
+            await pilot.pause(0.2)
+            await pilot.press("escape")  # closes the chat box, not the table
+            await pilot.pause(0.2)
+            seen["after chat"] = (type(app.screen), app.session.view.me)
+            await pilot.press("escape")  # leaving the seat: asked first
+            await until(pilot, lambda: "gives up your seat" in " ".join(screen_text(app).split()))
+            seen["warned"] = (type(app.screen), screen_text(app))
+            await pilot.press("escape")
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            pick()
+            await pilot.press("s")
+            await until(pilot, lambda: isinstance(app.screen, TableScreen))
+            await until(pilot, lambda: "take a free seat" in screen_text(app))
+            seen["watching"] = (app.session.view.me, screen_text(app))
+        await owner.close()
+        reading.cancel()
+        return seen
+
+    seen = asyncio.run(go())
+    assert "all ready (r)" in seen["seated"]
+    assert seen["after chat"] == (TableScreen, 1)
+    shown, text = seen["warned"]
+    assert shown is TableScreen and "gives up your seat" in " ".join(text.split())
+    me, text = seen["watching"]
+    assert me is None and "all ready (r)" not in text and "take a free seat" in text
+
+
+def test_solo_asks_for_its_pace_unless_told(server: int, tmp_path: Path) -> None:
+    """``gbmj solo`` without ``--timers`` asks (relaxed first); the choice is the solo
+    table's timers, with a reserve."""
+    from gbmj_tui.cli import parse_args
+    from gbmj_tui.screens.dialogs import PaceDialog
+    from gbmj_tui.solo import PACES
+
+    assert parse_args(["solo", "--timers", "off"]).timers == "off"
+    assert parse_args(["solo"]).timers is None
+    with pytest.raises(SystemExit):
+        parse_args(["solo", "--timers", "blitz"])
+
+    async def go():
+        solo = replace(_solo(server, tmp_path), pace=None)
+        app = GbmjApp(solo=solo, config_path=tmp_path / "c.json", lang="en")
+        async with app.run_test(size=(100, 32)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, PaceDialog))
+            await until(pilot, lambda: "Relaxed" in screen_text(app))  # drawn
+            asked = screen_text(app)
+            await pilot.press("down", "enter")  # the second: standard
+            await until(pilot, lambda: app.session.view is not None and app.session.view.playing)
+            return asked, app.session.view.settings.timers
+
+    asked, timers = asyncio.run(go())
+    assert "How fast do you want to play?" in asked and "Relaxed" in asked
+    assert timers == PACES["standard"] and timers.reserve == 60
+
+
+def test_a_front_door_client_resuming_a_seated_session_shows_the_table(
+    server: int, tmp_path: Path
+) -> None:
+    """The SSH and web front doors start the client signed in (a session token): a
+    player seated in a running match sees that table over the lobby."""
+
+    async def first() -> str:
+        app = GbmjApp(solo=_solo(server, tmp_path), config_path=tmp_path / "c.json")
+        async with app.run_test(size=(100, 32)) as pilot:
+            await until(
+                pilot,
+                lambda: app.session.view is not None and len(app.session.view.hand) >= 13,
+                30,
+            )
+            token = app.session.token
+            app.session.token = None  # this client goes away without logging out
+            app.session.conn._writer.transport.abort()
+            return token
+
+    async def door(token: str) -> tuple[type, bool, str]:
+        app = GbmjApp(
+            signed_in=(f"127.0.0.1:{server}", token),
+            hosted=True,
+            server=f"127.0.0.1:{server}",
+            insecure=True,
+            config_path=tmp_path / "c2.json",
+            lang="en",
+        )
+        async with app.run_test(size=(100, 32)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, TableScreen), 20)
+            await pilot.pause(0.3)
+            return type(app.screen), app.lobby in app.screen_stack, screen_text(app)
+
+    token = asyncio.run(first())
+    shown, lobby_below, text = asyncio.run(door(token))
+    assert shown is TableScreen and lobby_below
+    assert re.search("####x1[0-4]", text)

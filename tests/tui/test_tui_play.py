@@ -15,11 +15,12 @@ from tui_sample import claim_prompt, sample_view, turn_prompt
 from gbmj.game.wall import Wall, commitment_of
 from gbmj_tui.model import MeldView, TimerView
 from gbmj_tui.screens.result import StandingsScreen
+from gbmj_tui.screens.table import TableScreen
 from gbmj_tui.widgets import ActionLine, HandRow, HelpPanel
 from protocol import messages as m
 from protocol.examples import MESSAGE_EXAMPLES
 from protocol.tiles import Tile as T
-from protocol.vocabulary import TableStatus
+from protocol.vocabulary import Presence, TableStatus
 
 TABLE = 7
 HAND_RESULT = next(x for x in MESSAGE_EXAMPLES if isinstance(x, m.HandResult))
@@ -130,7 +131,7 @@ def test_keys_outside_the_turn_and_the_toggles_say_what_happened() -> None:
     assert "Auto-pass is on" in _flat(shots[2]) and "[auto-win auto-pass]" in shots[2]
 
 
-def test_a_bell_on_the_players_turn_not_on_every_claim() -> None:
+def test_a_bell_on_the_players_turn_and_on_a_claim_not_on_an_auto_passed_one() -> None:
     view = replace(sample_view(), seq=40, offer=(3, T.M4))
     turn = m.Prompt(
         table_id=TABLE, seq=41, actions=(m.ActionChoice(kind="discard", tile=T.E),),
@@ -141,26 +142,48 @@ def test_a_bell_on_the_players_turn_not_on_every_claim() -> None:
         ms_left=5_000,
     )  # fmt: skip
     bells, _ = _play(view, [claim, turn], check=lambda app: app.bells)
-    assert bells == 1
+    assert bells == 2
+    later = replace(claim, seq=43)
+    bells, _ = _play(view, ["x", later], check=lambda app: app.bells)  # auto-pass answers it
+    assert bells == 0
 
 
 def test_the_result_waits_for_a_key_and_the_standings_follow_the_last_hand() -> None:
     view = replace(sample_view(), seq=40)
-    steps = [
-        HAND_RESULT,
-        _event(90, HAND_START),  # the next hand starts underneath
-        MATCH_RESULT,
-    ]
 
     async def close(app, pilot):
         await pilot.press("enter")
         await pilot.pause(0.1)
 
-    on_top, shots = _play(view, [*steps, close], check=lambda app: type(app.screen))
-    assert "The next hand has started: Enter to play" in _flat(shots[1])
-    assert "Final standings" not in shots[2]  # the hand's breakdown first
-    assert "Total" in shots[2]
-    assert "Final standings" in shots[3] and on_top is StandingsScreen  # after the key
+    on_top, shots = _play(view, [HAND_RESULT, MATCH_RESULT, close], check=lambda a: type(a.screen))
+    assert "Final standings" not in shots[1]  # the hand's breakdown first
+    assert "Total" in shots[1]
+    assert "Final standings" in shots[2] and on_top is StandingsScreen  # after the key
+
+
+def test_unread_results_show_in_the_order_played_then_the_standings() -> None:
+    """On auto-play the hands go on under the result: each waits its turn, the oldest
+    first, and only the newest tells of the next hand."""
+    view = replace(sample_view(), seq=40).with_seat(0, presence=Presence.AUTO_PLAY)
+    first = replace(HAND_RESULT, hand_number=1, next_hand_ms=30_000)
+    second = replace(HAND_RESULT, hand_number=2, next_hand_ms=30_000)
+    steps = [first, _event(90, HAND_START), second, MATCH_RESULT, "enter", "enter"]
+    _, shots = _play(view, steps)
+    assert "round, hand 1" in _flat(shots[2])
+    assert "next hand has started" not in _flat(shots[2]) and "Next hand in" not in shots[2]
+    assert "round, hand 2" in _flat(shots[4])
+    assert "Final standings" in shots[5]
+
+
+def test_the_players_closing_the_result_is_sent_and_a_new_deal_brings_the_board_back() -> None:
+    view = replace(sample_view(), seq=40)
+    timed = replace(HAND_RESULT, next_hand_ms=30_000)
+    app, shots = _play(view, [timed, "enter"])
+    assert m.ResultClosed(table_id=TABLE) in app.outbox
+    assert "next hand starts once everyone has closed the result" in _flat(shots[1])
+    # the pause passed: the next hand's deal closes the result (the clocks run again)
+    on_top, _ = _play(view, [timed, _event(90, HAND_START)], check=lambda a: type(a.screen))
+    assert on_top is TableScreen
 
 
 def test_after_the_match_the_board_is_clean_under_the_lobby_names() -> None:
@@ -266,7 +289,8 @@ def test_the_result_counts_down_to_a_timed_next_hand() -> None:
     timed = replace(HAND_RESULT, next_hand_ms=9_000)
     _, shots = _play(replace(sample_view(), seq=40), [timed])
     assert "Next hand in 9 s" in _flat(shots[0]) or "Next hand in 8 s" in _flat(shots[0])
-    _, shots = _play(replace(sample_view(), seq=40), [HAND_RESULT])
+    assert "once everyone has closed this" in _flat(shots[0])
+    _, shots = _play(replace(sample_view(), seq=40), [replace(HAND_RESULT, next_hand_ms=None)])
     assert "Next hand in" not in shots[0]  # not timed: no countdown
 
 
@@ -311,3 +335,15 @@ def test_the_result_says_whether_the_wall_is_the_one_promised_before_the_deal() 
     assert "牌墙未通过验证" in _flat(shots[1])
     _, shots = _play(view, [honest], lang="en")  # no hand start seen: nothing to check against
     assert "The wall was not checked" in _flat(shots[0])
+
+
+def test_the_first_deal_says_where_the_seats_were_drawn() -> None:
+    from gbmj_tui.narrate import event_line
+
+    first = replace(HAND_START, round_number=1, hand_number=1, seat_winds=(T.S, T.W, T.N, T.E))
+    line = event_line(sample_view(me=0), first, "en")
+    assert line is not None and "seats drawn: you are South" in line.plain
+    later = replace(first, round_number=2)
+    assert "seats changed: you are South" in event_line(sample_view(me=0), later, "en").plain
+    assert "seats" not in event_line(sample_view(me=None), first, "en").plain  # a spectator
+    assert "seats" not in event_line(sample_view(me=0), HAND_START, "en").plain  # hand 3

@@ -280,7 +280,7 @@ def test_result_screen_reveals_hands_fans_and_points(size, style, lang) -> None:
     else:
         assert "Half Flush" in text
         assert "East Carol wins" in text and "on the discard of Dan" in text and "Total" in text
-        assert "8-fan minimum: met" in text
+        assert "8-fan minimum: met (without flowers)" in text
         assert "混一色" not in text  # English names in English
     # the concealed kong is shown face up once the hand is over
     assert (face(T.P9, style) * 2) in text.replace("####", "").replace("〓〓", "")
