@@ -375,8 +375,10 @@ class Play:
         table.set_seat(slot, stand_in)
         log.info("table %s: %s escaped", table.id, who.name)
         hand = st.hand
+        if hand is None and st.match_id is not None and await self._deal_to_escape():
+            hand = st.hand
         if hand is None or st.match_id is None:
-            return  # between hands: nothing is paid (§2.4)
+            return  # no hand is left to deal: nothing is paid (§2.4)
         st.escapers[slot] = who  # they pay for the hand, even one ended but not yet settled
         if hand.ended:
             return
@@ -389,6 +391,21 @@ class Play:
         )
         await self.ctx.journal.write(*st.take_pending(), step)
         self.publish(events)
+
+    async def _deal_to_escape(self) -> bool:
+        """Leaving between two hands escapes the next one (§2.4): it is dealt now, as the
+        pause would have dealt it, so that waiting for a hand's end is no way out of the
+        penalty. False when no hand is due (the match's hands are played, its time is
+        called, or a seat waits for a player)."""
+        st, table = self.st, self.table
+        if st.match.finished or self._time_called():
+            return False
+        await settle.stand_up_broke(table, st)  # every hand dealt is covered
+        if any(s is None for s in table.seats):
+            return False
+        self.pause_until = None
+        await self._next_hand()
+        return True
 
     async def _next_hand(self) -> None:
         st, table = self.st, self.table

@@ -314,3 +314,54 @@ async def test_every_human_covers_the_stake_when_a_hand_is_dealt(
     assert await balance(server, "alice") == 400
     assert await balance(server, None) == house
     assert await ledger_ok(server)
+
+
+async def test_leaving_between_two_hands_escapes_the_next_one(connect, server: Server) -> None:
+    """Alice leaves while the others still read a hand's result: the next hand is dealt at
+    once and ends in her escape (80 × stake to the house), so the pause between hands is
+    no way out of the penalty; the match goes on without her."""
+    alice, bob = await connect(), await connect()
+    await alice.register("alice")
+    await bob.register("bob")
+    table_id = await alice.create_table(**SETTINGS)
+    await bob.ok("join_table", table_id=table_id)
+    await alice.ok("sit", table_id=table_id, seat=0)
+    await bob.ok("sit", table_id=table_id, seat=1)
+    for seat in (2, 3):
+        await alice.ok("add_bot", table_id=table_id, seat=seat, level="normal")
+    await alice.ok("ready", table_id=table_id, ready=True)
+    await bob.ok("ready", table_id=table_id, ready=True)
+    probe = Probe(server, table_id)
+    with trio.fail_after(10):
+        while probe.table.play is None:
+            await trio.sleep(0.01)
+    game = probe.play
+    mine = game.st.match.seat_of(0)
+    first: dict[str, Any] = {}
+
+    async def bob_plays() -> None:  # answers his prompts until alice is gone
+        while True:
+            message = await next_message(bob)
+            if message["type"] == "prompt":
+                await answer(bob, table_id, message)
+            elif message["type"] == "hand_result" and message["outcome"] == "escape":
+                return
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(bob_plays)
+        while not first:
+            message = await next_message(alice)
+            if message["type"] == "prompt":
+                await answer(alice, table_id, message)
+            elif message["type"] == "hand_result":
+                first.update(message)
+        assert game.st.hand is None  # settled; bob has not closed the result
+        await alice.ok("leave_table", table_id=table_id)
+    expected = 10_000 + first["coins"][mine] - PENALTY
+    await pushed_coins(alice, expected)
+    assert await balance(server, "alice") == expected
+    assert await ledger_ok(server)
+    hands = await server.store.call(server.store.storage.hands, game.st.match_id)
+    assert [h.result["outcome"] for h in hands][1] == "escape"
+    assert hands[1].result["points"][mine] == -80
+    assert probe.table.play is game and not game.ended  # bob plays on
