@@ -3,6 +3,7 @@
 Settings come from the defaults, then the TOML file (keys ``host``, ``port``, ``db``,
 ``log_level``, ``log_format``, ``log_file``, ``tls_cert``, ``tls_key``, ``insecure``,
 ``metrics_port``, ``metrics_host``, ``bot_delay``, ``hand_pause``, ``bot_workers``, the
+house's ``HOUSE_KEYS`` (``table_fee`` …), the
 SSH server's ``ssh_*`` keys of ``gbmj_server.ssh.config`` and the web page's ``web_*`` keys of
 ``gbmj_server.web.config``, optionally under a ``[server]`` table; shop prices in a
 ``shop`` table, e.g. ``[shop]`` ``tile_counter = 600``, 0 = not sold), then the command
@@ -28,6 +29,8 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7415
 LOG_LEVELS = ("debug", "info", "warning", "error")
 LOG_FORMATS = ("text", "json")
+# The house's whole-number settings of the game (docs/hosting.md): key -> its largest value.
+HOUSE_KEYS = {"table_fee": 1000}
 SSH_OFF = SshSettings()
 WEB_OFF = WebSettings()
 
@@ -83,6 +86,7 @@ class ServerConfig:
     ssh: SshSettings = SSH_OFF  # play over SSH (off: no port)
     web: WebSettings = WEB_OFF  # play in a browser (off: no port)
     shop: tuple[tuple[str, int], ...] = ()  # item prices over the defaults (0: not sold)
+    table_fee: int = 0  # 茶水费: coins × stake each player pays the house a hand (0: none)
 
     @property
     def db_path(self) -> Path:
@@ -104,6 +108,7 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
     known |= {"abandon_grace", "table_linger"}
     known |= {"log_format", "log_file", "tls_cert", "tls_key", "insecure"}
     known |= {"metrics_port", "metrics_host", "bot_workers"}
+    known |= set(HOUSE_KEYS)
     unknown = set(data) - known
     unknown -= SSH_KEYS | WEB_KEYS
     if unknown:
@@ -153,6 +158,12 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
         if not isinstance(workers, int) or isinstance(workers, bool) or not 0 <= workers <= 64:
             raise ConfigError("bot_workers must be an integer 0-64")
         config = replace(config, bot_workers=workers)
+    for key, most in HOUSE_KEYS.items():
+        if key in data:
+            value = data[key]
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= most:
+                raise ConfigError(f"{key} must be a whole number 0-{most:,}")
+            config = replace(config, **_one(key, value))
     if "limits" in data:
         config = replace(config, limits=_limits(data["limits"], config.limits))
     if "shop" in data:

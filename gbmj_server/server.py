@@ -88,6 +88,7 @@ class Server:
                 hand_pause=config.hand_pause,
                 abandon_grace=config.abandon_grace,
                 table_linger=config.table_linger,
+                table_fee=config.table_fee,
                 match_seed=self.match_seed,
                 brains=Brains(config.bot_workers) if config.bot_workers else None,
             )

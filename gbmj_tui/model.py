@@ -144,6 +144,7 @@ class ResultView:
     total: int = 0
     points: tuple[int, ...] = (0, 0, 0, 0)
     coins: tuple[int, ...] | None = None  # what each seat won or paid, at a stake table
+    fees: tuple[int, ...] | None = None  # the table fee each seat paid (within ``coins``)
     scores: tuple[int, ...] | None = None  # match totals after the hand
     hands: tuple[tuple[int, ...], ...] = ((), (), (), ())
     melds: tuple[tuple[MeldView, ...], ...] = ((), (), (), ())

@@ -253,6 +253,12 @@ class TableSettings(Record):
         "off for stake tables)",
         default=None,
     )
+    table_fee: int | None = field(
+        Optional(Int(1, 10**12)),
+        "茶水费: coins each player pays the house every hand at this stake table, set by "
+        "the server (docs/rules.md §2.5; what a client sends here is ignored); absent: none",
+        default=None,
+    )
 
 
 @record
@@ -920,6 +926,12 @@ class HandResult(Message):
     coins: tuple[int, ...] | None = field(
         Optional(ListOf(COIN_DELTA, 4, 4)),
         "coins each seat won (lost) this hand; stake tables",
+        default=None,
+    )
+    fees: tuple[int, ...] | None = field(
+        Optional(ListOf(COINS, 4, 4)),
+        "the table fee each seat paid the house this hand (included in ``coins``); "
+        "tables with a fee",
         default=None,
     )
     next_hand_ms: int | None = field(

@@ -11,7 +11,7 @@ from gbmj.bots import make_bot
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.errors import RequestError
 from gbmj_server.tables.seat import Seat, bot_participant
-from gbmj_server.tables.settings import checked
+from gbmj_server.tables.settings import checked, with_fee
 from gbmj_server.tables.table import Table, password_digest
 from protocol import messages as m
 from protocol.errors import ErrorCode
@@ -54,7 +54,7 @@ def configure(
     require_owner(table, conn)
     settings = checked(settings)
     _check_bots(table, settings)
-    table.settings = settings
+    table.settings = with_fee(settings, table.ctx.table_fee)
     table.password_digest = password_digest(password)
     if protect_until is not None:
         table.name_protected_until = protect_until

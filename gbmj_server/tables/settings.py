@@ -31,6 +31,14 @@ def checked(settings: m.TableSettings) -> m.TableSettings:
     return replace(settings, name=name)
 
 
+def with_fee(settings: m.TableSettings, fee_per_stake: int) -> m.TableSettings:
+    """The settings with the house's table fee (茶水费, §2.5) in coins: ``fee_per_stake``
+    (the host's setting) × the stake, none at a free table. The server sets it; a
+    client's value is never kept."""
+    fee = fee_per_stake * settings.stake
+    return replace(settings, table_fee=fee if fee > 0 else None)
+
+
 def seconds(settings: m.TableSettings, timer: TimerClass) -> float | None:
     """The length of a decision timed by ``timer``; None when timers are off."""
     timers = settings.timers

@@ -51,6 +51,14 @@ async def hand_over(table: Table, st: MatchState) -> bool:
         )
         for p in owed
     ]
+    # The house's table fee (§2.5) from each player after the hand's own payments, so a
+    # winner is paid in full first; like them it is capped at what the payer has left.
+    fee = table.settings.table_fee or 0
+    fee_payers = [s for s, h in enumerate(holders) if fee and h.wallet is not None]
+    payments += [
+        Payment(holders[s].wallet, None, fee, "table_fee", payer_n=holders[s].record_id)
+        for s in fee_payers
+    ]
     ratings = [
         (h.account_id, result.points[s])
         for s, h in enumerate(holders)
@@ -94,6 +102,10 @@ async def hand_over(table: Table, st: MatchState) -> bool:
         coins[p.payer] -= moved
         if p.payee is not None:
             coins[p.payee] += moved
+    fees = [0, 0, 0, 0]
+    for s, moved in zip(fee_payers, settled.moved[len(owed) :], strict=False):
+        fees[s] = moved
+        coins[s] -= moved
     for s, h in enumerate(holders):
         h.points += result.points[s]
         h.coins += coins[s]
@@ -134,6 +146,7 @@ async def hand_over(table: Table, st: MatchState) -> bool:
             salt=hand.wall.salt.hex(),
             commitment=hand.wall.commitment,
             coins=tuple(coins) if stake else None,
+            fees=tuple(fees) if fee else None,
             next_hand_ms=None if match.finished else round(table.ctx.hand_pause * 1000),
         )
     )

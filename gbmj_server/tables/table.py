@@ -25,7 +25,7 @@ from gbmj_server.net.connection import Connection, TableHandle
 from gbmj_server.net.errors import RequestError
 from gbmj_server.tables.context import TableContext
 from gbmj_server.tables.seat import EMPTY_SEAT, Participant, Seat
-from gbmj_server.tables.settings import checked
+from gbmj_server.tables.settings import checked, with_fee
 from protocol import messages as m
 from protocol.errors import ErrorCode
 from protocol.framing import encode
@@ -72,7 +72,7 @@ class Table:
         self.ctx = ctx
         self.start_match = start_match
         self.id = table_id
-        self.settings = checked(settings)
+        self.settings = with_fee(checked(settings), ctx.table_fee)
         self.password_digest = password_digest(password)
         self.owner_id, self.owner_name = owner
         self.seats: list[Seat | None] = [None] * SEATS

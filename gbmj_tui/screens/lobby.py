@@ -56,6 +56,15 @@ CHAT_LINES = 200
 SPEAKERS = 30  # chat senders remembered, to mute one
 
 
+def stake_cell(s: m.TableSettings, lang: str) -> str:
+    """The stake, and the house's fee a hand when the table has one (§2.5)."""
+    if not s.stake:
+        return tr("free", lang)
+    if not s.table_fee:
+        return str(s.stake)
+    return f"{s.stake} ({tr('fee {fee}', lang).format(fee=s.table_fee)})"
+
+
 def table_row(t: m.TableInfo, lang: str) -> tuple[Text, ...]:
     """The cells of a table's row: every one plain text (a name may hold brackets)."""
     s = t.settings
@@ -67,7 +76,7 @@ def table_row(t: m.TableInfo, lang: str) -> tuple[Text, ...]:
         str(t.table_id),
         s.name + (" *" if t.has_password else ""),
         t.owner,
-        str(s.stake) if s.stake else tr("free", lang),
+        stake_cell(s, lang),
         timers,
         str(s.rounds),
         f"{taken}/4",

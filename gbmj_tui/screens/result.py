@@ -64,6 +64,8 @@ def revealed_hands(view: TableView, style: TileStyle, lang: str) -> Group:
         head.append("   (" + tr("score {score}", lang).format(score=score) + ")")
         if r.coins is not None and s < len(r.coins):
             head.append("   " + tr("coins {coins:+d}", lang).format(coins=r.coins[s]))
+            if r.fees is not None and s < len(r.fees) and r.fees[s]:
+                head.append(" (" + tr("fee {fee}", lang).format(fee=r.fees[s]) + ")")
         flowers = r.flowers[s] if s < len(r.flowers) else ()
         if flowers:
             head.append("   ")
