@@ -103,7 +103,7 @@ async def solo_sign_in(
     return await sign_in(m.Guest(name=None))
 
 
-SOLO_TIMERS = m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5)
+SOLO_TIMERS = m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5, pung_window=3)
 
 
 async def solo_table(request: Callable[[m.Message], Awaitable[m.Message]], *, guest: bool) -> None:

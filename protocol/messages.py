@@ -219,6 +219,12 @@ class TimerSettings(Record):
     first_discard: int = field(Int(5, 600), "the dealer's first discard")
     turn: int = field(Int(3, 600), "every later turn")
     claim_window: int = field(Int(1, 120), "claiming a discard")
+    pung_window: int | None = field(
+        Optional(Int(1, 120)),
+        "claiming a discard for a seat whose only claims are a pung or an exposed kong "
+        "(docs/rules.md §2.3); absent: the claim window",
+        default=None,
+    )
 
 
 @record

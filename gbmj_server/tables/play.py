@@ -52,6 +52,11 @@ def _key(hand: HandState) -> tuple[object, ...]:
     return (hand.phase, hand.turn_seat, hand.discard_count, hand.offer)
 
 
+def _kinds(hand: HandState, s: int) -> frozenset[ActionKind]:
+    """What seat ``s`` may choose now (its claim window's length depends on it, §2.3)."""
+    return frozenset(a.kind for a in hand.legal_actions(s))
+
+
 class Play:
     def __init__(self, table: Table, state: MatchState) -> None:
         self.table = table
@@ -198,8 +203,11 @@ class Play:
         self.prompted.clear()
         self.bot_due = now + self.ctx.bot_delay
         assert hand.timer is not None
-        length = seconds(self.table.settings, hand.timer)
-        self.deadlines = {s: self._deadline(s, length, now) for s in hand.to_act}
+        timer, settings = hand.timer, self.table.settings
+        self.deadlines = {
+            s: self._deadline(s, seconds(settings, timer, _kinds(hand, s)), now)
+            for s in hand.to_act
+        }
 
     def _deadline(self, s: int, length: float | None, now: float) -> float:
         if length is not None:

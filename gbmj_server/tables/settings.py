@@ -4,12 +4,13 @@ a client may leave out. The password travels beside the settings and is kept apa
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 
 from gbmj_server.net.errors import RequestError
 from protocol import messages as m
 from protocol.errors import ErrorCode
-from protocol.vocabulary import TimerClass, WhenBroke
+from protocol.vocabulary import ActionKind, TimerClass, WhenBroke
 
 AUTO_PLAY_AFTER = 2  # own-turn timeouts in a row that put a seat on auto-play
 OFFLINE_GRACE = 30  # seconds a disconnected player's decision waits at an untimed table
@@ -17,7 +18,7 @@ OFFLINE_GRACE = 30  # seconds a disconnected player's decision waits at an untim
 DEFAULT = m.TableSettings(
     name="table",
     stake=0,
-    timers=m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5),
+    timers=m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5, pung_window=3),
     rounds=4,
     bots_allowed=True,
 )
@@ -39,11 +40,22 @@ def with_fee(settings: m.TableSettings, fee_per_stake: int) -> m.TableSettings:
     return replace(settings, table_fee=fee if fee > 0 else None)
 
 
-def seconds(settings: m.TableSettings, timer: TimerClass) -> float | None:
-    """The length of a decision timed by ``timer``; None when timers are off."""
+# What a seat may claim with the pung window: nothing but a pung or an exposed kong.
+PUNG_CLAIMS = frozenset({ActionKind.PUNG, ActionKind.EXPOSED_KONG, ActionKind.PASS})
+
+
+def seconds(
+    settings: m.TableSettings, timer: TimerClass, kinds: Collection[ActionKind] = ()
+) -> float | None:
+    """The length of a decision timed by ``timer`` for a seat that may choose ``kinds``
+    (§2.3: in a claim window, a seat whose only claims are a pung or a kong has the pung
+    window when the table sets one); None when timers are off."""
     timers = settings.timers
     if not timers.on:
         return None
+    pung_only = ActionKind.PASS in kinds and set(kinds) <= PUNG_CLAIMS
+    if timer is TimerClass.CLAIM_WINDOW and pung_only and timers.pung_window is not None:
+        return float(timers.pung_window)
     return float(getattr(timers, timer.value))
 
 

@@ -20,7 +20,7 @@ from protocol.errors import ProtocolError
 
 STAKES = m.STAKES[:13]
 ROUNDS = (1, 2, 3, 4)
-DEFAULT_TIMERS = m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5)
+DEFAULT_TIMERS = m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5, pung_window=3)
 DEFAULT_SETTINGS = m.TableSettings(
     name=N_("my table"), stake=0, timers=DEFAULT_TIMERS, rounds=1, bots_allowed=True
 )
@@ -75,6 +75,9 @@ class SettingsDialog(ModalScreen[TableRequest | None]):
                 yield Input(str(t.turn), id="t-turn", max_length=3, type="integer")
                 yield Label(tr("claim", lang))
                 yield Input(str(t.claim_window), id="t-claim", max_length=3, type="integer")
+                yield Label(tr("pung", lang))
+                pung = t.pung_window or t.claim_window
+                yield Input(str(pung), id="t-pung", max_length=3, type="integer")
             with Horizontal(classes="row"):
                 yield Toggle(
                     tr("Bots allowed", lang), s.bots_allowed, id="t-bots", ascii=self.ascii
@@ -88,7 +91,7 @@ class SettingsDialog(ModalScreen[TableRequest | None]):
             yield Static("", id="dialog-error")
 
     def on_mount(self) -> None:
-        for field_id in ("#t-first", "#t-turn", "#t-claim"):
+        for field_id in ("#t-first", "#t-turn", "#t-claim", "#t-pung"):
             self.query_one(field_id, Input).compact = True
 
     @on(Button.Pressed, "#cancel")
@@ -110,6 +113,7 @@ class SettingsDialog(ModalScreen[TableRequest | None]):
                 first_discard=self._number("#t-first", 30),
                 turn=self._number("#t-turn", 15),
                 claim_window=self._number("#t-claim", 5),
+                pung_window=self._number("#t-pung", 3),
             )
             settings = m.TableSettings(
                 name=self.query_one("#t-name", Input).value.strip() or tr("table", self.lang),

@@ -68,9 +68,10 @@ def stake_cell(s: m.TableSettings, lang: str) -> str:
 def table_row(t: m.TableInfo, lang: str) -> tuple[Text, ...]:
     """The cells of a table's row: every one plain text (a name may hold brackets)."""
     s = t.settings
-    timers = (
-        f"{s.timers.first_discard}/{s.timers.turn}/{s.timers.claim_window}" if s.timers.on else "-"
-    )
+    c = s.timers
+    timers = f"{c.first_discard}/{c.turn}/{c.claim_window}" if c.on else "-"
+    if c.on and c.pung_window is not None and c.pung_window != c.claim_window:
+        timers += " " + tr("(pung {seconds})", lang).format(seconds=c.pung_window)
     taken = sum(1 for seat in t.seats if seat.name)
     cells = (
         str(t.table_id),

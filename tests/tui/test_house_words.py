@@ -19,3 +19,20 @@ def test_the_lobby_shows_the_fee_beside_the_stake() -> None:
     assert stake_cell(settings(10, 20), "zh") == "10 (茶水费 20)"
     assert stake_cell(settings(10, None), "en") == "10"
     assert stake_cell(settings(0, None), "en") == "free"
+
+
+def test_the_lobby_shows_a_pung_window_apart() -> None:
+    from gbmj_tui.screens.lobby import table_row
+
+    timed = m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5, pung_window=3)
+    info = m.TableInfo(
+        table_id=1,
+        owner="o",
+        settings=m.TableSettings(name="t", stake=0, timers=timed, rounds=1, bots_allowed=True),
+        has_password=False,
+        seats=tuple(m.LobbySeat(bot=False, ready=False) for _ in range(4)),
+        spectators=0,
+        status="waiting",
+    )
+    assert str(table_row(info, "en")[4]) == "30/15/5 (pung 3)"
+    assert str(table_row(info, "zh")[4]) == "30/15/5 (碰 3)"
