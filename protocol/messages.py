@@ -52,6 +52,7 @@ from .vocabulary import (
     Outcome,
     Phase,
     Presence,
+    SeatChanges,
     TableStatus,
     TimerClass,
     WhenBroke,
@@ -257,6 +258,12 @@ class TableSettings(Record):
         Optional(Bool()),
         "a finished match is readable by anyone by its id (default: on for free tables, "
         "off for stake tables)",
+        default=None,
+    )
+    seat_changes: SeatChanges | None = field(
+        Optional(Choice(SeatChanges)),
+        "when the players change places (docs/rules.md §1.5): before every round "
+        "(every_round, the default) or before the third only (third_round)",
         default=None,
     )
     table_fee: int | None = field(

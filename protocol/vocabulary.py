@@ -30,6 +30,7 @@ __all__ = [
     "Outcome",
     "Phase",
     "Presence",
+    "SeatChanges",
     "TableStatus",
     "TimerClass",
     "WhenBroke",
@@ -131,6 +132,13 @@ class WhenBroke(StrEnum):
 
     BOT = "bot"
     PAUSE = "pause"
+
+
+class SeatChanges(StrEnum):
+    """When the players change places between rounds (docs/rules.md §1.5)."""
+
+    EVERY_ROUND = "every_round"  # before rounds 2, 3 and 4: everyone sits every place
+    THIRD_ROUND = "third_round"  # before round 3 only: East <-> South, West <-> North
 
 
 class MatchEnd(StrEnum):

@@ -34,7 +34,13 @@ from gbmj_server.net.errors import RequestError
 from gbmj_server.storage.matches import ActionDone
 from gbmj_server.tables import items, settle
 from gbmj_server.tables.seat import STAND_IN_LEVEL, Seat, bot_participant
-from gbmj_server.tables.settings import auto_play_after, offline_grace, public_history, seconds
+from gbmj_server.tables.settings import (
+    auto_play_after,
+    offline_grace,
+    public_history,
+    seat_changes,
+    seconds,
+)
 from gbmj_server.tables.state import MatchState
 from gbmj_server.tables.table import Table
 from gbmj_server.tables.wire import event_frame, game_view, prompt_frame
@@ -74,7 +80,7 @@ class Play:
     @classmethod
     def start(cls, table: Table) -> Play:
         seed = table.ctx.match_seed or secrets.token_bytes(32)
-        state = MatchState(Match(seed, table.settings.rounds))
+        state = MatchState(Match(seed, table.settings.rounds, seat_changes(table.settings)))
         for slot, seat in enumerate(table.seats):
             assert seat is not None
             seat.holder = seat.holder.anew()  # not the last match's points and coins

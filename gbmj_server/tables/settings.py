@@ -10,7 +10,7 @@ from dataclasses import replace
 from gbmj_server.net.errors import RequestError
 from protocol import messages as m
 from protocol.errors import ErrorCode
-from protocol.vocabulary import ActionKind, TimerClass, WhenBroke
+from protocol.vocabulary import ActionKind, SeatChanges, TimerClass, WhenBroke
 
 AUTO_PLAY_AFTER = 2  # own-turn timeouts in a row that put a seat on auto-play
 OFFLINE_GRACE = 30  # seconds a disconnected player's decision waits at an untimed table
@@ -57,6 +57,11 @@ def seconds(
     if timer is TimerClass.CLAIM_WINDOW and pung_only and timers.pung_window is not None:
         return float(timers.pung_window)
     return float(getattr(timers, timer.value))
+
+
+def seat_changes(settings: m.TableSettings) -> SeatChanges:
+    """When the players change places (§1.5): before every round unless set."""
+    return settings.seat_changes or SeatChanges.EVERY_ROUND
 
 
 def when_broke(settings: m.TableSettings) -> WhenBroke:

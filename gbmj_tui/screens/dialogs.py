@@ -17,9 +17,14 @@ from gbmj_tui.i18n import N_, tr
 from gbmj_tui.widgets.toggle import Toggle
 from protocol import messages as m
 from protocol.errors import ProtocolError
+from protocol.vocabulary import SeatChanges
 
 STAKES = m.STAKES[:13]
 ROUNDS = (1, 2, 3, 4)
+SEAT_CHANGE_WORDS = {
+    SeatChanges.EVERY_ROUND: N_("every round"),
+    SeatChanges.THIRD_ROUND: N_("before round 3 only"),
+}
 DEFAULT_TIMERS = m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5, pung_window=3)
 DEFAULT_SETTINGS = m.TableSettings(
     name=N_("my table"), stake=0, timers=DEFAULT_TIMERS, rounds=1, bots_allowed=True
@@ -68,6 +73,11 @@ class SettingsDialog(ModalScreen[TableRequest | None]):
                 yield Label(tr("Rounds", lang))
                 yield Select(rounds, value=s.rounds, allow_blank=False, id="t-rounds", compact=True)
             with Horizontal(classes="row"):
+                yield Label(tr("Seat changes", lang))
+                changes = [(tr(w, lang), k) for k, w in SEAT_CHANGE_WORDS.items()]
+                scheme = s.seat_changes or SeatChanges.EVERY_ROUND
+                yield Select(changes, value=scheme, allow_blank=False, id="t-seats", compact=True)
+            with Horizontal(classes="row"):
                 yield Toggle(tr("Timers (s)", lang), t.on, id="t-timers", ascii=self.ascii)
                 yield Label(tr("first", lang))
                 yield Input(str(t.first_discard), id="t-first", max_length=3, type="integer")
@@ -107,6 +117,7 @@ class SettingsDialog(ModalScreen[TableRequest | None]):
     def _create(self) -> None:
         stake = self.query_one("#t-stake", Select).value
         rounds = self.query_one("#t-rounds", Select).value
+        scheme = self.query_one("#t-seats", Select).value
         try:
             timers = m.TimerSettings(
                 on=self.query_one("#t-timers", Toggle).value,
@@ -121,6 +132,7 @@ class SettingsDialog(ModalScreen[TableRequest | None]):
                 timers=timers,
                 rounds=rounds if isinstance(rounds, int) else 1,
                 bots_allowed=self.query_one("#t-bots", Toggle).value,
+                seat_changes=scheme if isinstance(scheme, SeatChanges) else None,
             )
             settings.to_wire()  # the protocol's own range checks
         except ProtocolError as exc:  # a number out of range: say which

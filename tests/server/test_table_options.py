@@ -1,6 +1,7 @@
 """The house's and the owner's table options over real TCP with a real SQLite file
-(docs/rules.md §1.5, §2.3, §2.5): the table fee (茶水费) shown before anyone sits, paid
-every hand to the house and booked under its own memo, the ledger balanced."""
+(docs/rules.md §1.5, §2.5): the table fee (茶水费) shown before anyone sits, paid every
+hand to the house and booked under its own memo, the ledger balanced; the seat-change
+scheme reaching the match."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from typing import Any
 import pytest
 import trio
 
+from gbmj_server.config import ConfigError, load_config_file
 from gbmj_server.server import Server
 from gbmj_server.storage import Storage
-from server.conftest import TEST_CONFIG, start
+from server.conftest import TEST_CONFIG, Probe, start
 from server.test_coins import balance, ledger_ok, play_match
 from server.wireclient import WireClient
 
@@ -98,9 +100,7 @@ async def test_no_fee_without_the_host_setting(connect) -> None:
     assert "table_fee" not in snapshot["table"]["settings"]
 
 
-def test_the_table_fee_in_the_settings_file(tmp_path: Path) -> None:
-    from gbmj_server.config import ConfigError, load_config_file
-
+async def test_the_table_fee_in_the_settings_file(tmp_path: Path) -> None:
     path = tmp_path / "gbmj.toml"
     path.write_text("table_fee = 3\n")
     assert load_config_file(path).table_fee == 3
@@ -108,3 +108,25 @@ def test_the_table_fee_in_the_settings_file(tmp_path: Path) -> None:
         path.write_text(f"table_fee = {bad}\n")
         with pytest.raises(ConfigError, match="table_fee"):
             load_config_file(path)
+
+
+async def test_a_table_that_changes_seats_before_the_third_round_only(connect, server) -> None:
+    """The owner's seat-change setting reaches the match (docs/rules.md §1.5): with
+    ``third_round`` the places of rounds 1 and 2 are the same, then East <-> South and
+    West <-> North; the default changes them every round."""
+    alice = await connect()
+    await alice.register("alice")
+    table_id = await alice.create_table(rounds=4, seat_changes="third_round")
+    await alice.ok("sit", table_id=table_id, seat=0)
+    for seat in (1, 2, 3):
+        await alice.ok("add_bot", table_id=table_id, seat=seat, level="normal")
+    await alice.ok("ready", table_id=table_id, ready=True)
+    probe = Probe(server, table_id)
+    with trio.fail_after(10):
+        while probe.table.play is None:
+            await trio.sleep(0.01)
+    match = probe.play.st.match
+    assert match.seat_changes == "third_round"
+    info = await alice.ok("list_tables")
+    (listed,) = [t for t in info["tables"] if t["table_id"] == table_id]
+    assert listed["settings"]["seat_changes"] == "third_round"
