@@ -22,7 +22,7 @@ from textual.widgets import Static
 
 from gbmj_tui.i18n import N_, tr, trp
 from gbmj_tui.messages import ReplayAsked
-from gbmj_tui.model import TableView
+from gbmj_tui.model import TableView, round_label
 from gbmj_tui.tiles import TileStyle, tile_text
 from gbmj_tui.widgets.fans import fan_table
 from gbmj_tui.widgets.keybar import KeyBar
@@ -145,7 +145,9 @@ class ResultScreen(ModalScreen[None]):
         self.started = False  # the next hand has started underneath
 
     def compose(self) -> ComposeResult:
-        parts: list[RenderableType] = [result_heading(self.view, self.lang)]
+        heading = Text(round_label(self.view, self.lang) + "   ", style="bold")
+        heading.append_text(result_heading(self.view, self.lang))  # 东风东局   东 Alice wins
+        parts: list[RenderableType] = [heading]
         parts.append(revealed_hands(self.view, self.tile_style, self.lang))
         r = self.view.result
         if r is not None and r.outcome == "win":

@@ -36,3 +36,15 @@ def test_the_lobby_shows_a_pung_window_apart() -> None:
     )
     assert str(table_row(info, "en")[4]) == "30/15/5 (pung 3)"
     assert str(table_row(info, "zh")[4]) == "30/15/5 (碰 3)"
+
+
+def test_hands_are_named_as_players_say_them() -> None:
+    """In Chinese the round's wind, then the wind of the hand's place in the round
+    (东风东局 … 北风北局); English keeps the round and the number."""
+    from gbmj_tui.model import hand_name
+
+    assert hand_name(1, 1, "zh") == "东风东局"
+    assert hand_name(2, 3, "zh") == "南风西局"
+    assert hand_name(4, 4, "zh") == "北风北局"
+    assert hand_name(1, 1, "en") == "East round, hand 1"
+    assert hand_name(3, 2, "en") == "West round, hand 2"
