@@ -112,6 +112,7 @@ ITEM_NAMES: dict[Item, str] = {
     Item.TIMER_EXTENSION: N_("timer extension"),
     Item.TILE_COUNTER: N_("tile counter"),
     Item.TABLE_SIGN: N_("table sign"),
+    Item.GOLD_SIGN: N_("gold sign"),
 }
 ITEM_USES: dict[Item, str] = {
     Item.TIMER_EXTENSION: N_(
@@ -124,6 +125,10 @@ ITEM_USES: dict[Item, str] = {
     ),
     Item.TABLE_SIGN: N_(
         "Rename your table (owner, before the match: o); the new name is protected for an hour."
+    ),
+    Item.GOLD_SIGN: N_(
+        "Rename your table (owner, before the match: o, then choose the gold sign); the new "
+        "name is protected for 24 hours."
     ),
 }
 

@@ -760,11 +760,18 @@ class CreateTable(Message):
 @message("configure_table", "client", "ok")
 class ConfigureTable(Message):
     """The owner replaces the settings (and password) before the match. A new name costs
-    one ``table_sign`` and is protected for an hour (招牌, docs/rules.md §2.6)."""
+    one ``table_sign`` and is protected for an hour (招牌), or one ``gold_sign`` and is
+    protected for 24 hours (金字招牌, docs/rules.md §2.6)."""
 
     table_id: int = field(TABLE_ID)
     settings: TableSettings = field(Struct(TableSettings))
     password: str | None = field(Optional(TABLE_PASSWORD), "absent: open table", default=None)
+    sign: Item | None = field(
+        Optional(Choice(Item)),
+        "the sign a new name uses: table_sign (the default) or gold_sign; any other item "
+        "is refused (out_of_range)",
+        default=None,
+    )
 
 
 @message("join_table", "client", "snapshot")

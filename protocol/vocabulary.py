@@ -120,6 +120,7 @@ class Item(StrEnum):
     TIMER_EXTENSION = "timer_extension"
     TILE_COUNTER = "tile_counter"
     TABLE_SIGN = "table_sign"
+    GOLD_SIGN = "gold_sign"
 
 
 class TableStatus(StrEnum):

@@ -25,8 +25,13 @@ from protocol.vocabulary import Item
 # The timer extension (定时器): +90 s, 270 coins from the user, 90 to each other seat.
 TIMER_EXTENSION_SECONDS = 90
 TIMER_EXTENSION_SHARE = 90  # to each other seat: 270 from the user in all
-# The table sign (招牌): a renamed table keeps its name this long.
+# The signs (招牌, 金字招牌): a table renamed with one keeps its name this long (seconds).
 TABLE_SIGN_PROTECTION = 3600.0
+GOLD_SIGN_PROTECTION = 24 * 3600.0
+SIGN_PROTECTION: Mapping[Item, float] = {
+    Item.TABLE_SIGN: TABLE_SIGN_PROTECTION,
+    Item.GOLD_SIGN: GOLD_SIGN_PROTECTION,
+}
 DROP_CHANCE = 0.2  # a win drops a random item one time in five
 
 
@@ -46,6 +51,7 @@ ITEM_RULES: Mapping[Item, ItemRule] = {
         ItemRule(Item.TIMER_EXTENSION, price=500),
         ItemRule(Item.TILE_COUNTER, price=800),
         ItemRule(Item.TABLE_SIGN, price=1000),
+        ItemRule(Item.GOLD_SIGN, price=5000),
     )
 }
 assert set(ITEM_RULES) == set(Item), "every item has its rule"

@@ -34,7 +34,8 @@ def check_rename(table: Table, conn: Connection, settings: m.TableSettings) -> b
     now = trio.current_time()
     if now < table.name_protected_until:
         minutes = math.ceil((table.name_protected_until - now) / 60)
-        raise RequestError(ErrorCode.NAME_PROTECTED, f"the name is protected {minutes} min more")
+        left = f"{minutes} min" if minutes <= 90 else f"{math.ceil(minutes / 60)} h"
+        raise RequestError(ErrorCode.NAME_PROTECTED, f"the name is protected {left} more")
     return True
 
 

@@ -17,7 +17,7 @@ from gbmj_tui.i18n import N_, tr
 from gbmj_tui.widgets.toggle import Toggle
 from protocol import messages as m
 from protocol.errors import ProtocolError
-from protocol.vocabulary import SeatChanges
+from protocol.vocabulary import Item, SeatChanges
 
 STAKES = m.STAKES[:13]
 ROUNDS = (1, 2, 3, 4)
@@ -37,6 +37,7 @@ class TableRequest:
 
     settings: m.TableSettings
     password: str | None
+    sign: Item | None = None  # the sign a new name uses (None: the table sign)
 
 
 class SettingsDialog(ModalScreen[TableRequest | None]):
@@ -66,7 +67,15 @@ class SettingsDialog(ModalScreen[TableRequest | None]):
                 yield Label(tr("Name", lang))
                 yield Input(s.name, id="t-name", max_length=40, compact=True)
             if self.editing:
-                yield Static(tr("A new name costs one table sign.", lang), classes="hint")
+                with Horizontal(classes="row"):
+                    yield Label(tr("A new name costs one", lang))
+                    signs = [
+                        (tr("table sign (protected 1 h)", lang), Item.TABLE_SIGN),
+                        (tr("gold sign (protected 24 h)", lang), Item.GOLD_SIGN),
+                    ]
+                    yield Select(
+                        signs, value=Item.TABLE_SIGN, allow_blank=False, id="t-sign", compact=True
+                    )
             with Horizontal(classes="row"):
                 yield Label(tr("Stake", lang))
                 yield Select(stakes, value=s.stake, allow_blank=False, id="t-stake", compact=True)
@@ -140,7 +149,9 @@ class SettingsDialog(ModalScreen[TableRequest | None]):
             self.query_one("#dialog-error", Static).update(Text(text))
             return
         password = self.query_one("#t-password", Input).value or None
-        self.dismiss(TableRequest(settings, password))
+        sign = self.query_one("#t-sign", Select).value if self.editing else None
+        gold = sign if sign == Item.GOLD_SIGN else None  # the table sign goes without saying
+        self.dismiss(TableRequest(settings, password, gold))
 
 
 class PasswordPrompt(ModalScreen[str | None]):

@@ -286,7 +286,10 @@ class TableScreen(Screen[None]):
             table_id = self.view.table_id
             self._request(
                 m.ConfigureTable(
-                    table_id=table_id, settings=request.settings, password=request.password
+                    table_id=table_id,
+                    settings=request.settings,
+                    password=request.password,
+                    sign=request.sign,
                 )
             )
 

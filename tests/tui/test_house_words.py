@@ -48,3 +48,37 @@ def test_hands_are_named_as_players_say_them() -> None:
     assert hand_name(4, 4, "zh") == "北风北局"
     assert hand_name(1, 1, "en") == "East round, hand 1"
     assert hand_name(3, 2, "en") == "West round, hand 2"
+
+
+def test_the_owner_renames_with_a_gold_sign() -> None:
+    """The settings dialog of a table's owner chooses the sign a new name uses; the
+    gold sign goes on the wire, the table sign goes without saying."""
+    import asyncio
+    from dataclasses import replace
+
+    from textual.widgets import Input, Select
+    from tui_harness import OfflineApp
+    from tui_sample import sample_view
+
+    from gbmj_tui.screens.dialogs import SettingsDialog
+    from protocol.vocabulary import Item
+
+    async def rename(app: OfflineApp, sign: Item) -> None:
+        async with app.run_test() as pilot:
+            app.table_screen.action_settings()
+            await pilot.pause()
+            dialog = app.screen
+            assert isinstance(dialog, SettingsDialog)
+            dialog.query_one("#t-name", Input).value = "golden"
+            dialog.query_one("#t-sign", Select).value = sign
+            await pilot.pause()
+            dialog._create()
+            await pilot.pause()
+
+    for sign in (Item.GOLD_SIGN, Item.TABLE_SIGN):
+        view = replace(sample_view(), settings=settings(0, None), owner="alice", viewer="alice")
+        app = OfflineApp(view, lang="en")
+        asyncio.run(rename(app, sign))
+        (sent,) = [x for x in app.outbox if isinstance(x, m.ConfigureTable)]
+        assert sent.settings.name == "golden"
+        assert sent.sign == (Item.GOLD_SIGN if sign is Item.GOLD_SIGN else None)
