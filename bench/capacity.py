@@ -63,7 +63,7 @@ SETTINGS = {
 # clients each make a table for a few seconds every 30-120 s and never come back to it,
 # a table a second per 75 clients; five minutes each would be thousands of empty tables.
 CONFIG = 'log_level = "warning"\ninsecure = {insecure}\ntable_linger = 0\n'
-PAGE = 60  # tables a page of the list (protocol.messages.TABLE_PAGE)
+PAGE = 50  # tables a page of the list (protocol.messages.TABLE_PAGE)
 
 
 class Stats:

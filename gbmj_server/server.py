@@ -62,6 +62,7 @@ class Server:
         rng: random.Random | None = None,
     ) -> None:
         self.config = config
+        storage.inventory_slots = config.inventory_slots
         self.store = AsyncStorage(storage)
         self.sessions = Sessions()
         self.lobby = Lobby(self.sessions)

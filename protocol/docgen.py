@@ -86,6 +86,8 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "shop",
             "buy",
             "item_awarded",
+            "move_item",
+            "use_item",
             "arm_timer_extension",
             "use_tile_counter",
             "tile_counts",

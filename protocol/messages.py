@@ -64,8 +64,9 @@ PROTOCOL_VERSION = 1
 # Coins per point: 0 (free) and the 1-2-5 series (docs/rules.md §2.2).
 STAKES = (0, *(m * 10**e for e in range(5) for m in (1, 2, 5)))
 MAX_LEVEL = 37
-INVENTORY_SLOTS = 30
-TABLE_PAGE = 60  # tables per table_list: 60 of the largest valid TableInfo fit in a frame
+INVENTORY_SLOTS = 30  # by default; the host may set 1 to MAX_INVENTORY_SLOTS
+MAX_INVENTORY_SLOTS = 120
+TABLE_PAGE = 50  # tables per table_list: 50 of the largest valid TableInfo fit in a frame
 STACK_LIMIT = 99
 MAX_PARTICIPANTS = 16  # players and bots who held a seat in one match, at most
 MATCH_PAGE = 25  # matches in one match_list: 25 of the largest fit in a frame
@@ -389,6 +390,11 @@ class ItemStack(Record):
 
     item: Item = field(ITEM)
     count: int = field(Int(1, STACK_LIMIT))
+    slot: int | None = field(
+        Optional(Int(0, MAX_INVENTORY_SLOTS - 1)),
+        "its place in the inventory, 0 first (``move_item``)",
+        default=None,
+    )
 
 
 @record
@@ -1020,10 +1026,16 @@ class GetInventory(Message):
 
 @message("inventory", "server")
 class Inventory(Message):
-    """The items the player holds (up to 30 slots, stacks of up to 99)."""
+    """The items the player holds (30 slots unless the host sets another number, stacks of
+    up to 99), by slot."""
 
-    slots: tuple[ItemStack, ...] = field(ListOf(Struct(ItemStack), INVENTORY_SLOTS))
-    capacity: int = field(Int(0, INVENTORY_SLOTS))
+    slots: tuple[ItemStack, ...] = field(ListOf(Struct(ItemStack), MAX_INVENTORY_SLOTS))
+    capacity: int = field(Int(0, MAX_INVENTORY_SLOTS))
+    gem_cap: int | None = field(
+        Optional(RATING),
+        "gems cannot be used at this rating or above (docs/rules.md §2.6); absent: no cap",
+        default=None,
+    )
 
 
 @message("get_shop", "client", "shop")
@@ -1048,10 +1060,34 @@ class Buy(Message):
 
 @message("item_awarded", "server")
 class ItemAwarded(Message):
-    """A random item for a win (docs/rules.md §2.6)."""
+    """A random item: for a win, or a gem for finishing a match first (docs/rules.md
+    §2.6)."""
 
     item: Item = field(ITEM)
     count: int = field(Int(1, STACK_LIMIT))
+    lost: bool | None = field(
+        Optional(Bool()),
+        "true: the inventory was full, so the item was not kept (absent: kept)",
+        default=None,
+    )
+
+
+@message("move_item", "client", "inventory")
+class MoveItem(Message):
+    """Move what is in one slot of the inventory to another; what was there (if anything)
+    takes its place. Both slots below ``capacity``; the first not empty."""
+
+    from_slot: int = field(Int(0, MAX_INVENTORY_SLOTS - 1))
+    to_slot: int = field(Int(0, MAX_INVENTORY_SLOTS - 1))
+
+
+@message("use_item", "client", "inventory")
+class UseItem(Message):
+    """Use one item that acts on the player's account: a gem adds its rating points
+    (refused as ``rating_capped`` at the server's gem cap or above). Items that act at a
+    table have their own requests."""
+
+    item: Item = field(ITEM)
 
 
 @message("arm_timer_extension", "client", "ok")

@@ -121,6 +121,9 @@ class Item(StrEnum):
     TILE_COUNTER = "tile_counter"
     TABLE_SIGN = "table_sign"
     GOLD_SIGN = "gold_sign"
+    GEM_SHARD = "gem_shard"  # 钻石碎片
+    GEM = "gem"  # 标准钻石
+    PERFECT_GEM = "perfect_gem"  # 完美钻石
 
 
 class TableStatus(StrEnum):

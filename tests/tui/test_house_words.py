@@ -82,3 +82,54 @@ def test_the_owner_renames_with_a_gold_sign() -> None:
         (sent,) = [x for x in app.outbox if isinstance(x, m.ConfigureTable)]
         assert sent.settings.name == "golden"
         assert sent.sign == (Item.GOLD_SIGN if sign is Item.GOLD_SIGN else None)
+
+
+def test_the_inventory_moves_and_uses_items() -> None:
+    """Every slot is listed (empty ones too); m on a slot, m on another asks to move
+    (swap) them; u on a gem asks to use it; a refusal for the cap says the cap."""
+    import asyncio
+
+    from textual.widgets import DataTable
+    from tui_harness import OfflineApp
+    from tui_sample import sample_view
+
+    from gbmj_tui.messages import Refused
+    from gbmj_tui.screens.shop import ShopScreen
+    from protocol.vocabulary import Item
+
+    inventory = m.Inventory(
+        slots=(
+            m.ItemStack(item=Item.TILE_COUNTER, count=2, slot=0),
+            m.ItemStack(item=Item.GEM, count=1, slot=2),
+        ),
+        capacity=4,
+        gem_cap=500,
+    )
+    seen: dict[str, object] = {}
+
+    async def go(app: OfflineApp) -> None:
+        async with app.run_test() as pilot:
+            shop = ShopScreen("en", None, inventory)
+            await app.push_screen(shop)
+            await pilot.pause()
+            slots = shop.query_one("#shop-slots", DataTable)
+            seen["rows"] = slots.row_count
+            await pilot.press("m")  # slot 1 (the cursor's first row): tile counters
+            slots.move_cursor(row=3)
+            await pilot.pause()
+            await pilot.press("m")
+            slots.move_cursor(row=2)
+            await pilot.pause()
+            await pilot.press("u")
+            await pilot.pause()
+            request = m.UseItem(item=Item.GEM)
+            shop.post_message(Refused(request, "rating_capped", "capped"))
+            await pilot.pause()
+            seen["note"] = str(shop.query_one("#shop-note").render())
+
+    app = OfflineApp(sample_view(), lang="en")
+    asyncio.run(go(app))
+    assert seen["rows"] == 4
+    sent = [x for x in app.outbox if isinstance(x, m.MoveItem | m.UseItem)]
+    assert sent == [m.MoveItem(from_slot=0, to_slot=3), m.UseItem(item=Item.GEM)]
+    assert "rating 500" in str(seen["note"])
