@@ -172,6 +172,7 @@ class TableView:
     owner: str = ""  # the table's owner, by name
     viewer: str = ""  # the viewer's own name (seated or not)
     settings: m.TableSettings | None = None  # the owner's choices
+    cloth: str | None = None  # the board's look, from the owner's tablecloth
     status: TableStatus = TableStatus.WAITING  # a match runs, or the seats fill
     stake: int = 0  # coins per point; 0: a free table
     round_number: int = 1  # 1-4: 东风圈 … 北风圈

@@ -83,6 +83,7 @@ def table_fields(info: m.TableInfo) -> dict[str, Any]:
         "stake": info.settings.stake,
         "settings": info.settings,
         "timer_ms": timer_ms(info.settings),
+        "cloth": info.cloth,
     }
 
 

@@ -117,6 +117,7 @@ ITEM_NAMES: dict[Item, str] = {
     Item.GEM_SHARD: N_("gem shard"),
     Item.GEM: N_("gem"),
     Item.PERFECT_GEM: N_("perfect gem"),
+    Item.TABLECLOTH: N_("tablecloth"),
 }
 ITEM_USES: dict[Item, str] = {
     Item.TIMER_EXTENSION: N_(
@@ -133,6 +134,10 @@ ITEM_USES: dict[Item, str] = {
     Item.GOLD_SIGN: N_(
         "Rename your table (owner, before the match: o, then choose the gold sign); the new "
         "name is protected for 24 hours."
+    ),
+    Item.TABLECLOTH: N_(
+        "Lay it on your table (owner, at the table: l): the board takes its look for "
+        "everyone there, for as long as the table lasts."
     ),
     Item.GEM_SHARD: N_(
         "Use it (u in the inventory): +1 rating point. Only dropped, to a match's winner."

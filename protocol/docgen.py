@@ -88,6 +88,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "item_awarded",
             "move_item",
             "use_item",
+            "lay_tablecloth",
             "arm_timer_extension",
             "use_tile_counter",
             "tile_counts",

@@ -44,6 +44,7 @@ from .vocabulary import (
     ActionKind,
     BotLevel,
     Channel,
+    Cloth,
     Item,
     LeaveReason,
     MatchEnd,
@@ -300,6 +301,12 @@ class TableInfo(Record):
     seats: tuple[LobbySeat, ...] = field(ListOf(Struct(LobbySeat), 4, 4), "seats 0-3")
     spectators: int = field(Int(0, 100_000))
     status: TableStatus = field(Choice(TableStatus))
+    cloth: Cloth | None = field(
+        Optional(Choice(Cloth)),
+        "the board's look, laid by the owner with a tablecloth (docs/rules.md §2.6); "
+        "absent: the plain board",
+        default=None,
+    )
 
 
 @record
@@ -1070,6 +1077,15 @@ class ItemAwarded(Message):
         "true: the inventory was full, so the item was not kept (absent: kept)",
         default=None,
     )
+
+
+@message("lay_tablecloth", "client", "ok")
+class LayTablecloth(Message):
+    """The table's owner uses a tablecloth: the board takes its look for everyone at the
+    table (``table_update``), for as long as the table exists."""
+
+    table_id: int = field(TABLE_ID)
+    cloth: Cloth = field(Choice(Cloth))
 
 
 @message("move_item", "client", "inventory")

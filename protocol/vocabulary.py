@@ -20,6 +20,7 @@ __all__ = [
     "ActionKind",
     "BotLevel",
     "Channel",
+    "Cloth",
     "ErrorCode",
     "EventKind",
     "Item",
@@ -124,6 +125,7 @@ class Item(StrEnum):
     GEM_SHARD = "gem_shard"  # 钻石碎片
     GEM = "gem"  # 标准钻石
     PERFECT_GEM = "perfect_gem"  # 完美钻石
+    TABLECLOTH = "tablecloth"  # 桌布
 
 
 class TableStatus(StrEnum):
@@ -143,6 +145,15 @@ class SeatChanges(StrEnum):
 
     EVERY_ROUND = "every_round"  # before rounds 2, 3 and 4: everyone sits every place
     THIRD_ROUND = "third_round"  # before round 3 only: East <-> South, West <-> North
+
+
+class Cloth(StrEnum):
+    """A tablecloth's look of the board (docs/rules.md §2.6)."""
+
+    GREEN = "green"  # felt
+    RED = "red"
+    BLUE = "blue"
+    WOOD = "wood"
 
 
 class MatchEnd(StrEnum):

@@ -127,6 +127,26 @@ async def configure_table(services: Services, conn: Connection, request: m.Confi
     await actor.request(conn, request.id, configure)
 
 
+@handlers.on(m.LayTablecloth)
+async def lay_tablecloth(services: Services, conn: Connection, request: m.LayTablecloth) -> None:
+    """The owner uses a tablecloth: the board's look for everyone, while the table lasts."""
+    actor = at_table(services, conn, request.table_id)
+    store = services.store
+
+    async def lay(table: Table) -> None:
+        powers.require_owner(table, conn, before_match=False)
+        assert conn.account is not None
+        if conn.account.is_guest:
+            raise RequestError(ErrorCode.NO_SUCH_ITEM, "guests hold no tablecloth")
+        try:
+            await store.call(store.storage.use_item, conn.account.id, Item.TABLECLOTH)
+        except LedgerError as exc:
+            raise RequestError(ErrorCode(exc.code), str(exc)) from None
+        powers.lay_cloth(table, conn, request.cloth)
+
+    await actor.request(conn, request.id, lay)
+
+
 @handlers.on(m.AutoPlay)
 async def auto_play(services: Services, conn: Connection, request: m.AutoPlay) -> None:
     """Switch 托管 on or off (off: the player takes control back)."""

@@ -15,7 +15,7 @@ from gbmj_server.tables.settings import checked, with_fee
 from gbmj_server.tables.table import Table, password_digest
 from protocol import messages as m
 from protocol.errors import ErrorCode
-from protocol.vocabulary import BotLevel, LeaveReason
+from protocol.vocabulary import BotLevel, Cloth, LeaveReason
 
 
 def require_owner(table: Table, conn: Connection, *, before_match: bool = True) -> None:
@@ -62,6 +62,12 @@ def configure(
     for seat in table.seats:
         if seat is not None:
             seat.ready = False
+    table.changed()
+
+
+def lay_cloth(table: Table, conn: Connection, cloth: Cloth) -> None:
+    """The owner's tablecloth (§2.6), before or during a match: every member sees it."""
+    table.cloth = cloth
     table.changed()
 
 

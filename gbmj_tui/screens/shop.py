@@ -15,8 +15,9 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
-from textual.widgets import DataTable, Static
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, OptionList, Static
+from textual.widgets.option_list import Option
 
 from gbmj_tui.i18n import N_, tr
 from gbmj_tui.messages import Refused, Replied, Requested
@@ -25,7 +26,7 @@ from gbmj_tui.widgets.keybar import KeyBar
 from gbmj_tui.words import ITEM_USES, item_name
 from protocol import messages as m
 from protocol.errors import ErrorCode
-from protocol.vocabulary import Item
+from protocol.vocabulary import Cloth, Item
 
 GEMS = frozenset({Item.GEM_SHARD, Item.GEM, Item.PERFECT_GEM})  # used from the inventory
 
@@ -261,6 +262,49 @@ class ShopScreen(ModalScreen[None]):
         event.stop()  # Enter is the buy binding; a click selects only
 
     def action_close(self) -> None:
+        self.dismiss(None)
+
+
+CLOTHS: dict[Cloth, str] = {
+    Cloth.GREEN: N_("green felt"),
+    Cloth.RED: N_("red"),
+    Cloth.BLUE: N_("blue"),
+    Cloth.WOOD: N_("wood"),
+}
+
+
+def lay_cloth(screen: Screen[None], cloth: str | None) -> None:
+    """The table screen's board takes the tablecloth's look (its class; table.tcss)."""
+    for c in Cloth:
+        screen.set_class(cloth == c, f"-cloth-{c.value}")
+
+
+class ClothDialog(ModalScreen[Cloth | None]):
+    """Which tablecloth to lay (one from the inventory is used): Enter picks, Escape not."""
+
+    CSS_PATH = "../styles/app.tcss"
+    BINDINGS = [Binding("escape", "cancel", N_("Cancel"))]  # noqa: RUF012
+
+    def __init__(self, lang: str) -> None:
+        super().__init__()
+        self.lang = lang
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="shop-box"):
+            yield Static(tr("Lay a tablecloth (uses one):", self.lang))
+            yield OptionList(
+                *(Option(tr(words, self.lang), id=c.value) for c, words in CLOTHS.items()),
+                id="cloths",
+            )
+        yield KeyBar(self.lang)
+
+    @on(OptionList.OptionSelected)
+    def _picked(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id is not None:
+            self.dismiss(Cloth(event.option.id))
+
+    def action_cancel(self) -> None:
         self.dismiss(None)
 
 

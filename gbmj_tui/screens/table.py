@@ -40,6 +40,7 @@ from gbmj_tui.screens.chat import ChatLine
 from gbmj_tui.screens.dialogs import SettingsDialog, TableRequest
 from gbmj_tui.screens.moderation import remember
 from gbmj_tui.screens.seats import SeatsDialog
+from gbmj_tui.screens.shop import ClothDialog, lay_cloth
 from gbmj_tui.tiles import TileStyle
 from gbmj_tui.widgets import (
     ActionLine,
@@ -54,7 +55,7 @@ from gbmj_tui.widgets.linkbar import LinkBar
 from gbmj_tui.widgets.status import status_text
 from gbmj_tui.words import TIMERS as TIMER_WORDS
 from protocol import messages as m
-from protocol.vocabulary import ActionKind, Channel
+from protocol.vocabulary import ActionKind, Channel, Cloth
 
 SPEAKERS = 30  # chat senders remembered, to mute one
 ESCAPE_CONFIRM_S = 3.0  # leaving a running match needs the key twice within this time
@@ -78,6 +79,7 @@ class TableScreen(Screen[None]):
         Binding("t", "tile_counter", N_("Counter")),
         Binding("c", "chat", N_("Chat")),
         Binding("m", "mute", N_("Mute")),
+        Binding("l", "tablecloth", N_("Tablecloth")),
         Binding("ctrl+q", "app.quit", N_("Quit")),
     ]
 
@@ -192,6 +194,7 @@ class TableScreen(Screen[None]):
         style, lang = self.tile_style, self.lang
         spectator = view.me is None
         self.query_one(Board).show(view)
+        lay_cloth(self, view.cloth)
         toggles = (self.auto_win, self.auto_pass)
         self.query_one("#status", Static).update(status_text(view, lang, toggles))
 
@@ -230,6 +233,8 @@ class TableScreen(Screen[None]):
             return not view.match_running
         if action == "settings":
             return view.is_owner and not view.match_running
+        if action == "tablecloth":
+            return view.is_owner
         return True
 
     # -- keys ---------------------------------------------------------------------------------
@@ -292,6 +297,16 @@ class TableScreen(Screen[None]):
                     sign=request.sign,
                 )
             )
+
+    def action_tablecloth(self) -> None:
+        """The owner lays a tablecloth (one from the inventory): the board's look."""
+        table_id = self.view.table_id
+
+        def chosen(cloth: Cloth | None) -> None:
+            if cloth is not None:
+                self._request(m.LayTablecloth(table_id=table_id, cloth=cloth))
+
+        self.app.push_screen(ClothDialog(self.lang), chosen)
 
     def action_auto_play(self) -> None:
         view = self.view

@@ -228,3 +228,34 @@ async def test_a_full_inventory_keeps_no_drop(nursery: trio.Nursery, tmp_path: P
         slots = (await client.ok("get_inventory"))["slots"]
         assert slots == [{"item": "perfect_gem", "count": 1, "slot": 0}]
     assert await ledger_ok(srv)
+
+
+async def test_a_tablecloth_dresses_the_board_for_everyone(
+    nursery: trio.Nursery, tmp_path: Path
+) -> None:
+    """The owner lays a bought tablecloth: the table's info carries its look for every
+    member and the lobby; only the owner may, and only with a tablecloth."""
+    srv = await tcp_server(nursery, tmp_path)
+    owner, guest = await tcp_connect(srv), await tcp_connect(srv)
+    await owner.register("owner")
+    await guest.register("visitor")
+    table_id = await owner.create_table(name="dressed")
+    await guest.ok("join_table", table_id=table_id)
+    lay = {"table_id": table_id, "cloth": "green"}
+    assert (await owner.request("lay_tablecloth", **lay))["code"] == "no_such_item"
+    await give(srv, "visitor", "tablecloth")
+    assert (await guest.request("lay_tablecloth", **lay))["code"] == "not_owner"
+    house = await balance(srv, None)
+    shop = {o["item"]: o["price"] for o in (await owner.ok("get_shop"))["offers"]}
+    await owner.ok("buy", item="tablecloth", count=2)
+    assert await balance(srv, None) == house + 2 * shop["tablecloth"]
+    await owner.ok("lay_tablecloth", **lay)
+    await guest.expect("table_update", where=lambda m: m["table"].get("cloth") == "green")
+    listed = {t["table_id"]: t for t in (await guest.ok("list_tables"))["tables"]}
+    assert listed[table_id]["cloth"] == "green"
+    await owner.ok("lay_tablecloth", table_id=table_id, cloth="wood")
+    await guest.expect("table_update", where=lambda m: m["table"].get("cloth") == "wood")
+    assert (await owner.ok("get_inventory"))["slots"] == []
+    assert (await owner.request("lay_tablecloth", **lay))["code"] == "no_such_item"
+    assert table_of(srv, table_id).cloth == "wood"
+    assert await ledger_ok(srv)

@@ -133,3 +133,41 @@ def test_the_inventory_moves_and_uses_items() -> None:
     sent = [x for x in app.outbox if isinstance(x, m.MoveItem | m.UseItem)]
     assert sent == [m.MoveItem(from_slot=0, to_slot=3), m.UseItem(item=Item.GEM)]
     assert "rating 500" in str(seen["note"])
+
+
+def test_the_owner_lays_a_tablecloth_and_the_board_shows_it() -> None:
+    """l (the owner's key) offers the cloths; the one picked goes on the wire; a table
+    whose info carries a cloth gives the board its look (the screen's class)."""
+    import asyncio
+    from dataclasses import replace
+
+    from textual.widgets import OptionList
+    from tui_harness import OfflineApp
+    from tui_sample import sample_view
+
+    from gbmj_tui.screens.shop import ClothDialog
+    from protocol.vocabulary import Cloth
+
+    classes: dict[str, bool] = {}
+
+    async def go(app: OfflineApp) -> None:
+        async with app.run_test() as pilot:
+            await pilot.press("l")
+            await pilot.pause()
+            assert isinstance(app.screen, ClothDialog)
+            options = app.screen.query_one(OptionList)
+            options.highlighted = 3  # wood
+            await pilot.press("enter")
+            await pilot.pause()
+            screen = app.table_screen
+            screen.show(replace(screen.view, cloth=Cloth.WOOD))
+            await pilot.pause()
+            classes["wood"] = screen.has_class("-cloth-wood")
+            classes["green"] = screen.has_class("-cloth-green")
+
+    view = replace(sample_view(), owner="alice", viewer="alice")
+    app = OfflineApp(view, lang="en")
+    asyncio.run(go(app))
+    sent = [x for x in app.outbox if isinstance(x, m.LayTablecloth)]
+    assert sent == [m.LayTablecloth(table_id=view.table_id, cloth=Cloth.WOOD)]
+    assert classes == {"wood": True, "green": False}
