@@ -259,3 +259,24 @@ async def test_a_tablecloth_dresses_the_board_for_everyone(
     assert (await owner.request("lay_tablecloth", **lay))["code"] == "no_such_item"
     assert table_of(srv, table_id).cloth == "wood"
     assert await ledger_ok(srv)
+
+
+async def test_the_host_gives_items(tmp_path: Path) -> None:
+    """``gbmj-server admin give NAME ITEM [COUNT]`` puts items in an inventory (gems
+    too, which nobody can buy); an unknown name or a bad count changes nothing."""
+    from gbmj_server.cli import admin
+
+    db = tmp_path / "gbmj.sqlite3"
+    with Storage(db) as store:
+        store.create_account("alice", "pw-hash")
+    assert admin(["--db", str(db), "give", "alice", "gem"]) == 0
+    assert admin(["--db", str(db), "give", "alice", "tablecloth", "3"]) == 0
+    assert admin(["--db", str(db), "give", "bob", "gem"]) == 1
+    assert admin(["--db", str(db), "give", "alice", "gem", "0"]) == 1
+    with Storage(db) as store:
+        alice = store.account_by_name("alice")
+        assert [(s.item, s.count) for s in store.inventory(alice.id)] == [
+            ("gem", 1),
+            ("tablecloth", 3),
+        ]
+        assert store.ledger_balanced()
