@@ -53,7 +53,7 @@ ERRORS: dict[ErrorCode, str] = {
     E.INVENTORY_FULL: N_("your inventory is full"),
     E.ALREADY_ARMED: N_("a timer extension is armed already"),
     E.GUEST_NOT_ALLOWED: N_("guests cannot do that: register an account"),
-    E.NAME_PROTECTED: N_("the table's name is protected by a table sign for now"),
+    E.NAME_PROTECTED: N_("the table's name is protected by a sign for now"),
     E.RATING_CAPPED: N_("your rating is at the server's gem cap: gems cannot be used"),
     E.SERVER_BUSY: N_("the server is full: try again later"),
     E.BAD_NAME: N_("that name is not allowed (look-alike, reserved or invisible characters)"),

@@ -123,7 +123,8 @@ DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.INVENTORY_FULL: "no free slot for the item",
     ErrorCode.ALREADY_ARMED: "a timer extension is already armed for this match",
     ErrorCode.GUEST_NOT_ALLOWED: "guests hold no coins and play only free tables",
-    ErrorCode.NAME_PROTECTED: "the table was renamed with a table sign less than an hour ago",
+    ErrorCode.NAME_PROTECTED: "the table's name is still protected: renamed with a table sign "
+    "less than an hour ago, or with a gold sign less than 24 hours ago",
     ErrorCode.RATING_CAPPED: "gems cannot be used at the server's gem cap or above (the "
     "cap is in ``inventory``)",
     ErrorCode.SERVER_BUSY: "the server, or this address, has as many connections as allowed",

@@ -142,7 +142,7 @@ async def lay_tablecloth(services: Services, conn: Connection, request: m.LayTab
             await store.call(store.storage.use_item, conn.account.id, Item.TABLECLOTH)
         except LedgerError as exc:
             raise RequestError(ErrorCode(exc.code), str(exc)) from None
-        powers.lay_cloth(table, conn, request.cloth)
+        powers.lay_cloth(table, request.cloth)
 
     await actor.request(conn, request.id, lay)
 

@@ -65,7 +65,7 @@ def configure(
     table.changed()
 
 
-def lay_cloth(table: Table, conn: Connection, cloth: Cloth) -> None:
+def lay_cloth(table: Table, cloth: Cloth) -> None:
     """The owner's tablecloth (§2.6), before or during a match: every member sees it."""
     table.cloth = cloth
     table.changed()
