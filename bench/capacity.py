@@ -69,7 +69,7 @@ CONFIG = (
     'log_level = "warning"\ninsecure = {insecure}\ntable_linger = 0\nhand_pause = 5.0\n'
     '[limits]\ntrusted = ["127.0.0.1"]\n'
 )
-PAGE = 60  # tables a page of the list (protocol.messages.TABLE_PAGE)
+PAGE = 50  # tables a page of the list (protocol.messages.TABLE_PAGE)
 
 
 class Stats:

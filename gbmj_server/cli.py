@@ -7,6 +7,7 @@
     gbmj-server admin [--db PATH] [--config FILE.toml] users
     gbmj-server admin ... reset-password NAME | ban NAME | unban NAME
     gbmj-server admin ... grant NAME COINS | take NAME COINS | ledger [NAME] | check
+    gbmj-server admin ... give NAME ITEM [COUNT]
     gbmj-server admin ... backup FILE | restore FILE | export ID [--out FILE]
     gbmj-server admin ... tournament create NAME [options] | open ID | close ID
                           | start ID | drop ID NAME | list | standings ID
@@ -51,6 +52,8 @@ from gbmj_server.storage.tournaments import TournamentError
 from gbmj_server.tls import TlsError
 from gbmj_server.tournaments.runner import load_detail
 from gbmj_server.tournaments.wire import dumps, export_csv
+from protocol.messages import STACK_LIMIT
+from protocol.vocabulary import Item
 
 
 def _port(text: str) -> int:
@@ -122,6 +125,10 @@ def _admin_parser() -> argparse.ArgumentParser:
         command = sub.add_parser(name, help=text)
         command.add_argument("name")
         command.add_argument("coins", type=int)
+    give = sub.add_parser("give", help="put items in an account's inventory (no coins move)")
+    give.add_argument("name")
+    give.add_argument("item", choices=[item.value for item in Item])
+    give.add_argument("count", type=int, nargs="?", default=1)
     sub.add_parser("ledger", help="an account's coin transfers (no name: the house)").add_argument(
         "name", nargs="?"
     )
@@ -338,6 +345,13 @@ def admin(argv: Sequence[str]) -> int:
                 sign = 1 if args.command == "grant" else -1
                 balance = store.admin_adjust(args.name, sign * args.coins)
                 print(f"{args.name}: {balance} coins")
+            elif args.command == "give":
+                found = store.account_by_name(args.name)
+                if found is None or not 1 <= args.count <= STACK_LIMIT:
+                    print(f"no account named {args.name!r}, or a count not 1-99", file=sys.stderr)
+                    return 1
+                store.give_item(found.id, args.item, args.count)
+                print(f"{args.name}: {store.item_count(found.id, args.item)} {args.item}")
             elif args.command == "ledger":
                 return _print_ledger(store, args.name)
             elif args.command == "export":

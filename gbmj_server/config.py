@@ -3,6 +3,7 @@
 Settings come from the defaults, then the TOML file (keys ``host``, ``port``, ``db``,
 ``log_level``, ``log_format``, ``log_file``, ``tls_cert``, ``tls_key``, ``insecure``,
 ``metrics_port``, ``metrics_host``, ``bot_delay``, ``hand_pause``, ``bot_workers``, the
+house's ``HOUSE_KEYS`` (``table_fee`` …), the
 SSH server's ``ssh_*`` keys of ``gbmj_server.ssh.config`` and the web page's ``web_*`` keys of
 ``gbmj_server.web.config``, optionally under a ``[server]`` table; shop prices in a
 ``shop`` table, e.g. ``[shop]`` ``tile_counter = 600``, 0 = not sold), then the command
@@ -24,11 +25,19 @@ from gbmj_server.ssh.config import SshSettings, ssh_settings_from
 from gbmj_server.storage import default_db_path
 from gbmj_server.web.config import TOML_KEYS as WEB_KEYS
 from gbmj_server.web.config import WebSettings, web_settings_from
+from protocol.messages import INVENTORY_SLOTS, MAX_INVENTORY_SLOTS
+from protocol.vocabulary import Item
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7415
 LOG_LEVELS = ("debug", "info", "warning", "error")
 LOG_FORMATS = ("text", "json")
+# The house's whole-number settings of the game (docs/hosting.md): key -> (least, most).
+HOUSE_KEYS = {
+    "table_fee": (0, 1000),
+    "inventory_slots": (1, MAX_INVENTORY_SLOTS),
+    "gem_cap": (0, 10**12),
+}
 SSH_OFF = SshSettings()
 WEB_OFF = WebSettings()
 
@@ -87,6 +96,9 @@ class ServerConfig:
     ssh: SshSettings = SSH_OFF  # play over SSH (off: no port)
     web: WebSettings = WEB_OFF  # play in a browser (off: no port)
     shop: tuple[tuple[str, int], ...] = ()  # item prices over the defaults (0: not sold)
+    table_fee: int = 0  # 茶水费: coins × stake each player pays the house a hand (0: none)
+    inventory_slots: int = INVENTORY_SLOTS  # slots of every inventory
+    gem_cap: int = 0  # gems cannot be used at this rating or above (0: no cap)
 
     @property
     def db_path(self) -> Path:
@@ -108,6 +120,7 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
     known |= {"abandon_grace", "table_linger"}
     known |= {"log_format", "log_file", "tls_cert", "tls_key", "insecure"}
     known |= {"metrics_port", "metrics_host", "bot_workers"}
+    known |= set(HOUSE_KEYS)
     unknown = set(data) - known
     unknown -= SSH_KEYS | WEB_KEYS
     if unknown:
@@ -157,6 +170,12 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
         if not isinstance(workers, int) or isinstance(workers, bool) or not 0 <= workers <= 64:
             raise ConfigError("bot_workers must be an integer 0-64")
         config = replace(config, bot_workers=workers)
+    for key, (least, most) in HOUSE_KEYS.items():
+        if key in data:
+            value = data[key]
+            if not isinstance(value, int) or isinstance(value, bool) or not least <= value <= most:
+                raise ConfigError(f"{key} must be a whole number {least}-{most:,}")
+            config = replace(config, **_one(key, value))
     if "limits" in data:
         config = replace(config, limits=_limits(data["limits"], config.limits))
     if "shop" in data:
@@ -222,6 +241,8 @@ def _shop(table: object) -> tuple[tuple[str, int], ...]:
     for item, price in table.items():
         if item not in ITEM_RULES:
             raise ConfigError(f"shop: unknown item {item!r} (known: {', '.join(ITEM_RULES)})")
+        if ITEM_RULES[Item(item)].price is None:
+            raise ConfigError(f"shop: {item} is never sold (it only drops)")
         if not isinstance(price, int) or isinstance(price, bool) or not 0 <= price <= 10**9:
             raise ConfigError(f"shop.{item} must be a price of 0-1,000,000,000 coins")
     return tuple(sorted(table.items()))

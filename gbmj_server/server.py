@@ -68,6 +68,7 @@ class Server:
         signer: Signer | None = None,
     ) -> None:
         self.config = config
+        storage.inventory_slots = config.inventory_slots
         self.store = AsyncStorage(storage)
         self.sessions = Sessions()
         self.lobby = Lobby(self.sessions)
@@ -95,6 +96,7 @@ class Server:
                 hand_pause=config.hand_pause,
                 abandon_grace=config.abandon_grace,
                 table_linger=config.table_linger,
+                table_fee=config.table_fee,
                 match_seed=self.match_seed,
                 brains=Brains(config.bot_workers) if config.bot_workers else None,
             )

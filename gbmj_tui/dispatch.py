@@ -227,6 +227,8 @@ class Dispatch:
     def on_item_awarded(self, msg: m.ItemAwarded) -> None:
         name = item_name(msg.item, self.lang)
         text = tr("You won an item: {item} x{count}", self.lang)
+        if msg.lost:
+            text = tr("You won {item}, but your inventory is full: it was not kept", self.lang)
         self.post(ui.Told(text.format(item=name, count=msg.count)))
 
     def on_notice(self, msg: m.Notice) -> None:

@@ -145,6 +145,7 @@ class ResultView:
     total: int = 0
     points: tuple[int, ...] = (0, 0, 0, 0)
     coins: tuple[int, ...] | None = None  # what each seat won or paid, at a stake table
+    fees: tuple[int, ...] | None = None  # the table fee each seat paid (within ``coins``)
     scores: tuple[int, ...] | None = None  # match totals after the hand
     hands: tuple[tuple[int, ...], ...] = ((), (), (), ())
     melds: tuple[tuple[MeldView, ...], ...] = ((), (), (), ())
@@ -172,6 +173,7 @@ class TableView:
     owner: str = ""  # the table's owner, by name
     viewer: str = ""  # the viewer's own name (seated or not)
     settings: m.TableSettings | None = None  # the owner's choices
+    cloth: str | None = None  # the board's look, from the owner's tablecloth
     status: TableStatus = TableStatus.WAITING  # a match runs, or the seats fill
     stake: int = 0  # coins per point; 0: a free table
     round_number: int = 1  # 1-4: 东风圈 … 北风圈
@@ -225,10 +227,20 @@ class TableView:
         return f"{wind_name(s.wind, lang)} {s.name or tr('empty', lang)}"
 
 
+def hand_name(round_number: int, hand_number: int, lang: str) -> str:
+    """A hand as players name it (docs/rules.md §1.5): ``南风西局`` (the round's wind,
+    then the wind of the hand's place in the round: East for its first hand …) /
+    ``South round, hand 3``."""
+    return tr("{wind} round, hand {hand}", lang).format(
+        wind=wind_name(Tile.E + round_number - 1, lang),
+        hand=hand_number,
+        hand_wind=wind_name(Tile.E + hand_number - 1, lang),
+    )
+
+
 def round_label(view: TableView, lang: str) -> str:
-    """``南风圈 第3盘`` / ``South round, hand 3``."""
-    text = tr("{wind} round, hand {hand}", lang)
-    return text.format(wind=wind_name(view.prevailing_wind, lang), hand=view.hand_number)
+    """The current (or last) hand's name: ``南风西局`` / ``South round, hand 3``."""
+    return hand_name(view.round_number, view.hand_number, lang)
 
 
 def sort_tiles(tiles: Iterable[int]) -> tuple[int, ...]:

@@ -30,8 +30,12 @@ DEFAULT_NAME = "player"
 # Solo's paces (``gbmj solo --timers``, or asked at the start): relaxed by default, for a
 # new player learning the fans; standard is an online table's default (docs/rules.md §2.3).
 PACES = {
-    "relaxed": m.TimerSettings(on=True, first_discard=60, turn=30, claim_window=10, reserve=180),
-    "standard": m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5, reserve=60),
+    "relaxed": m.TimerSettings(
+        on=True, first_discard=60, turn=30, claim_window=10, pung_window=6, reserve=180
+    ),
+    "standard": m.TimerSettings(
+        on=True, first_discard=30, turn=15, claim_window=5, pung_window=3, reserve=60
+    ),
     "off": m.TimerSettings(on=False, first_discard=30, turn=15, claim_window=5),
 }
 DEFAULT_PACE = "relaxed"

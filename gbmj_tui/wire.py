@@ -84,6 +84,7 @@ def table_fields(info: m.TableInfo) -> dict[str, Any]:
         "stake": info.settings.stake,
         "settings": info.settings,
         "timer_ms": timer_ms(info.settings),
+        "cloth": info.cloth,
     }
 
 
@@ -199,6 +200,7 @@ def apply_hand_result(view: TableView, msg: m.HandResult) -> TableView:
         total=msg.total,
         points=tuple(msg.points),
         coins=None if msg.coins is None else tuple(msg.coins),
+        fees=None if msg.fees is None else tuple(msg.fees),
         scores=tuple(msg.scores),
         hands=tuple(model.sort_tiles(h) for h in msg.concealed),
         melds=tuple(tuple(meld_from_wire(x) for x in ms) for ms in msg.melds),

@@ -53,7 +53,8 @@ ERRORS: dict[ErrorCode, str] = {
     E.INVENTORY_FULL: N_("your inventory is full"),
     E.ALREADY_ARMED: N_("a timer extension is armed already"),
     E.GUEST_NOT_ALLOWED: N_("guests cannot do that: register an account"),
-    E.NAME_PROTECTED: N_("the table's name is protected by a table sign for now"),
+    E.NAME_PROTECTED: N_("the table's name is protected by a sign for now"),
+    E.RATING_CAPPED: N_("your rating is at the server's gem cap: gems cannot be used"),
     E.SERVER_BUSY: N_("the server is full: try again later"),
     E.BAD_NAME: N_("that name is not allowed (look-alike, reserved or invisible characters)"),
     E.COINS_AT_STAKE: N_("not while you are seated at a stake table: your coins stay there"),
@@ -116,6 +117,11 @@ ITEM_NAMES: dict[Item, str] = {
     Item.TIMER_EXTENSION: N_("timer extension"),
     Item.TILE_COUNTER: N_("tile counter"),
     Item.TABLE_SIGN: N_("table sign"),
+    Item.GOLD_SIGN: N_("gold sign"),
+    Item.GEM_SHARD: N_("gem shard"),
+    Item.GEM: N_("gem"),
+    Item.PERFECT_GEM: N_("perfect gem"),
+    Item.TABLECLOTH: N_("tablecloth"),
 }
 ITEM_USES: dict[Item, str] = {
     Item.TIMER_EXTENSION: N_(
@@ -128,6 +134,23 @@ ITEM_USES: dict[Item, str] = {
     ),
     Item.TABLE_SIGN: N_(
         "Rename your table (owner, before the match: o); the new name is protected for an hour."
+    ),
+    Item.GOLD_SIGN: N_(
+        "Rename your table (owner, before the match: o, then choose the gold sign); the new "
+        "name is protected for 24 hours."
+    ),
+    Item.TABLECLOTH: N_(
+        "Lay it on your table (owner, at the table: l): the board takes its look for "
+        "everyone there, for as long as the table lasts."
+    ),
+    Item.GEM_SHARD: N_(
+        "Use it (u in the inventory): +1 rating point. Only dropped, to a match's winner."
+    ),
+    Item.GEM: N_(
+        "Use it (u in the inventory): +10 rating points. Only dropped, to a match's winner."
+    ),
+    Item.PERFECT_GEM: N_(
+        "Use it (u in the inventory): +100 rating points. Only dropped, to a match's winner."
     ),
 }
 

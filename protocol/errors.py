@@ -51,6 +51,7 @@ class ErrorCode(StrEnum):
     ALREADY_ARMED = "already_armed"  # a timer extension is armed already
     GUEST_NOT_ALLOWED = "guest_not_allowed"  # guests play only free tables
     NAME_PROTECTED = "name_protected"  # a table sign protects the table's name
+    RATING_CAPPED = "rating_capped"  # a gem cannot be used at the server's gem cap or above
     SERVER_BUSY = "server_busy"  # the server or this address is at its connection limit
     BAD_NAME = "bad_name"  # a name the server refuses (look-alike, reserved, invisible)
     COINS_AT_STAKE = "coins_at_stake"  # seated at a stake table: coins cannot leave (no shop)
@@ -125,7 +126,10 @@ DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.INVENTORY_FULL: "no free slot for the item",
     ErrorCode.ALREADY_ARMED: "a timer extension is already armed for this match",
     ErrorCode.GUEST_NOT_ALLOWED: "guests hold no coins and play only free tables",
-    ErrorCode.NAME_PROTECTED: "the table was renamed with a table sign less than an hour ago",
+    ErrorCode.NAME_PROTECTED: "the table's name is still protected: renamed with a table sign "
+    "less than an hour ago, or with a gold sign less than 24 hours ago",
+    ErrorCode.RATING_CAPPED: "gems cannot be used at the server's gem cap or above (the "
+    "cap is in ``inventory``)",
     ErrorCode.SERVER_BUSY: "the server, or this address, has as many connections as allowed",
     ErrorCode.BAD_NAME: "a name the server refuses: a look-alike of a taken name, a reserved "
     "prefix, invisible or mixed-script characters",

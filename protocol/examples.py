@@ -15,6 +15,7 @@ from .vocabulary import (
     ActionKind,
     BotLevel,
     Channel,
+    Cloth,
     Item,
     LeaveReason,
     MatchEnd,
@@ -259,10 +260,12 @@ MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
     m.Inventory(
         id=20,
         slots=(
-            m.ItemStack(item=Item.TIMER_EXTENSION, count=3),
-            m.ItemStack(item=Item.TILE_COUNTER, count=1),
+            m.ItemStack(item=Item.TIMER_EXTENSION, count=3, slot=0),
+            m.ItemStack(item=Item.TILE_COUNTER, count=1, slot=1),
+            m.ItemStack(item=Item.GEM_SHARD, count=1, slot=4),
         ),
         capacity=30,
+        gem_cap=19_000,
     ),
     m.GetShop(id=21),
     m.Shop(
@@ -274,6 +277,10 @@ MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
     ),
     m.Buy(id=22, item=Item.TILE_COUNTER, count=2),
     m.ItemAwarded(item=Item.TIMER_EXTENSION, count=1),
+    m.ItemAwarded(item=Item.GEM_SHARD, count=1, lost=True),
+    m.MoveItem(id=29, from_slot=0, to_slot=5),
+    m.UseItem(id=30, item=Item.GEM),
+    m.LayTablecloth(id=31, table_id=7, cloth=Cloth.GREEN),
     m.ArmTimerExtension(id=23, table_id=7, armed=True),
     m.UseTileCounter(id=24, table_id=7),
     m.TileCounts(id=24, table_id=7, seq=58, counts=(4, 3, 3, 2, 3, 3, 4, 4, 3) + (3,) * 25),

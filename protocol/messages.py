@@ -45,6 +45,7 @@ from .vocabulary import (
     ActionKind,
     BotLevel,
     Channel,
+    Cloth,
     Item,
     LeaveReason,
     MatchEnd,
@@ -53,6 +54,7 @@ from .vocabulary import (
     Outcome,
     Phase,
     Presence,
+    SeatChanges,
     TableStatus,
     TimerClass,
     TournamentAction,
@@ -66,8 +68,9 @@ PROTOCOL_VERSION = 1
 # Coins per point: 0 (free) and the 1-2-5 series (docs/rules.md §2.2).
 STAKES = (0, *(m * 10**e for e in range(5) for m in (1, 2, 5)))
 MAX_LEVEL = 37
-INVENTORY_SLOTS = 30
-TABLE_PAGE = 60  # tables per table_list: 60 of the largest valid TableInfo fit in a frame
+INVENTORY_SLOTS = 30  # by default; the host may set 1 to MAX_INVENTORY_SLOTS
+MAX_INVENTORY_SLOTS = 120
+TABLE_PAGE = 50  # tables per table_list: 50 of the largest valid TableInfo fit in a frame
 STACK_LIMIT = 99
 MAX_PARTICIPANTS = 16  # players and bots who held a seat in one match, at most
 MATCH_PAGE = 25  # matches in one match_list: 25 of the largest fit in a frame
@@ -228,6 +231,12 @@ class TimerSettings(Record):
         "draws on it, and what it used is gone (absent: no reserve)",
         default=None,
     )
+    pung_window: int | None = field(
+        Optional(Int(1, 120)),
+        "claiming a discard for a seat whose only claims are a pung or an exposed kong "
+        "(docs/rules.md §2.3); absent: the claim window",
+        default=None,
+    )
 
 
 @record
@@ -274,6 +283,18 @@ class TableSettings(Record):
         "result (default: the host's ``hand_pause``)",
         default=None,
     )
+    seat_changes: SeatChanges | None = field(
+        Optional(Choice(SeatChanges)),
+        "when the players change places (docs/rules.md §1.5): before every round "
+        "(every_round, the default) or before the third only (third_round)",
+        default=None,
+    )
+    table_fee: int | None = field(
+        Optional(Int(1, 10**12)),
+        "茶水费: coins each player pays the house every hand at this stake table, set by "
+        "the server (docs/rules.md §2.5; what a client sends here is ignored); absent: none",
+        default=None,
+    )
 
 
 @record
@@ -301,6 +322,12 @@ class TableInfo(Record):
     seats: tuple[LobbySeat, ...] = field(ListOf(Struct(LobbySeat), 4, 4), "seats 0-3")
     spectators: int = field(Int(0, 100_000))
     status: TableStatus = field(Choice(TableStatus))
+    cloth: Cloth | None = field(
+        Optional(Choice(Cloth)),
+        "the board's look, laid by the owner with a tablecloth (docs/rules.md §2.6); "
+        "absent: the plain board",
+        default=None,
+    )
 
 
 @record
@@ -393,6 +420,11 @@ class ItemStack(Record):
 
     item: Item = field(ITEM)
     count: int = field(Int(1, STACK_LIMIT))
+    slot: int | None = field(
+        Optional(Int(0, MAX_INVENTORY_SLOTS - 1)),
+        "its place in the inventory, 0 first (``move_item``)",
+        default=None,
+    )
 
 
 @record
@@ -772,11 +804,18 @@ class CreateTable(Message):
 @message("configure_table", "client", "ok")
 class ConfigureTable(Message):
     """The owner replaces the settings (and password) before the match. A new name costs
-    one ``table_sign`` and is protected for an hour (招牌, docs/rules.md §2.6)."""
+    one ``table_sign`` and is protected for an hour (招牌), or one ``gold_sign`` and is
+    protected for 24 hours (金字招牌, docs/rules.md §2.6)."""
 
     table_id: int = field(TABLE_ID)
     settings: TableSettings = field(Struct(TableSettings))
     password: str | None = field(Optional(TABLE_PASSWORD), "absent: open table", default=None)
+    sign: Item | None = field(
+        Optional(Choice(Item)),
+        "the sign a new name uses: table_sign (the default) or gold_sign; any other item "
+        "is refused (out_of_range)",
+        default=None,
+    )
 
 
 @message("join_table", "client", "snapshot")
@@ -961,6 +1000,12 @@ class HandResult(Message):
         "coins each seat won (lost) this hand; stake tables",
         default=None,
     )
+    fees: tuple[int, ...] | None = field(
+        Optional(ListOf(COINS, 4, 4)),
+        "the table fee each seat paid the house this hand (included in ``coins``); "
+        "tables with a fee",
+        default=None,
+    )
     next_hand_ms: int | None = field(
         Optional(MS_LEFT),
         "when the next hand starts by itself, unless every player reading the result "
@@ -1035,10 +1080,16 @@ class GetInventory(Message):
 
 @message("inventory", "server")
 class Inventory(Message):
-    """The items the player holds (up to 30 slots, stacks of up to 99)."""
+    """The items the player holds (30 slots unless the host sets another number, stacks of
+    up to 99), by slot."""
 
-    slots: tuple[ItemStack, ...] = field(ListOf(Struct(ItemStack), INVENTORY_SLOTS))
-    capacity: int = field(Int(0, INVENTORY_SLOTS))
+    slots: tuple[ItemStack, ...] = field(ListOf(Struct(ItemStack), MAX_INVENTORY_SLOTS))
+    capacity: int = field(Int(0, MAX_INVENTORY_SLOTS))
+    gem_cap: int | None = field(
+        Optional(RATING),
+        "gems cannot be used at this rating or above (docs/rules.md §2.6); absent: no cap",
+        default=None,
+    )
 
 
 @message("get_shop", "client", "shop")
@@ -1063,10 +1114,43 @@ class Buy(Message):
 
 @message("item_awarded", "server")
 class ItemAwarded(Message):
-    """A random item for a win (docs/rules.md §2.6)."""
+    """A random item: for a win, or a gem for finishing a match first (docs/rules.md
+    §2.6)."""
 
     item: Item = field(ITEM)
     count: int = field(Int(1, STACK_LIMIT))
+    lost: bool | None = field(
+        Optional(Bool()),
+        "true: the inventory was full, so the item was not kept (absent: kept)",
+        default=None,
+    )
+
+
+@message("lay_tablecloth", "client", "ok")
+class LayTablecloth(Message):
+    """The table's owner uses a tablecloth: the board takes its look for everyone at the
+    table (``table_update``), for as long as the table exists."""
+
+    table_id: int = field(TABLE_ID)
+    cloth: Cloth = field(Choice(Cloth))
+
+
+@message("move_item", "client", "inventory")
+class MoveItem(Message):
+    """Move what is in one slot of the inventory to another; what was there (if anything)
+    takes its place. Both slots below ``capacity``; the first not empty."""
+
+    from_slot: int = field(Int(0, MAX_INVENTORY_SLOTS - 1))
+    to_slot: int = field(Int(0, MAX_INVENTORY_SLOTS - 1))
+
+
+@message("use_item", "client", "inventory")
+class UseItem(Message):
+    """Use one item that acts on the player's account: a gem adds its rating points
+    (refused as ``rating_capped`` at the server's gem cap or above). Items that act at a
+    table have their own requests."""
+
+    item: Item = field(ITEM)
 
 
 @message("arm_timer_extension", "client", "ok")

@@ -20,6 +20,7 @@ __all__ = [
     "ActionKind",
     "BotLevel",
     "Channel",
+    "Cloth",
     "ErrorCode",
     "EventKind",
     "Item",
@@ -30,6 +31,7 @@ __all__ = [
     "Outcome",
     "Phase",
     "Presence",
+    "SeatChanges",
     "TableStatus",
     "TimerClass",
     "TournamentAction",
@@ -121,6 +123,11 @@ class Item(StrEnum):
     TIMER_EXTENSION = "timer_extension"
     TILE_COUNTER = "tile_counter"
     TABLE_SIGN = "table_sign"
+    GOLD_SIGN = "gold_sign"
+    GEM_SHARD = "gem_shard"  # 钻石碎片
+    GEM = "gem"  # 标准钻石
+    PERFECT_GEM = "perfect_gem"  # 完美钻石
+    TABLECLOTH = "tablecloth"  # 桌布
 
 
 class TableStatus(StrEnum):
@@ -133,6 +140,22 @@ class WhenBroke(StrEnum):
 
     BOT = "bot"
     PAUSE = "pause"
+
+
+class SeatChanges(StrEnum):
+    """When the players change places between rounds (docs/rules.md §1.5)."""
+
+    EVERY_ROUND = "every_round"  # before rounds 2, 3 and 4: everyone sits every place
+    THIRD_ROUND = "third_round"  # before round 3 only: East <-> South, West <-> North
+
+
+class Cloth(StrEnum):
+    """A tablecloth's look of the board (docs/rules.md §2.6)."""
+
+    GREEN = "green"  # felt
+    RED = "red"
+    BLUE = "blue"
+    WOOD = "wood"
 
 
 class MatchEnd(StrEnum):

@@ -85,7 +85,7 @@ WORDS = {
         "face up": "明牌",
         "replay end": "回到回放",
         "history": "第 1-1 场，共 1 场",
-        "hand 1": "东风圈 第1盘",
+        "hand 1": "东风东局",
         "written": "这一盘已写入",
         "standings": "终局排名",
         "auto": "托管",

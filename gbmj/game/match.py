@@ -4,13 +4,15 @@ Players 0-3 are the match's participants; seats 0-3 are the places at the table 
 order (the hand engine's seats). Seat 0 is the East place (东风位): in every round its
 player deals the first hand, then the deal passes to seats 1, 2, 3 (no repeats). The
 first seating is drawn from the seed, so the first dealer is random. Between rounds the
-players change places as docs/rules.md §1.5 says:
+players change places as docs/rules.md §1.5 says, by one of two schemes (a table
+setting): before every round (the default),
 
 - after round 1: East <-> South, West <-> North;
 - after round 2: East and South to the opposite places, West -> South, North -> East;
 - after round 3: East <-> South, West <-> North;
 
-so everyone sits at every place once in a four-round match. The prevailing wind is East,
+so everyone sits at every place once in a four-round match; or before the third round
+only (East <-> South, West <-> North after round 2). The prevailing wind is East,
 South, West, North by round. Points are kept per player (standings). An escape ends the
 hand in progress: the escaper pays 80 points to the house and the others gain nothing.
 """
@@ -22,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from protocol.tiles import WINDS, Tile
+from protocol.vocabulary import SeatChanges
 
 from .events import Event, Plain, plain_int, plain_list, plain_str
 from .hand_state import HandState, IllegalAction, log_of
@@ -29,12 +32,25 @@ from .wall import SeedStream, Wall
 
 HANDS_PER_ROUND = 4
 
-# After round r, the player at place p moves to place SEAT_CHANGES[r][p].
-SEAT_CHANGES: dict[int, tuple[int, int, int, int]] = {
-    1: (1, 0, 3, 2),
-    2: (2, 3, 1, 0),
-    3: (1, 0, 3, 2),
+# After round r, the player at place p moves to place SEAT_CHANGES[scheme][r][p].
+SEAT_CHANGES: dict[SeatChanges, dict[int, tuple[int, int, int, int]]] = {
+    SeatChanges.EVERY_ROUND: {1: (1, 0, 3, 2), 2: (2, 3, 1, 0), 3: (1, 0, 3, 2)},
+    SeatChanges.THIRD_ROUND: {2: (1, 0, 3, 2)},
 }
+
+
+def seating_after(
+    players: tuple[int, ...], round_number: int, scheme: SeatChanges = SeatChanges.EVERY_ROUND
+) -> tuple[int, ...]:
+    """Who sits where (``players[place]``) after round ``round_number`` ends, by the
+    table's ``scheme`` of seat changes; the same seating when it makes none then."""
+    moves = SEAT_CHANGES[scheme].get(round_number)
+    if moves is None:
+        return tuple(players)
+    seated = [0, 0, 0, 0]
+    for place, player in enumerate(players):
+        seated[moves[place]] = player
+    return tuple(seated)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +70,13 @@ class HandRecord:
 class Match:
     """A match: the seating, the current hand and the standings."""
 
-    def __init__(self, seed: bytes, rounds: int = 4, match_id: int = 0) -> None:
+    def __init__(
+        self,
+        seed: bytes,
+        rounds: int = 4,
+        match_id: int = 0,
+        seat_changes: SeatChanges = SeatChanges.EVERY_ROUND,
+    ) -> None:
         if rounds not in range(1, 5):
             raise ValueError("a match has 1 to 4 rounds")
         self.seed = seed
@@ -62,6 +84,7 @@ class Match:
         # The match's id on its server, bound into every wall's commitment (set once the
         # server has written the match, before its first deal; 0 outside a server).
         self.match_id = match_id
+        self.seat_changes = seat_changes
         self.round_number = 1
         self.hand_number = 1
         self.players = _first_seating(seed)  # players[seat] = player
@@ -154,12 +177,10 @@ class Match:
         self.hand_number += 1
         if self.hand_number > HANDS_PER_ROUND:
             self.hand_number = 1
-            if self.round_number in SEAT_CHANGES and self.round_number < self.rounds:
-                moves = SEAT_CHANGES[self.round_number]
-                seated = [0, 0, 0, 0]
-                for place, player in enumerate(self.players):
-                    seated[moves[place]] = player
-                self.players = seated
+            if self.round_number < self.rounds:
+                self.players = list(
+                    seating_after(tuple(self.players), self.round_number, self.seat_changes)
+                )
             self.round_number += 1
         return record
 
@@ -181,6 +202,7 @@ class Match:
         return {
             "seed": self.seed.hex(),
             "rounds": self.rounds,
+            "seat_changes": self.seat_changes.value,
             "hands": logs,
             "booked": len(self.history),
             "match_id": self.match_id,
@@ -188,10 +210,14 @@ class Match:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Plain]) -> Match:
+        scheme = SeatChanges.EVERY_ROUND  # matches recorded before the setting existed
+        if "seat_changes" in data:
+            scheme = SeatChanges(plain_str(data, "seat_changes"))
         match = cls(
             bytes.fromhex(plain_str(data, "seed")),
             plain_int(data, "rounds"),
             plain_int(data, "match_id") if "match_id" in data else 0,
+            scheme,
         )
         booked = plain_int(data, "booked")
         for i, log in enumerate(plain_list(data["hands"], "hands")):

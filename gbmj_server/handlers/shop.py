@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gbmj.economy.items import TIMER_EXTENSION_SHARE
+from gbmj.economy.items import ITEM_RULES, TIMER_EXTENSION_SHARE
 from gbmj.economy.levels import THRESHOLDS, level_of
 from gbmj_server import logs
 from gbmj_server.handlers.common import signed_in_id
@@ -48,15 +48,57 @@ async def inventory(services: Services, conn: Connection) -> m.Inventory:
     assert account is not None
     if account.is_guest:
         return m.Inventory(slots=(), capacity=0)
-    slots = await services.store.call(services.store.storage.inventory, account.id)
+    storage = services.store.storage
+    slots = await services.store.call(storage.inventory, account.id)
     return m.Inventory(
-        slots=tuple(m.ItemStack(item=Item(s.item), count=s.count) for s in slots),
-        capacity=m.INVENTORY_SLOTS,
+        slots=tuple(m.ItemStack(item=Item(s.item), count=s.count, slot=s.slot) for s in slots),
+        capacity=storage.inventory_slots,
+        gem_cap=services.config.gem_cap or None,
     )
 
 
 @handlers.on(m.GetInventory)
 async def get_inventory(services: Services, conn: Connection, request: m.GetInventory) -> m.Message:
+    return await inventory(services, conn)
+
+
+def _player(conn: Connection) -> int:
+    account = conn.account
+    assert account is not None
+    if account.is_guest:
+        raise RequestError(ErrorCode.GUEST_NOT_ALLOWED, "guests hold no items")
+    return account.id
+
+
+@handlers.on(m.MoveItem)
+async def move_item(services: Services, conn: Connection, request: m.MoveItem) -> m.Message:
+    """Move a slot's items to another slot, swapping with what is there (§2.6)."""
+    store = services.store
+    try:
+        await store.call(store.storage.move_item, _player(conn), request.from_slot, request.to_slot)
+    except LedgerError as exc:
+        raise RequestError(ErrorCode(exc.code), str(exc)) from None
+    return await inventory(services, conn)
+
+
+@handlers.on(m.UseItem)
+async def use_item(services: Services, conn: Connection, request: m.UseItem) -> m.Message:
+    """Use an item that acts on the account: a gem's rating points (§2.6), below the
+    host's gem cap; the player's new profile is pushed."""
+    account_id = _player(conn)
+    if not ITEM_RULES[request.item].rating:
+        raise RequestError(ErrorCode.NOT_EXPECTED, f"{request.item} is used at a table")
+    store = services.store
+    try:
+        rating = await store.call(
+            store.storage.use_gem, account_id, request.item, services.config.gem_cap or None
+        )
+    except LedgerError as exc:
+        raise RequestError(ErrorCode(exc.code), str(exc)) from None
+    logs.event("item_used", account=account_id, item=request.item.value, rating=rating)
+    assert conn.account is not None
+    mine = await profile(store, account_id, conn.account.name, False)
+    conn.send(m.ProfileUpdate(profile=mine))
     return await inventory(services, conn)
 
 

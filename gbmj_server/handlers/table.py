@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import trio
 
-from gbmj.economy.items import TABLE_SIGN_PROTECTION
+from gbmj.economy.items import SIGN_PROTECTION
 from gbmj.game.actions import Action
 from gbmj_server import metrics
 from gbmj_server.handlers.common import at_table, signed_in_id
@@ -97,9 +97,13 @@ async def remove_bot(services: Services, conn: Connection, request: m.RemoveBot)
 
 @handlers.on(m.ConfigureTable)
 async def configure_table(services: Services, conn: Connection, request: m.ConfigureTable) -> None:
-    """New settings; a new name costs a table sign and is then protected for an hour."""
+    """New settings; a new name costs a sign and is then protected (a table sign: an
+    hour; a gold sign: 24 hours)."""
     actor = at_table(services, conn, request.table_id)
     settings = checked(request.settings)
+    sign = request.sign or Item.TABLE_SIGN
+    if sign not in SIGN_PROTECTION:
+        raise RequestError(ErrorCode.OUT_OF_RANGE, "sign must be table_sign or gold_sign")
     store = services.store
 
     async def configure(table: Table) -> None:
@@ -114,13 +118,33 @@ async def configure_table(services: Services, conn: Connection, request: m.Confi
             if conn.account.is_guest:
                 raise RequestError(ErrorCode.NO_SUCH_ITEM, "renaming a table takes a table sign")
             try:
-                await store.call(store.storage.use_item, conn.account.id, Item.TABLE_SIGN)
+                await store.call(store.storage.use_item, conn.account.id, sign)
             except LedgerError as exc:
                 raise RequestError(ErrorCode(exc.code), str(exc)) from None
-            protect_until = trio.current_time() + TABLE_SIGN_PROTECTION
+            protect_until = trio.current_time() + SIGN_PROTECTION[sign]
         powers.configure(table, conn, settings, request.password, protect_until)
 
     await actor.request(conn, request.id, configure)
+
+
+@handlers.on(m.LayTablecloth)
+async def lay_tablecloth(services: Services, conn: Connection, request: m.LayTablecloth) -> None:
+    """The owner uses a tablecloth: the board's look for everyone, while the table lasts."""
+    actor = at_table(services, conn, request.table_id)
+    store = services.store
+
+    async def lay(table: Table) -> None:
+        powers.require_owner(table, conn, before_match=False)
+        assert conn.account is not None
+        if conn.account.is_guest:
+            raise RequestError(ErrorCode.NO_SUCH_ITEM, "guests hold no tablecloth")
+        try:
+            await store.call(store.storage.use_item, conn.account.id, Item.TABLECLOTH)
+        except LedgerError as exc:
+            raise RequestError(ErrorCode(exc.code), str(exc)) from None
+        powers.lay_cloth(table, request.cloth)
+
+    await actor.request(conn, request.id, lay)
 
 
 @handlers.on(m.AutoPlay)

@@ -48,6 +48,12 @@ class InventoryFull(LedgerError):
     code = "inventory_full"
 
 
+class RatingCapped(LedgerError):
+    """A gem used at the server's gem cap or above."""
+
+    code = "rating_capped"
+
+
 class NoWallet(LedgerError):
     """Guests (and unknown accounts) hold no coins."""
 
@@ -91,6 +97,7 @@ class Settlement:
     moved: tuple[int, ...]
     awarded: str | None
     already: bool  # the hand was recorded before: nothing was done this time
+    lost: str | None = None  # the item dropped that a full inventory could not take
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +117,7 @@ class LedgerMixin:
     """Mixed into ``Storage`` (which provides ``_db`` and ``_write``)."""
 
     _db: sqlite3.Connection
+    inventory_slots: int = SLOTS  # the host's setting (docs/hosting.md)
 
     _write: Callable[[], AbstractContextManager[sqlite3.Connection]]
 
@@ -275,7 +283,7 @@ class LedgerMixin:
                     (add, account_id, slot),
                 )
                 count -= add
-        free = iter(sorted(set(range(SLOTS)) - {r[0] for r in rows}))
+        free = iter(sorted(set(range(self.inventory_slots)) - {r[0] for r in rows}))
         while count:
             slot = next(free, None)
             if slot is None:
@@ -320,6 +328,60 @@ class LedgerMixin:
         """Put items in an inventory (admin, tests); ``InventoryFull`` changes nothing."""
         with self._write() as db:
             self._add_items(db, account_id, item, count)
+
+    def award_item(self, account_id: int, item: str) -> bool:
+        """A dropped item into the inventory: whether it was kept (a full inventory
+        keeps nothing, and nothing changes)."""
+        try:
+            self.give_item(account_id, item)
+        except InventoryFull:
+            return False
+        return True
+
+    def move_item(self, account_id: int, from_slot: int, to_slot: int) -> None:
+        """What is in ``from_slot`` goes to ``to_slot``, and what was there (if anything)
+        to ``from_slot``: one transaction. Refused (nothing changes): ``to_slot`` outside
+        the inventory, or nothing in ``from_slot`` (which may lie beyond the inventory's
+        end when the host made it smaller: its items can still come down)."""
+        if not 0 <= to_slot < self.inventory_slots or from_slot < 0:
+            raise LedgerError(f"the slots are 0 to {self.inventory_slots - 1}")
+        with self._write() as db:
+            held = db.execute(
+                "SELECT 1 FROM inventory_item WHERE account_id = ? AND slot = ?",
+                (account_id, from_slot),
+            ).fetchone()
+            if held is None:
+                raise NoSuchItem(f"slot {from_slot} is empty")
+            if from_slot == to_slot:
+                return
+            rows = db.execute(
+                "SELECT slot, item, count FROM inventory_item WHERE account_id = ? AND slot IN "
+                "(?, ?)",
+                (account_id, from_slot, to_slot),
+            ).fetchall()
+            db.execute(
+                "DELETE FROM inventory_item WHERE account_id = ? AND slot IN (?, ?)",
+                (account_id, from_slot, to_slot),
+            )
+            swapped = {from_slot: to_slot, to_slot: from_slot}
+            db.executemany(
+                "INSERT INTO inventory_item (account_id, slot, item, count) VALUES (?, ?, ?, ?)",
+                [(account_id, swapped[slot], item, n) for slot, item, n in rows],
+            )
+
+    def use_gem(self, account_id: int, item: str, cap: int | None) -> int:
+        """Use one gem: its rating points added, in one transaction; the new rating.
+        Refused (nothing changes): no such gem, or a rating at ``cap`` or above."""
+        points = ITEM_RULES[Item(item)].rating
+        if not points:
+            raise LedgerError(f"{item} is not a gem")
+        with self._write() as db:
+            row = db.execute("SELECT rating FROM account WHERE id = ?", (account_id,)).fetchone()
+            if cap is not None and row[0] >= cap:
+                raise RatingCapped(f"gems cannot be used at a rating of {cap:,} or more")
+            self._take_item(db, account_id, item)
+            db.execute("UPDATE account SET rating = rating + ? WHERE id = ?", (points, account_id))
+            return int(row[0]) + points
 
     def use_item(
         self,
@@ -396,7 +458,7 @@ class LedgerMixin:
                     "UPDATE account SET rating = max(0, rating + ?) WHERE id = ?",
                     (change, account_id),
                 )
-            awarded = None
+            awarded = lost = None
             if award is not None:
                 db.execute("SAVEPOINT award")
                 try:
@@ -406,7 +468,8 @@ class LedgerMixin:
                 except InventoryFull:
                     db.execute("ROLLBACK TO award")
                     db.execute("RELEASE award")
-        return Settlement(hand_id, tuple(moved), awarded, already=False)
+                    lost = award[1]
+        return Settlement(hand_id, tuple(moved), awarded, already=False, lost=lost)
 
     # -- levels ----------------------------------------------------------------------
 

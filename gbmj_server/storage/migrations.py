@@ -268,6 +268,20 @@ MIGRATIONS: tuple[str, ...] = (
             REFERENCES tournament_entrant(tournament_id, n) ON DELETE CASCADE
     );
     """,
+    # 8: the host sets the inventory's slots (up to 120, protocol.messages
+    # MAX_INVENTORY_SLOTS): the slot's check widened.
+    """
+    CREATE TABLE inventory_item_new (
+        account_id  INTEGER NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+        slot        INTEGER NOT NULL CHECK (slot BETWEEN 0 AND 119),
+        item        TEXT NOT NULL,
+        count       INTEGER NOT NULL CHECK (count BETWEEN 1 AND 99),
+        PRIMARY KEY (account_id, slot)
+    );
+    INSERT INTO inventory_item_new SELECT account_id, slot, item, count FROM inventory_item;
+    DROP TABLE inventory_item;
+    ALTER TABLE inventory_item_new RENAME TO inventory_item;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

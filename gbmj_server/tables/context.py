@@ -26,6 +26,7 @@ class TableContext:
     hand_pause: float = 0.0  # seconds between hands, to read the result
     abandon_grace: float = 60.0  # seconds a match waits for any of its humans to return
     table_linger: float = 300.0  # seconds an empty table waits before it closes
+    table_fee: int = 0  # coins × stake each player pays the house a hand (§2.5)
     match_seed: bytes | None = None  # None: a fresh seed per match (tests fix one)
     brains: Brains | None = None  # bot decisions in worker processes (None: in the loop)
     # account id -> the id of the table where that account holds a seat (kept by tables)

@@ -45,6 +45,7 @@ from gbmj_server.tables.settings import (
     public_history,
     reserve,
     result_pause,
+    seat_changes,
     seconds,
 )
 from gbmj_server.tables.state import MatchState
@@ -62,6 +63,11 @@ NOW = -math.inf  # a wake-up time that has passed: act at once
 def _key(hand: HandState) -> tuple[object, ...]:
     """What tells one decision from the next (a concealed kong keeps its turn's clock)."""
     return (hand.phase, hand.turn_seat, hand.discard_count, hand.offer)
+
+
+def _kinds(hand: HandState, s: int) -> frozenset[ActionKind]:
+    """What seat ``s`` may choose now (its claim window's length depends on it, §2.3)."""
+    return frozenset(a.kind for a in hand.legal_actions(s))
 
 
 class Play:
@@ -86,7 +92,9 @@ class Play:
     @classmethod
     def start(cls, table: Table) -> Play:
         seed = table.ctx.match_seed or secrets.token_bytes(32)
-        state = MatchState(Match(seed, table.settings.rounds))
+        state = MatchState(
+            Match(seed, table.settings.rounds, seat_changes=seat_changes(table.settings))
+        )
         for slot, seat in enumerate(table.seats):
             assert seat is not None
             seat.holder = seat.holder.anew()  # not the last match's points and coins
@@ -219,9 +227,10 @@ class Play:
         self.prompted.clear()
         self.bot_due = now + self.ctx.bot_delay
         assert hand.timer is not None
-        length = seconds(self.table.settings, hand.timer)
-        self.base_due = {} if length is None else {s: now + length for s in hand.to_act}
-        self.deadlines = {s: self._deadline(s, length, now) for s in hand.to_act}
+        timer, settings = hand.timer, self.table.settings
+        lengths = {s: seconds(settings, timer, _kinds(hand, s)) for s in hand.to_act}
+        self.base_due = {s: now + n for s, n in lengths.items() if n is not None}
+        self.deadlines = {s: self._deadline(s, n, now) for s, n in lengths.items()}
 
     def _bank(self, s: int) -> float:
         """What is left of the reserve of the player in engine seat ``s``."""

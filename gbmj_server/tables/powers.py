@@ -11,11 +11,11 @@ from gbmj.bots import make_bot
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.errors import RequestError
 from gbmj_server.tables.seat import Seat, bot_participant
-from gbmj_server.tables.settings import checked
+from gbmj_server.tables.settings import checked, with_fee
 from gbmj_server.tables.table import Table, password_digest
 from protocol import messages as m
 from protocol.errors import ErrorCode
-from protocol.vocabulary import BotLevel, LeaveReason
+from protocol.vocabulary import BotLevel, Cloth, LeaveReason
 
 
 def require_owner(table: Table, conn: Connection, *, before_match: bool = True) -> None:
@@ -34,7 +34,8 @@ def check_rename(table: Table, conn: Connection, settings: m.TableSettings) -> b
     now = trio.current_time()
     if now < table.name_protected_until:
         minutes = math.ceil((table.name_protected_until - now) / 60)
-        raise RequestError(ErrorCode.NAME_PROTECTED, f"the name is protected {minutes} min more")
+        left = f"{minutes} min" if minutes <= 90 else f"{math.ceil(minutes / 60)} h"
+        raise RequestError(ErrorCode.NAME_PROTECTED, f"the name is protected {left} more")
     return True
 
 
@@ -54,13 +55,19 @@ def configure(
     require_owner(table, conn)
     settings = checked(settings)
     _check_bots(table, settings)
-    table.settings = settings
+    table.settings = with_fee(settings, table.ctx.table_fee)
     table.password_digest = password_digest(password)
     if protect_until is not None:
         table.name_protected_until = protect_until
     for seat in table.seats:
         if seat is not None:
             seat.ready = False
+    table.changed()
+
+
+def lay_cloth(table: Table, cloth: Cloth) -> None:
+    """The owner's tablecloth (§2.6), before or during a match: every member sees it."""
+    table.cloth = cloth
     table.changed()
 
 

@@ -25,6 +25,7 @@ from gbmj_server.tables.actor import TableActor
 from gbmj_server.tables.context import TableContext
 from gbmj_server.tables.play import Play
 from gbmj_server.tables.seat import Participant, Seat
+from gbmj_server.tables.settings import seat_changes
 from gbmj_server.tables.state import MatchState
 from gbmj_server.tables.table import Table
 from protocol import messages as m
@@ -169,7 +170,8 @@ def match_state(record: RunningMatch) -> MatchState:
     """An unfinished match as the disk has it: its participants, and the engine replayed
     through the settled hands and the steps written ahead of the hand in play."""
     settings = m.TableSettings.from_wire(record.settings)
-    st = MatchState(Match(record.seed, settings.rounds, record.id), match_id=record.id)
+    match = Match(record.seed, settings.rounds, record.id, seat_changes(settings))
+    st = MatchState(match, match_id=record.id)
     for p in record.players:
         st.participants.append(
             Participant(

@@ -4,12 +4,13 @@ a client may leave out. The password travels beside the settings and is kept apa
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 
 from gbmj_server.net.errors import RequestError
 from protocol import messages as m
 from protocol.errors import ErrorCode
-from protocol.vocabulary import TimerClass, WhenBroke
+from protocol.vocabulary import ActionKind, SeatChanges, TimerClass, WhenBroke
 
 AUTO_PLAY_AFTER = 2  # own-turn timeouts in a row that put a seat on auto-play
 OFFLINE_GRACE = 30  # seconds a disconnected player's decision waits at an untimed table
@@ -19,7 +20,9 @@ RESERVE = 60  # seconds of time bank a player has for a match, by default (§2.3
 DEFAULT = m.TableSettings(
     name="table",
     stake=0,
-    timers=m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5, reserve=RESERVE),
+    timers=m.TimerSettings(
+        on=True, first_discard=30, turn=15, claim_window=5, pung_window=3, reserve=RESERVE
+    ),
     rounds=4,
     bots_allowed=True,
 )
@@ -38,11 +41,30 @@ def checked(settings: m.TableSettings) -> m.TableSettings:
     return replace(settings, name=name)
 
 
-def seconds(settings: m.TableSettings, timer: TimerClass) -> float | None:
-    """The length of a decision timed by ``timer``; None when timers are off."""
+def with_fee(settings: m.TableSettings, fee_per_stake: int) -> m.TableSettings:
+    """The settings with the house's table fee (茶水费, §2.5) in coins: ``fee_per_stake``
+    (the host's setting) × the stake, none at a free table. The server sets it; a
+    client's value is never kept."""
+    fee = fee_per_stake * settings.stake
+    return replace(settings, table_fee=fee if fee > 0 else None)
+
+
+# What a seat may claim with the pung window: nothing but a pung or an exposed kong.
+PUNG_CLAIMS = frozenset({ActionKind.PUNG, ActionKind.EXPOSED_KONG, ActionKind.PASS})
+
+
+def seconds(
+    settings: m.TableSettings, timer: TimerClass, kinds: Collection[ActionKind] = ()
+) -> float | None:
+    """The length of a decision timed by ``timer`` for a seat that may choose ``kinds``
+    (§2.3: in a claim window, a seat whose only claims are a pung or a kong has the pung
+    window when the table sets one); None when timers are off."""
     timers = settings.timers
     if not timers.on:
         return None
+    pung_only = ActionKind.PASS in kinds and set(kinds) <= PUNG_CLAIMS
+    if timer is TimerClass.CLAIM_WINDOW and pung_only and timers.pung_window is not None:
+        return float(timers.pung_window)
     return float(getattr(timers, timer.value))
 
 
@@ -55,6 +77,11 @@ def reserve(settings: m.TableSettings) -> float:
 def result_pause(settings: m.TableSettings, host_pause: float) -> float:
     """Seconds the next hand waits for players still reading the result (§2.3)."""
     return host_pause if settings.result_pause is None else float(settings.result_pause)
+
+
+def seat_changes(settings: m.TableSettings) -> SeatChanges:
+    """When the players change places (§1.5): before every round unless set."""
+    return settings.seat_changes or SeatChanges.EVERY_ROUND
 
 
 def when_broke(settings: m.TableSettings) -> WhenBroke:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 
-from gbmj.economy.items import roll_drop
+from gbmj.economy.items import roll_drop, roll_gem
 from gbmj.economy.stakes import hand_payments, min_coins
 from gbmj.game.events import to_plain
 from gbmj_server import logs, metrics
@@ -51,6 +51,14 @@ async def hand_over(table: Table, st: MatchState) -> bool:
             payee_n=None if p.payee is None else holders[p.payee].record_id,
         )
         for p in owed
+    ]
+    # The house's table fee (§2.5) from each player after the hand's own payments, so a
+    # winner is paid in full first; like them it is capped at what the payer has left.
+    fee = table.settings.table_fee or 0
+    fee_payers = [s for s, h in enumerate(holders) if fee and h.wallet is not None]
+    payments += [
+        Payment(holders[s].wallet, None, fee, "table_fee", payer_n=holders[s].record_id)
+        for s in fee_payers
     ]
     ratings = [
         (h.account_id, result.points[s])
@@ -95,6 +103,10 @@ async def hand_over(table: Table, st: MatchState) -> bool:
         coins[p.payer] -= moved
         if p.payee is not None:
             coins[p.payee] += moved
+    fees = [0, 0, 0, 0]
+    for s, moved in zip(fee_payers, settled.moved[len(owed) :], strict=False):
+        fees[s] = moved
+        coins[s] -= moved
     for s, h in enumerate(holders):
         h.points += result.points[s]
         h.coins += coins[s]
@@ -136,16 +148,45 @@ async def hand_over(table: Table, st: MatchState) -> bool:
             salt=hand.wall.salt.hex(),
             commitment=hand.wall.commitment,
             coins=tuple(coins) if stake else None,
+            fees=tuple(fees) if fee else None,
             next_hand_ms=None if match.finished else round(pause * 1000),
         )
     )
     winner = holders[result.winner] if result.winner is not None else None
-    if settled.awarded is not None and winner is not None:
-        seat = table.seats[winner.slot]
-        if seat is not None and seat.holder is winner and seat.conn is not None:
-            seat.conn.send(m.ItemAwarded(item=Item(settled.awarded), count=1))
+    dropped = settled.awarded or settled.lost
+    if dropped is not None and winner is not None:
+        tell_award(table, winner, Item(dropped), kept=settled.awarded is not None)
     await send_profiles(table, [h for h in holders if h.wallet is not None])
     return match.finished
+
+
+def tell_award(table: Table, holder: Participant, item: Item, *, kept: bool) -> None:
+    """A dropped item, to its player wherever they are; a full inventory kept nothing,
+    and the player is told so (§2.6)."""
+    if holder.account_id is None:
+        return
+    conn = table.ctx.lobby.sessions.of_account(holder.account_id)
+    if conn is not None:
+        conn.send(m.ItemAwarded(item=item, count=1, lost=None if kept else True))
+
+
+async def drop_gems(table: Table, st: MatchState) -> None:
+    """A finished match: each player who finished first (ties share first place) may get
+    a gem (§2.6); bots and guests get none, nor do those who left."""
+    stayed = [p for p in st.participants if p.left is None]
+    if not stayed:
+        return
+    best = max(p.points for p in stayed)
+    store, rng = table.ctx.store, table.ctx.rng
+    for p in stayed:
+        if p.points != best or p.wallet is None:
+            continue
+        gem = roll_gem(rng.random(), rng.randrange(1 << 30))
+        if gem is None:
+            continue
+        kept = await store.call(store.storage.award_item, p.wallet, gem)
+        logs.event("gem_dropped", table=table.id, account=p.wallet, item=gem.value, kept=kept)
+        tell_award(table, p, gem, kept=kept)
 
 
 def _holder(table: Table, st: MatchState, slot: int) -> Participant:
@@ -242,3 +283,5 @@ async def match_over(table: Table, st: MatchState, reason: MatchEnd) -> None:
     table.broadcast(
         m.MatchResult(table_id=table.id, match_id=st.match_id, reason=reason, standings=ranked)
     )
+    if reason is MatchEnd.FINISHED:
+        await drop_gems(table, st)

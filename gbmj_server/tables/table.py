@@ -26,11 +26,11 @@ from gbmj_server.net.errors import RequestError
 from gbmj_server.tables.context import TableContext
 from gbmj_server.tables.seat import EMPTY_SEAT, Participant, Seat
 from gbmj_server.tables.session_rules import SessionRules
-from gbmj_server.tables.settings import checked
+from gbmj_server.tables.settings import checked, with_fee
 from protocol import messages as m
 from protocol.errors import ErrorCode
 from protocol.framing import encode
-from protocol.vocabulary import Channel, LeaveReason, TableStatus
+from protocol.vocabulary import Channel, Cloth, LeaveReason, TableStatus
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +73,7 @@ class Table:
         self.ctx = ctx
         self.start_match = start_match
         self.id = table_id
-        self.settings = checked(settings)
+        self.settings = with_fee(checked(settings), ctx.table_fee)
         self.password_digest = password_digest(password)
         self.owner_id, self.owner_name = owner
         self.seats: list[Seat | None] = [None] * SEATS
@@ -83,6 +83,7 @@ class Table:
         self.play: MatchRunner | None = None
         self.seq = 0  # events sent at this table, across its matches
         self.name_protected_until = -math.inf  # trio time; a table sign's protection
+        self.cloth: Cloth | None = None  # a tablecloth's look, for as long as the table lasts
         self.actor: TableHandle | None = None  # set by the actor that runs this table
         self.closed = False
         self.empty_since: float | None = None  # trio time the room became empty
@@ -103,6 +104,7 @@ class Table:
             seats=tuple(EMPTY_SEAT if s is None else s.lobby_wire() for s in self.seats),
             spectators=sum(1 for c in self.members if self.slot_of(c) is None),
             status=self.status,
+            cloth=self.cloth,
         )
 
     def changed(self) -> None:

@@ -18,10 +18,17 @@ from gbmj_tui.i18n import N_, tr
 from gbmj_tui.widgets.toggle import Toggle
 from protocol import messages as m
 from protocol.errors import ProtocolError
+from protocol.vocabulary import Item, SeatChanges
 
 STAKES = m.STAKES[:13]
 ROUNDS = (1, 2, 3, 4)
-DEFAULT_TIMERS = m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5, reserve=60)
+SEAT_CHANGE_WORDS = {
+    SeatChanges.EVERY_ROUND: N_("every round"),
+    SeatChanges.THIRD_ROUND: N_("before round 3 only"),
+}
+DEFAULT_TIMERS = m.TimerSettings(
+    on=True, first_discard=30, turn=15, claim_window=5, pung_window=3, reserve=60
+)
 DEFAULT_SETTINGS = m.TableSettings(
     name=N_("my table"), stake=0, timers=DEFAULT_TIMERS, rounds=1, bots_allowed=True
 )
@@ -33,6 +40,7 @@ class TableRequest:
 
     settings: m.TableSettings
     password: str | None
+    sign: Item | None = None  # the sign a new name uses (None: the table sign)
 
 
 class SettingsDialog(ModalScreen[TableRequest | None]):
@@ -62,12 +70,25 @@ class SettingsDialog(ModalScreen[TableRequest | None]):
                 yield Label(tr("Name", lang))
                 yield Input(s.name, id="t-name", max_length=40, compact=True)
             if self.editing:
-                yield Static(tr("A new name costs one table sign.", lang), classes="hint")
+                with Horizontal(classes="row"):
+                    yield Label(tr("A new name costs one", lang))
+                    signs = [
+                        (tr("table sign (protected 1 h)", lang), Item.TABLE_SIGN),
+                        (tr("gold sign (protected 24 h)", lang), Item.GOLD_SIGN),
+                    ]
+                    yield Select(
+                        signs, value=Item.TABLE_SIGN, allow_blank=False, id="t-sign", compact=True
+                    )
             with Horizontal(classes="row"):
                 yield Label(tr("Stake", lang))
                 yield Select(stakes, value=s.stake, allow_blank=False, id="t-stake", compact=True)
                 yield Label(tr("Rounds", lang))
                 yield Select(rounds, value=s.rounds, allow_blank=False, id="t-rounds", compact=True)
+            with Horizontal(classes="row"):
+                yield Label(tr("Seat changes", lang))
+                changes = [(tr(w, lang), k) for k, w in SEAT_CHANGE_WORDS.items()]
+                scheme = s.seat_changes or SeatChanges.EVERY_ROUND
+                yield Select(changes, value=scheme, allow_blank=False, id="t-seats", compact=True)
             with Horizontal(classes="row"):
                 yield Toggle(tr("Timers (s)", lang), t.on, id="t-timers", ascii=self.ascii)
                 yield Label(tr("first", lang))
@@ -76,6 +97,9 @@ class SettingsDialog(ModalScreen[TableRequest | None]):
                 yield Input(str(t.turn), id="t-turn", max_length=3, type="integer")
                 yield Label(tr("claim", lang))
                 yield Input(str(t.claim_window), id="t-claim", max_length=3, type="integer")
+                yield Label(tr("pung", lang))
+                pung = t.pung_window or t.claim_window
+                yield Input(str(pung), id="t-pung", max_length=3, type="integer")
             with Horizontal(classes="row"):
                 yield Label(tr("reserve a match (s)", lang))
                 yield Input(str(t.reserve or 0), id="t-reserve", max_length=4, type="integer")
@@ -100,7 +124,7 @@ class SettingsDialog(ModalScreen[TableRequest | None]):
             yield Static("", id="dialog-error")
 
     def on_mount(self) -> None:
-        for field_id in ("#t-first", "#t-turn", "#t-claim", "#t-reserve", "#t-pause"):
+        for field_id in ("#t-first", "#t-turn", "#t-claim", "#t-pung", "#t-reserve", "#t-pause"):
             self.query_one(field_id, Input).compact = True
 
     @on(Button.Pressed, "#cancel")
@@ -116,12 +140,14 @@ class SettingsDialog(ModalScreen[TableRequest | None]):
     def _create(self) -> None:
         stake = self.query_one("#t-stake", Select).value
         rounds = self.query_one("#t-rounds", Select).value
+        scheme = self.query_one("#t-seats", Select).value
         try:
             timers = m.TimerSettings(
                 on=self.query_one("#t-timers", Toggle).value,
                 first_discard=self._number("#t-first", 30),
                 turn=self._number("#t-turn", 15),
                 claim_window=self._number("#t-claim", 5),
+                pung_window=self._number("#t-pung", 3),
                 reserve=self._number("#t-reserve", 0),
             )
             pause = self.query_one("#t-pause", Input).value.strip()
@@ -133,6 +159,7 @@ class SettingsDialog(ModalScreen[TableRequest | None]):
                 timers=timers,
                 rounds=rounds if isinstance(rounds, int) else 1,
                 bots_allowed=self.query_one("#t-bots", Toggle).value,
+                seat_changes=scheme if isinstance(scheme, SeatChanges) else None,
             )
             if not settings.stake:
                 settings = replace(settings, coach=self.query_one("#t-coach", Toggle).value)
@@ -142,7 +169,9 @@ class SettingsDialog(ModalScreen[TableRequest | None]):
             self.query_one("#dialog-error", Static).update(Text(text))
             return
         password = self.query_one("#t-password", Input).value or None
-        self.dismiss(TableRequest(settings, password))
+        sign = self.query_one("#t-sign", Select).value if self.editing else None
+        gold = sign if sign == Item.GOLD_SIGN else None  # the table sign goes without saying
+        self.dismiss(TableRequest(settings, password, gold))
 
 
 class PasswordPrompt(ModalScreen[str | None]):

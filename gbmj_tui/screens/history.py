@@ -23,13 +23,13 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from gbmj_tui.i18n import N_, tr, trp, wind_name
+from gbmj_tui.i18n import N_, tr, trp
 from gbmj_tui.messages import Refused, ReplayAsked, Replied, Requested
+from gbmj_tui.model import hand_name
 from gbmj_tui.screens.result import standings_table
 from gbmj_tui.widgets.keybar import KeyBar
 from gbmj_tui.words import MATCH_ENDS
 from protocol import messages as m
-from protocol.tiles import Tile
 from protocol.vocabulary import MatchEnd, Outcome
 
 PAGE = 20
@@ -226,11 +226,9 @@ class MatchScreen(Screen[None]):
         table = self.query_one("#hands", DataTable)
         table.clear()
         for h in detail.hands:
-            label = tr("{wind} round, hand {hand}", lang)
-            wind = wind_name(Tile.E + h.round_number - 1, lang)
             cells = (
                 str(h.number),
-                label.format(wind=wind, hand=h.hand_number),
+                hand_name(h.round_number, h.hand_number, lang),
                 hand_outcome(h, lang),
                 hand_points(h),
             )

@@ -58,19 +58,30 @@ CHAT_LINES = 200
 SPEAKERS = 30  # chat senders remembered, to mute one
 
 
+def stake_cell(s: m.TableSettings, lang: str) -> str:
+    """The stake, and the house's fee a hand when the table has one (§2.5)."""
+    if not s.stake:
+        return tr("free", lang)
+    if not s.table_fee:
+        return str(s.stake)
+    return f"{s.stake} ({tr('fee {fee}', lang).format(fee=s.table_fee)})"
+
+
 def table_row(t: m.TableInfo, lang: str) -> tuple[Text, ...]:
     """The cells of a table's row: every one plain text (a name may hold brackets)."""
     s = t.settings
-    clock = s.timers
-    timers = f"{clock.first_discard}/{clock.turn}/{clock.claim_window}" if clock.on else "-"
-    if clock.on and clock.reserve:
-        timers += f"+{clock.reserve}"  # the reserve of each player for the match
+    c = s.timers
+    timers = f"{c.first_discard}/{c.turn}/{c.claim_window}" if c.on else "-"
+    if c.on and c.reserve:
+        timers += f"+{c.reserve}"  # the reserve of each player for the match
+    if c.on and c.pung_window is not None and c.pung_window != c.claim_window:
+        timers += " " + tr("(pung {seconds})", lang).format(seconds=c.pung_window)
     taken = sum(1 for seat in t.seats if seat.name)
     cells = (
         str(t.table_id),
         s.name + (" *" if t.has_password else ""),
         t.owner,
-        str(s.stake) if s.stake else tr("free", lang),
+        stake_cell(s, lang),
         timers,
         str(s.rounds),
         f"{taken}/4",

@@ -72,6 +72,8 @@ def revealed_hands(
         head.append("   (" + tr("score {score}", lang).format(score=score) + ")")
         if r.coins is not None and s < len(r.coins):
             head.append("   " + tr("coins {coins:+d}", lang).format(coins=r.coins[s]))
+            if r.fees is not None and s < len(r.fees) and r.fees[s]:
+                head.append(" (" + tr("fee {fee}", lang).format(fee=r.fees[s]) + ")")
         flowers = r.flowers[s] if s < len(r.flowers) else ()
         if flowers:
             head.append("   ")
@@ -156,8 +158,8 @@ class ResultScreen(ModalScreen[None]):
         self.started = False  # the next hand has started underneath
 
     def compose(self) -> ComposeResult:
-        heading = Text(round_label(self.view, self.lang) + "  ", style="dim")
-        heading.append_text(result_heading(self.view, self.lang))
+        heading = Text(round_label(self.view, self.lang) + "   ", style="bold")
+        heading.append_text(result_heading(self.view, self.lang))  # 东风东局   东 Alice wins
         parts: list[RenderableType] = [heading]
         spaced = self.app.size.height >= 30  # at 80x24 the fans come first
         wide = self.app.size.width >= 100

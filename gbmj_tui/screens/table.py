@@ -42,6 +42,7 @@ from gbmj_tui.screens.dialogs import Confirm, SettingsDialog, TableRequest
 from gbmj_tui.screens.fans import FanReference
 from gbmj_tui.screens.moderation import remember
 from gbmj_tui.screens.seats import SeatsDialog
+from gbmj_tui.screens.shop import ClothDialog, lay_cloth
 from gbmj_tui.tiles import TileStyle
 from gbmj_tui.widgets import (
     ActionLine,
@@ -59,7 +60,7 @@ from gbmj_tui.words import TIMERS as TIMER_WORDS
 from gbmj_tui.words import item_name
 from protocol import messages as m
 from protocol.errors import ErrorCode
-from protocol.vocabulary import ActionKind, Channel, Item
+from protocol.vocabulary import ActionKind, Channel, Cloth, Item
 
 SPEAKERS = 30  # chat senders remembered, to mute one
 _ITEM_OF = {m.ArmTimerExtension: Item.TIMER_EXTENSION, m.UseTileCounter: Item.TILE_COUNTER}
@@ -87,6 +88,7 @@ class TableScreen(Screen[None]):
         Binding("i", "coach", N_("Hints")),
         Binding("I", "coach_keep", N_("Keep hints open"), show=False),
         Binding("f", "fans", N_("Fans")),
+        Binding("l", "tablecloth", N_("Tablecloth")),
         Binding("ctrl+q", "app.quit", N_("Quit")),
     ]
 
@@ -205,6 +207,7 @@ class TableScreen(Screen[None]):
         style, lang = self.tile_style, self.lang
         spectator = view.me is None
         self.query_one(Board).show(view)
+        lay_cloth(self, view.cloth)
         toggles = (self.auto_win, self.auto_pass)
         self.query_one("#status", Static).update(status_text(view, lang, toggles))
 
@@ -249,6 +252,8 @@ class TableScreen(Screen[None]):
             return view.is_owner and not view.match_running
         if action in ("coach", "coach_keep"):
             return coach_allowed(view) and view.playing
+        if action == "tablecloth":
+            return view.is_owner
         return True
 
     # -- keys ---------------------------------------------------------------------------------
@@ -362,9 +367,22 @@ class TableScreen(Screen[None]):
             table_id = self.view.table_id
             self._request(
                 m.ConfigureTable(
-                    table_id=table_id, settings=request.settings, password=request.password
+                    table_id=table_id,
+                    settings=request.settings,
+                    password=request.password,
+                    sign=request.sign,
                 )
             )
+
+    def action_tablecloth(self) -> None:
+        """The owner lays a tablecloth (one from the inventory): the board's look."""
+        table_id = self.view.table_id
+
+        def chosen(cloth: Cloth | None) -> None:
+            if cloth is not None:
+                self._request(m.LayTablecloth(table_id=table_id, cloth=cloth))
+
+        self.app.push_screen(ClothDialog(self.lang), chosen)
 
     def action_auto_play(self) -> None:
         view = self.view

@@ -3,8 +3,9 @@
 import pytest
 
 from gbmj.game.hand_state import IllegalAction
-from gbmj.game.match import SEAT_CHANGES, Match
+from gbmj.game.match import SEAT_CHANGES, Match, seating_after
 from protocol.tiles import WINDS, Tile
+from protocol.vocabulary import SeatChanges
 
 
 def play_out(match: Match) -> None:
@@ -41,10 +42,39 @@ def test_seat_changes_after_each_round_of_a_four_round_match():
         assert sorted(s.index(player) for s in seatings) == [0, 1, 2, 3]
 
 
-def test_the_seat_change_table_is_that_of_seed_003():
-    assert SEAT_CHANGES[1] == (1, 0, 3, 2)
-    assert SEAT_CHANGES[2] == (2, 3, 1, 0)
-    assert SEAT_CHANGES[3] == (1, 0, 3, 2)
+def test_the_seat_change_tables_of_both_schemes():
+    assert SEAT_CHANGES[SeatChanges.EVERY_ROUND] == {
+        1: (1, 0, 3, 2),
+        2: (2, 3, 1, 0),
+        3: (1, 0, 3, 2),
+    }
+    assert SEAT_CHANGES[SeatChanges.THIRD_ROUND] == {2: (1, 0, 3, 2)}
+
+
+def test_seating_after_is_the_rules_table_for_players_a_to_d():
+    """The seating table of docs/rules.md §1.5 (A, B, C, D first at E, S, W, N), and the
+    third-round scheme: only East <-> South, West <-> North before round 3, so the
+    player first at South deals first in round 3."""
+    a, b, c, d = 0, 1, 2, 3
+    every = [(a, b, c, d)]
+    for r in (1, 2, 3):
+        every.append(seating_after(every[-1], r))
+    assert every == [(a, b, c, d), (b, a, d, c), (c, d, b, a), (d, c, a, b)]
+    third = [(a, b, c, d)]
+    for r in (1, 2, 3):
+        third.append(seating_after(third[-1], r, SeatChanges.THIRD_ROUND))
+    assert third == [(a, b, c, d), (a, b, c, d), (b, a, d, c), (b, a, d, c)]
+    assert seating_after((a, b, c, d), 4) == (a, b, c, d)  # none after the last round
+
+
+def test_a_match_changes_seats_before_the_third_round_only_when_set():
+    match = Match(b"seats", rounds=4, seat_changes=SeatChanges.THIRD_ROUND)
+    seatings = play_match(match)
+    e, s, w, n = seatings[0]
+    assert seatings == [[e, s, w, n], [e, s, w, n], [s, e, n, w], [s, e, n, w]]
+    restored = Match.from_dict(match.to_dict())
+    assert restored.seat_changes is SeatChanges.THIRD_ROUND
+    assert restored.players == match.players
 
 
 def test_dealers_rotate_without_repeats_and_winds_follow_the_round():

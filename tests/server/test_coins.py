@@ -87,7 +87,7 @@ async def test_a_stake_match_moves_exactly_the_coins_spec_says(connect, server: 
     shop = await alice.ok("get_shop")  # bought before sitting: coins stay at the table
     price = next(o["price"] for o in shop["offers"] if o["item"] == "timer_extension")
     inventory = await alice.ok("buy", item="timer_extension", count=1)
-    assert inventory["slots"] == [{"item": "timer_extension", "count": 1}]
+    assert inventory["slots"] == [{"item": "timer_extension", "count": 1, "slot": 0}]
     await bob.ok("join_table", table_id=table_id)
     await alice.ok("sit", table_id=table_id, seat=0)
     await bob.ok("sit", table_id=table_id, seat=1)
@@ -342,4 +342,6 @@ async def test_a_table_sign_renames_and_protects_the_name(connect, server: Serve
         "configure_table", table_id=table_id, settings=dict(settings, name="newer name")
     )
     assert refused["code"] == "name_protected" and table.settings.name == "new name"
-    assert (await owner.ok("get_inventory"))["slots"] == [{"item": "table_sign", "count": 1}]
+    assert (await owner.ok("get_inventory"))["slots"] == [
+        {"item": "table_sign", "count": 1, "slot": 0}
+    ]

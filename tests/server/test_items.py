@@ -215,7 +215,7 @@ async def test_a_win_drops_an_item_to_the_winner_only(tmp_path: Path) -> None:
             slots = (await client.ok("get_inventory"))["slots"]
             if seat == result["winner"]:
                 assert len(awarded) == 1 and awarded[0]["count"] == 1
-                assert slots == [{"item": awarded[0]["item"], "count": 1}]
+                assert slots == [{"item": awarded[0]["item"], "count": 1, "slot": 0}]
             else:
                 assert awarded == [] and slots == []
         nursery.cancel_scope.cancel()

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from gbmj.economy.counter import unseen_counts
-from gbmj.economy.items import ITEM_RULES, roll_drop, shop_prices
+from gbmj.economy.items import GEMS, ITEM_RULES, roll_drop, roll_gem, shop_prices
 from gbmj.economy.levels import THRESHOLDS, level_of, threshold
 from gbmj.economy.stakes import HOUSE, SeatPayment, hand_payments
 from gbmj.game.settlement import escape_points, win_points
@@ -27,7 +27,7 @@ from gbmj_server.storage import (
 )
 from gbmj_server.storage.migrations import MIGRATIONS
 from protocol.tiles import Tile
-from protocol.vocabulary import MeldKind
+from protocol.vocabulary import Item, MeldKind
 
 
 @pytest.fixture
@@ -231,8 +231,16 @@ def test_item_registry_and_drops() -> None:
     assert "tile_counter" not in prices and prices["table_sign"] == 42
     with pytest.raises(ValueError):
         shop_prices({"diamond": 1})
+    with pytest.raises(ValueError, match="never sold"):
+        shop_prices({"gem": 1})
     assert roll_drop(0.2, 0) is None
-    assert {roll_drop(0.1, n) for n in range(3)} == set(ITEM_RULES)
+    drops = {roll_drop(0.1, n) for n in range(len(ITEM_RULES))}
+    assert drops == {k for k, rule in ITEM_RULES.items() if rule.price is not None}
+    assert roll_gem(0.5, 0) is None
+    gems = [roll_gem(0.1, n) for n in range(100)]
+    counts = {g: gems.count(g) for g in GEMS}
+    assert counts == {Item.GEM_SHARD: 89, Item.GEM: 10, Item.PERFECT_GEM: 1}
+    assert all(ITEM_RULES[g].stack == 1 and ITEM_RULES[g].price is None for g in GEMS)
 
 
 def _meld(kind: MeldKind, tile: Tile, **kw: Any) -> Meld:

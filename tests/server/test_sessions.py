@@ -132,7 +132,7 @@ async def test_coins_cannot_leave_a_stake_table_while_its_match_runs(connect, se
     account = table_of(server, table_id).owner_id
     assert storage_of(server).balance(account) == coins  # nothing paid...
     inventory = await dodger.ok("get_inventory")
-    assert inventory["slots"] == [{"item": "tile_counter", "count": 1}]  # ...nothing got
+    assert inventory["slots"] == [{"item": "tile_counter", "count": 1, "slot": 0}]  # ...nothing got
     assert profile["slots"] == []
     # A spectator buys freely: only a seat at the running stake table holds the coins.
     watcher = await connect()

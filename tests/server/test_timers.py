@@ -17,7 +17,7 @@ import trio.testing
 from gbmj_server.server import Server
 from gbmj_server.storage import Storage
 from server.conftest import TEST_CONFIG, Probe, start
-from server.wireclient import memory_connect, solo_table
+from server.wireclient import memory_connect, simple_choice, solo_table
 
 pytestmark = pytest.mark.trio
 
@@ -173,3 +173,43 @@ async def test_an_owner_who_makes_another_table_leaves_no_empty_one_behind(
     assert not left_behind.open
     listed = await owner.ok("list_tables")
     assert sorted(t["table_id"] for t in listed["tables"]) == sorted([kept, second])
+
+
+async def test_a_pung_only_claim_has_the_pung_window(mem, mock_clock) -> None:
+    """With a pung window of 3 s and a claim window of 5 s (docs/rules.md §2.3): a seat
+    whose only claims are a pung or a kong is prompted with 3 s and passes when they run
+    out, not before; a seat that may also chow or win keeps 5 s."""
+    srv, connect, clock = mem
+    timers = {**TIMERS, "pung_window": 3}
+    human, table_id = await solo_table(connect, timers=timers, rounds=4, auto_play_after=10)
+    game = Probe(srv, table_id)
+    windows: dict[bool, int] = {}
+    for _ in range(3000):
+        prompt = await human.expect("prompt")
+        if prompt["seq"] != game.seq:
+            continue
+        if prompt["timer"] != "claim_window":
+            await human.send(
+                {"type": "action", "table_id": table_id, "seq": prompt["seq"]}
+                | simple_choice(prompt)
+            )
+            continue
+        kinds = {a["kind"] for a in prompt["actions"]}
+        pung_only = kinds <= {"pung", "exposed_kong", "pass"}
+        windows[pung_only] = prompt["ms_left"]
+        if not pung_only:
+            await human.send(
+                {"type": "action", "table_id": table_id, "seq": prompt["seq"], "kind": "pass"}
+            )
+            continue
+        steps = game.steps
+        clock.jump(2.9)
+        await trio.testing.wait_all_tasks_blocked()
+        assert game.steps == steps, "the pung window closed early"
+        clock.jump(0.2)
+        with trio.fail_after(5):
+            while game.seq == prompt["seq"] and 0 in game.to_act():
+                await trio.sleep(0)  # the mock clock is still: wait for the pass
+        if False in windows:
+            break
+    assert windows == {True: 3000, False: 5000}

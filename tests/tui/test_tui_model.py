@@ -32,7 +32,7 @@ def test_positions_are_relative_to_the_viewer() -> None:
 
 def test_round_label() -> None:
     view = sample_view()
-    assert round_label(view, "zh") == "南风圈 第3盘"
+    assert round_label(view, "zh") == "南风西局"
     assert round_label(view, "en") == "South round, hand 3"
 
 

@@ -57,7 +57,7 @@ def test_table_shows_hand_counts_discards_and_claim(size, style, lang) -> None:
     assert "Dan" in bar and face(T.M4, style) in bar
     if lang == "zh":
         assert "[1] 吃 二三四万" in bar and "[2] 吃 三四五万" in bar and "过" in bar
-        assert "南风圈 第3盘" in text
+        assert "南风西局" in text
     else:
         assert "[1] Chow 2m 3m 4m" in bar and "[2] Chow 3m 4m 5m" in bar and "Pass" in bar
         assert "South round, hand 3" in text
