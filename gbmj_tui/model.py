@@ -63,6 +63,9 @@ class SeatView:
     melds: tuple[MeldView, ...] = ()
     flowers: tuple[int, ...] = ()
     discards: tuple[int, ...] = ()
+    # The places in ``discards`` of tiles another seat claimed: they stay in the pool,
+    # marked as taken, so that whose discard was claimed stays in sight.
+    taken: tuple[int, ...] = ()
     bot: bool = False
     presence: Presence = Presence.ONLINE
     level: int | None = None  # a player's level (docs/rules.md §2.7), shown beside the name

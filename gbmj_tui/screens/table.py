@@ -1,7 +1,9 @@
-"""The table screen: the other three seats left, top and right around the four discard
-pools in the centre (each under its seat's wind), the action line, the player's melds
-and hand at the bottom, the countdown and the prompt bar; the table chat (or the help)
-on the right and the tile counter (when one runs) on the left.
+"""The table screen: the other three seats on their sides of the table (left, across,
+right), each with its name, wind, score, melds and discard pool; the player's own pool
+in the middle; the action line, the player's melds and hand at the bottom, the
+countdown and the prompt bar; the table chat (or the help) under the right seat and the
+tile counter (when one runs) under the left. The tile under the hand's cursor is marked
+wherever else it lies on the table.
 
 The screen draws a ``TableView`` (``show``) and turns the player's keys into messages
 (``ActionChosen`` for the prompt, ``Requested`` for everything else); it never talks to
@@ -48,7 +50,7 @@ from gbmj_tui.widgets import (
     PromptBar,
     SeatPanel,
 )
-from gbmj_tui.widgets.board import Board, is_compact
+from gbmj_tui.widgets.board import Board, is_big, is_compact
 from gbmj_tui.widgets.keybar import KeyBar
 from gbmj_tui.widgets.linkbar import LinkBar
 from gbmj_tui.widgets.status import status_text
@@ -122,10 +124,11 @@ class TableScreen(Screen[None]):
         self._fit(event.size.width, event.size.height)
 
     def _fit(self, width: int, height: int) -> None:
-        compact = is_compact(width, height)
+        compact, big = is_compact(width, height), is_big(width, height)
         self.set_class(compact, "-compact")
         with contextlib.suppress(NoMatches):
-            self.query_one(Board).fit(width, compact)
+            self.query_one(Board).fit(width, compact, big)
+            self.query_one(HandRow).big = big
             self.query_one(ActionLine).lines = 1 if height < 30 else (2 if height < 44 else 4)
 
     # -- fed by the app -------------------------------------------------------------------
@@ -199,6 +202,7 @@ class TableScreen(Screen[None]):
         hand.display = not spectator
         hand.tile_style = style
         hand.set_hand(view.hand, view.drawn)
+        self.query_one(Board).highlight(None if spectator else hand.selected_tile)
         prompt = view.prompt
         hand.active = prompt is not None and not prompt.is_claim and prompt.allows("discard")
 
@@ -373,6 +377,7 @@ class TableScreen(Screen[None]):
     @on(HandRow.Selected)
     def _selected(self, message: HandRow.Selected) -> None:
         self.query_one(PromptBar).selected = message.tile
+        self.query_one(Board).highlight(message.tile)
 
     def _send(self, choice: Choice) -> None:
         # One answer per prompt: the bar clears until the server's next prompt.
