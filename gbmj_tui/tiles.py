@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
+from functools import lru_cache
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -167,6 +168,7 @@ def _tile_face(
 _EDGES = {TileStyle.CJK: ("╭────╮", "│", "╰────╯"), TileStyle.ASCII: ("+----+", "|", "+----+")}
 
 
+@lru_cache(maxsize=4096)  # the table redraws the same few hundred tiles over and over
 def tile_lines(
     tile: int | None,
     style: TileStyle = TileStyle.CJK,
@@ -178,14 +180,18 @@ def tile_lines(
     highlighted: bool = False,
     taken: bool = False,
 ) -> tuple[Text, ...]:
-    """One tile, a line (``tile_text``) or, ``big``, three lines: the face in a box."""
+    """One tile, a line (``tile_text``) or, ``big``, three lines: the face in a box.
+    The lines are shared (cached): copy them (``append_text``), never change them."""
     text, s = _tile_face(tile, style, selected, marked, claimed, highlighted, taken)
     if not big:
         return (Text(text, style=s),)
     top, side, bottom = _EDGES[style]
     # The edges take the face's colours but not its underline (the claimed tile's mark).
     edge = Style.combine([s, Style(underline=False)])
-    middle = Text.assemble((side, edge), (text, s), (side, edge))
+    if edge == s:  # one span a line: less for the terminal to draw
+        middle = Text(side + text + side, style=s)
+    else:
+        middle = Text.assemble((side, edge), (text, s), (side, edge))
     return (Text(top, style=edge), middle, Text(bottom, style=edge))
 
 

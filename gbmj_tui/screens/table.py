@@ -196,7 +196,8 @@ class TableScreen(Screen[None]):
         spectator = view.me is None
         self.query_one(Board).show(view)
         toggles = (self.auto_win, self.auto_pass)
-        self.query_one("#status", Static).update(status_text(view, lang, toggles))
+        # one line whatever it says: no new layout
+        self.query_one("#status", Static).update(status_text(view, lang, toggles), layout=False)
 
         hand = self.query_one(HandRow)
         hand.display = not spectator

@@ -9,6 +9,7 @@ on the table (the tile under the player's cursor)."""
 from __future__ import annotations
 
 import contextlib
+from dataclasses import replace
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -58,6 +59,8 @@ class Board(Horizontal):
         self.tile_style = tile_style
         self.lang = lang
         self.big = False
+        self.compact = False
+        self._view: TableView | None = None  # the view last shown
         self._highlight: int | None = None
         self._shares = (1, 1)  # the centre's rows: the seat across, the player's pool
 
@@ -94,6 +97,10 @@ class Board(Horizontal):
     def fit(self, width: int, compact: bool, big: bool = False) -> None:
         """The sides as wide as a pool's row, the centre the rest; tiles big or small."""
         side = side_width(width, compact, big)
+        if compact != self.compact:
+            self.compact = compact
+            if self._view is not None:
+                self._share_centre(self._view)
         with contextlib.suppress(NoMatches):
             for name in ("#side-left", "#side-right"):
                 self.query_one(name).styles.width = side
@@ -110,12 +117,15 @@ class Board(Horizontal):
                 widget.highlight = tile
 
     def _share_centre(self, view: TableView) -> None:
-        """The centre's height shared between the seat across and the player's pool in
-        proportion to what each has to show (their rows of tiles, the seat's lines), so
-        that on a low terminal neither hides tiles the other has room for."""
+        """On a small terminal the centre's height is shared between the seat across and
+        the player's pool in proportion to what each has to show (their rows of tiles,
+        the seat's lines), so that neither hides tiles the other has room for; a larger
+        one has room for both in halves (and spares the new layouts)."""
         rows = tile_size(self.big)[1]
         top, bottom = (-(-len(view.seat_at(p).discards) // POOL_ROW) for p in (TOP, BOTTOM))
         lines = (CENTRE_SEAT_LINES + max(top, 1) * rows, 1 + max(bottom, 1) * rows)
+        if not self.compact:
+            lines = (1, 1)
         if lines != self._shares:  # a new layout only when a pool gains a row
             self._shares = lines
             for name, share in zip(("#area-top", "#area-bottom"), lines, strict=True):
@@ -131,13 +141,15 @@ class Board(Horizontal):
         """The seats and the pools of ``view`` (the bottom seat's panel is the screen's)."""
         style, lang = self.tile_style, self.lang
         spectator = view.me is None
+        self._view = view
         for name, position in POSITIONS.items():
             seat = view.seat_at(position)
             turn = view.turn == seat.seat and view.playing
             panel = self.screen.query_one(f"#seat-{name}", SeatPanel)
             panel.tile_style, panel.lang = style, lang
             panel.big, panel.highlight = self.big, self._highlight
-            panel.seat = seat
+            # The panel draws no discards: a discard changes no panel, so no new layout.
+            panel.seat = replace(seat, discards=(), taken=())
             panel.dealer = seat.seat == view.dealer and view.match_running
             panel.waiting = not view.match_running
             panel.show_count = (position != BOTTOM or spectator) and view.match_running

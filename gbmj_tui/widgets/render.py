@@ -38,6 +38,7 @@ def width_of(block: Block) -> int:
 def column(text: str, height: int, style: str = "") -> Block:
     """``text`` on the middle line of ``height`` lines (a mark beside big tiles)."""
     blank = " " * cell_len(text)
+    style = style if text.strip() else ""  # a blank needs no style (nor a span)
     return tuple(Text(text if i == height // 2 else blank, style=style) for i in range(height))
 
 

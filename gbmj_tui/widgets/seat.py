@@ -131,7 +131,9 @@ class SeatPanel(Widget):
     SeatPanel { height: auto; min-height: 1; }
     """
 
-    seat: reactive[SeatView | None] = reactive(None, layout=True)
+    # A new seat repaints the panel; a new layout only when its height changes (a
+    # discard changes the hidden-tile count, not the lines: no layout for it).
+    seat: reactive[SeatView | None] = reactive(None)
     dealer: reactive[bool] = reactive(False)
     show_count: reactive[bool] = reactive(True)
     waiting: reactive[bool] = reactive(False)  # before the match: ready flags, no score
@@ -157,6 +159,11 @@ class SeatPanel(Widget):
             self.seat, width, self.tile_style, self.lang, big=self.big, highlight=self.highlight
         )
 
+    def watch_seat(self) -> None:
+        width = self.size.width
+        if not width or self._height(width) != self.size.height:
+            self.refresh(layout=True)
+
     def on_click(self) -> None:
         if self.seat is not None:
             self.post_message(self.Picked(self.seat))
@@ -169,11 +176,14 @@ class SeatPanel(Widget):
         return Text("\n").join([header, body]) if body.cell_len else header
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return self._height(width)
+
+    def _height(self, width: int) -> int:
         if self.seat is None:
             return 1
         header_lines = len(self._header().wrap(self.app.console, max(width, 1)))
         body = self._body(width)
-        return header_lines + (len(body.plain.split("\n")) if body.cell_len else 0)
+        return header_lines + (_lines(body) if body.cell_len else 0)
 
 
 class DiscardPool(Widget):
