@@ -11,17 +11,18 @@ from textual.widget import Widget
 
 from gbmj_tui.i18n import tr, wind_letter
 from gbmj_tui.model import SeatView
-from gbmj_tui.tiles import TileStyle, concealed_count, tile_lines, tile_text
+from gbmj_tui.tiles import TileStyle, concealed_count, tile_lines
 from gbmj_tui.widgets.render import (
     Block,
     beside,
+    column,
     counter_text,
     meld_lines,
     meld_text,
-    pack,
     pack_blocks,
     pool_height,
     pool_text,
+    width_of,
 )
 from gbmj_tui.words import BOT_LEVELS, PRESENCE
 from protocol.vocabulary import BotLevel
@@ -68,19 +69,26 @@ NARROW_PANEL = 18  # below this many columns melds are written as short labels
 
 
 def shown_tiles(
-    seat: SeatView, width: int, style: TileStyle, highlight: int | None = None
+    seat: SeatView,
+    width: int,
+    style: TileStyle,
+    highlight: int | None = None,
+    *,
+    big: bool = False,
 ) -> Text | None:
     """The seat's concealed tiles where the viewer sees them (a replay), the drawn tile
     apart, wrapped to ``width``; None when they are hidden."""
     if seat.shown is None:
         return None
-    tiles = [tile_text(t, style, highlighted=t == highlight) for t in seat.shown]
-    if seat.shown_drawn is not None:
-        drawn = seat.shown_drawn
-        tiles.append(Text(" ") + tile_text(drawn, style, highlighted=drawn == highlight))
+    tiles = [tile_lines(t, style, big=big, highlighted=t == highlight) for t in seat.shown]
+    if seat.shown_drawn is not None:  # set apart by a column more
+        drawn = tile_lines(
+            seat.shown_drawn, style, big=big, highlighted=seat.shown_drawn == highlight
+        )
+        tiles.append(beside([column(" ", len(drawn)), drawn]))
     # A space between tiles when the hand fits on one line so, else as many as fit.
-    spaced = sum(t.cell_len for t in tiles) + len(tiles) - 1 <= width
-    return pack(tiles, max(width, 1), sep=1 if spaced else 0)
+    spaced = sum(map(width_of, tiles)) + len(tiles) - 1 <= width
+    return pack_blocks(tiles, max(width, 1), sep=1 if spaced else 0)
 
 
 def seat_body(
@@ -95,7 +103,7 @@ def seat_body(
     """The tiles the viewer sees (if any), then flowers and melds, packed to ``width``
     (big tiles on a big terminal; short meld labels in a narrow panel); ``highlight``:
     the tile under the player's cursor, marked in the melds too."""
-    shown = shown_tiles(seat, width, style, highlight)
+    shown = shown_tiles(seat, width, style, highlight, big=big)
     chunks: list[Block] = []
     if seat.flowers:
         chunks.append(beside([tile_lines(f, style, big=big) for f in seat.flowers]))
