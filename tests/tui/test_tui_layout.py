@@ -179,3 +179,28 @@ def _cells(line: str) -> list[str]:
     for char in line:
         out.extend([char, ""] if cell_len(char) == 2 else [char])
     return out
+
+
+def test_the_tiles_grow_and_shrink_with_the_terminal() -> None:
+    """200x60 draws big tiles (boxes) in the hand, the melds and the pools; back at
+    80x24 they are one line again, and nothing is cut off the right edge."""
+    view = turn_prompt(sample_view())
+
+    async def go():
+        app = TableHost(view, TileStyle.CJK, "zh")
+        seen = []
+        async with app.run_test(size=(80, 24)) as pilot:
+            for size in ((200, 60), (80, 24)):
+                await pilot.resize_terminal(*size)
+                await pilot.pause()
+                hand = app.screen.query_one(HandRow)
+                pools = [p.big for p in app.screen.query(DiscardPool)]
+                panels = [p.big for p in app.screen.query(SeatPanel)]
+                seen.append((hand.big, hand.region.height, pools, panels, screen_text(app)))
+        return seen
+
+    (big, rows, pools, panels, text), (small, rows_after, *_, text_after) = asyncio.run(go())
+    assert big and rows == 5 and all(pools) and all(panels)
+    assert "╭────╮" in text and "│五饼│" in text  # the drawn 5p, lifted, in its box
+    assert not small and rows_after == 3 and "╭" not in text_after
+    assert max(cell_len(line) for line in text_after.split("\n")) <= 80
