@@ -101,6 +101,7 @@ class TableScreen(Screen[None]):
         self._controls: tuple[object, ...] = ()  # what the key bar was shown for
         self._ready = False  # the widgets exist (from on_mount; is_mounted comes later)
         self.speakers: deque[str] = deque(maxlen=SPEAKERS)  # the chat's recent senders
+        self._status = Text()  # the status line shown
 
     def compose(self) -> ComposeResult:
         yield LinkBar(self.lang)
@@ -196,8 +197,11 @@ class TableScreen(Screen[None]):
         spectator = view.me is None
         self.query_one(Board).show(view)
         toggles = (self.auto_win, self.auto_pass)
-        # one line whatever it says: no new layout
-        self.query_one("#status", Static).update(status_text(view, lang, toggles), layout=False)
+        status = status_text(view, lang, toggles)
+        if status != self._status:  # a discard leaves it as it was: no repaint
+            self._status = status
+            # one line whatever it says: no new layout
+            self.query_one("#status", Static).update(status, layout=False)
 
         hand = self.query_one(HandRow)
         hand.display = not spectator
