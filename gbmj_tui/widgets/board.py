@@ -11,12 +11,13 @@ from __future__ import annotations
 import contextlib
 from dataclasses import replace
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.widgets import RichLog
 
-from gbmj_tui.i18n import tr
+from gbmj_tui.i18n import tr, wind_letter
 from gbmj_tui.model import BOTTOM, LEFT, RIGHT, TOP, TableView
 from gbmj_tui.tiles import TileStyle, tile_size
 from gbmj_tui.widgets.help import HelpPanel
@@ -63,6 +64,7 @@ class Board(Horizontal):
         self._view: TableView | None = None  # the view last shown
         self._highlight: int | None = None
         self._shares = (1, 1)  # the centre's rows: the seat across, the player's pool
+        self._own_title = ""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="side-left", classes="side"):
@@ -160,7 +162,13 @@ class Board(Horizontal):
             pool.last = view.last_discard == seat.seat
             pool.centre = position in (TOP, BOTTOM)
             pool.bottom = position == BOTTOM
-            self.query_one(f"#area-{name}").set_class(turn, "-turn")
+            area = self.query_one(f"#area-{name}")
+            area.set_class(turn, "-turn")
+            if position == BOTTOM:  # the player's own pool: whose, on its box
+                title = Text(f"[{wind_letter(seat.wind, lang)}] {seat.name or tr('empty', lang)}")
+                if title.plain != self._own_title:  # a plain Text: a name is no markup
+                    self._own_title = title.plain
+                    area.border_title = title
         self._share_centre(view)
         counter = self.query_one(TileCounter)
         counter.lang, counter.tile_style = lang, style

@@ -204,3 +204,15 @@ def test_the_tiles_grow_and_shrink_with_the_terminal() -> None:
     assert "╭────╮" in text and "│五饼│" in text  # the drawn 5p, lifted, in its box
     assert not small and rows_after == 3 and "╭" not in text_after
     assert max(cell_len(line) for line in text_after.split("\n")) <= 80
+
+
+def test_the_players_pool_names_them_in_plain_text() -> None:
+    view = sample_view().with_seat(0, name="[b]Eve[/b]")
+
+    async def go():
+        app = TableHost(view, TileStyle.ASCII, "en")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            return widget_text(app.screen.query_one("#area-bottom")).split("\n")[0]
+
+    assert "[W] [b]Eve[/b]" in asyncio.run(go())

@@ -106,6 +106,7 @@ def test_each_seat_sits_on_its_side_with_its_pool(size, style, lang) -> None:
             seat, pool = screen.query_one(f"#seat-{name}"), screen.query_one(f"#pool-{name}")
             found[name] = (area.region, seat.region, pool.region, widget_text(seat))
         found["bottom"] = screen.query_one("#pool-bottom").region
+        found["own"] = widget_text(screen.query_one("#area-bottom")).split("\n")[0]
         found["hand"] = screen.query_one(HandRow).region
         found["pools"] = {n: widget_text(screen.query_one(f"#pool-{n}")) for n in ("left", "right")}
         return found
@@ -121,6 +122,7 @@ def test_each_seat_sits_on_its_side_with_its_pool(size, style, lang) -> None:
     left, top, right = (found[n][0] for n in ("left", "top", "right"))
     assert left.right <= top.x and top.right <= right.x  # left, across, right
     assert top.bottom <= found["bottom"].y < found["hand"].y  # the player's pool: middle
+    assert f"[{'西' if lang == 'zh' else 'W'}] Alice" in found["own"]  # on its box's edge
     assert left.x == 0 and right.right == size[0]
     # the left seat's last discard is marked; Bot-Bao's seven discards: six, then one
     marked = [r for r in found["pools"]["left"].split("\n") if face(T.M4, style).strip() in r]
