@@ -63,6 +63,9 @@ class SeatView:
     melds: tuple[MeldView, ...] = ()
     flowers: tuple[int, ...] = ()
     discards: tuple[int, ...] = ()
+    # The places in ``discards`` of tiles another seat claimed: they stay in the pool,
+    # marked as taken, so that whose discard was claimed stays in sight.
+    taken: tuple[int, ...] = ()
     bot: bool = False
     presence: Presence = Presence.ONLINE
     level: int | None = None  # a player's level (docs/rules.md §2.7), shown beside the name
@@ -72,6 +75,13 @@ class SeatView:
     # hand that has ended), sorted; the tile just drawn apart.
     shown: tuple[int, ...] | None = None
     shown_drawn: int | None = None
+
+    @property
+    def pool(self) -> tuple[int, ...]:
+        """The discards still in the pool: a claimed one lies in its claimer's meld."""
+        if not self.taken:
+            return self.discards
+        return tuple(t for i, t in enumerate(self.discards) if i not in self.taken)
 
     @property
     def connected(self) -> bool:

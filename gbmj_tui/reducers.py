@@ -59,7 +59,7 @@ def on_hand_start(
     """A new hand: clear hands, melds, flowers, discards; set round, dealer, winds, and
     keep the wall's commitment to check the wall against when it is revealed."""
     seats = tuple(
-        replace(s, wind=w, concealed_count=0, melds=(), flowers=(), discards=())
+        replace(s, wind=w, concealed_count=0, melds=(), flowers=(), discards=(), taken=())
         for s, w in zip(view.seats, seat_winds, strict=True)
     )
     return replace(
@@ -171,8 +171,8 @@ def _on_claim(
 ) -> TableView:
     tiles = sort_tiles(tiles)
     giver = view.seats[from_seat]
-    if giver.discards and giver.discards[-1] == claimed_tile:  # the claimed tile leaves
-        view = view.with_seat(from_seat, discards=giver.discards[:-1])
+    if giver.discards and giver.discards[-1] == claimed_tile:  # marked, not removed
+        view = view.with_seat(from_seat, taken=(*giver.taken, len(giver.discards) - 1))
     own = _remove(tiles, claimed_tile)
     if seat == view.me:
         hand = view.hand if view.drawn is None else sort_tiles((*view.hand, view.drawn))

@@ -1,4 +1,5 @@
-"""Text tiles of a fixed width, in two styles: Chinese (CJK) and an ASCII fallback.
+"""Text tiles of a fixed width, in two styles: Chinese (CJK) and an ASCII fallback, and in
+two sizes: a face on one line, or (a big terminal) the face in a box three rows high.
 
 Every tile face is exactly ``TILE_WIDTH`` (4) terminal columns wide in both styles, so a
 row of tiles lines up the same whatever the style:
@@ -16,6 +17,10 @@ f1         `` 春 ``  `` f1 ``
 face-down  ``〓〓``  ``####``
 =========  ========  =======
 
+A big tile (``tile_lines(..., big=True)``) draws the face between two sides and under
+and over an edge: ``╭────╮ │五万│ ╰────╯`` (``+----+ | 5m | +----+`` in ASCII), six
+columns by three rows.
+
 The CJK style is for the Chinese interface; English (and ``--ascii``) draws the ASCII
 faces, where the dragons are words (a bare ``F`` would read as a flower). CJK numerals,
 suit characters and the geta mark 〓 are East-Asian *wide* (two cells in every
@@ -28,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
+from functools import lru_cache
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -36,6 +42,7 @@ from rich.text import Text
 from protocol.tiles import FLOWER_ZH, SUIT_ZH, ZH_NUMERALS, Tile
 
 TILE_WIDTH = 4
+BIG_TILE_WIDTH, BIG_TILE_HEIGHT = TILE_WIDTH + 2, 3
 
 
 class TileStyle(StrEnum):
@@ -103,6 +110,10 @@ TILE_STYLES: dict[str, Style] = {
 SELECTED = Style(bgcolor="#ffd54f", underline=True)  # the hand's cursor
 MARKED = Style(reverse=True)  # the last discard, the winning tile
 CLAIMED = Style(underline=True)  # the tile of a meld taken from another seat
+HIGHLIGHTED = Style(bgcolor="#ffd54f")  # the same tile as the hand's cursor, elsewhere
+# A discard another seat claimed: it stays in its pond, struck through and without its
+# face, as a tile that is no longer there.
+TAKEN = Style(color="#8a8a8a", strike=True, dim=True)
 
 
 def style_name(tile: int) -> str:
@@ -124,18 +135,69 @@ def tile_text(
     selected: bool = False,
     marked: bool = False,
     claimed: bool = False,
+    highlighted: bool = False,
+    taken: bool = False,
 ) -> Text:
     """One tile as styled text; ``None`` draws the face-down back."""
+    return Text(*_tile_face(tile, style, selected, marked, claimed, highlighted, taken))
+
+
+def _tile_face(
+    tile: int | None,
+    style: TileStyle,
+    selected: bool = False,
+    marked: bool = False,
+    claimed: bool = False,
+    highlighted: bool = False,
+    taken: bool = False,
+) -> tuple[str, Style]:
     if tile is None:
-        return Text(face_down(style), style=TILE_STYLES["back"])
-    s = TILE_STYLES[style_name(tile)]
+        return face_down(style), TILE_STYLES["back"]
+    s = TAKEN if taken else TILE_STYLES[style_name(tile)]
     if claimed:
         s += CLAIMED
+    if highlighted:
+        s += HIGHLIGHTED
     if selected:
         s += SELECTED
     if marked:
         s += MARKED
-    return Text(face(tile, style), style=s)
+    return face(tile, style), s
+
+
+_EDGES = {TileStyle.CJK: ("╭────╮", "│", "╰────╯"), TileStyle.ASCII: ("+----+", "|", "+----+")}
+
+
+@lru_cache(maxsize=4096)  # the table redraws the same few hundred tiles over and over
+def tile_lines(
+    tile: int | None,
+    style: TileStyle = TileStyle.CJK,
+    *,
+    big: bool = False,
+    selected: bool = False,
+    marked: bool = False,
+    claimed: bool = False,
+    highlighted: bool = False,
+    taken: bool = False,
+) -> tuple[Text, ...]:
+    """One tile, a line (``tile_text``) or, ``big``, three lines: the face in a box.
+    The lines are shared (cached): copy them (``append_text``), never change them."""
+    text, s = _tile_face(tile, style, selected, marked, claimed, highlighted, taken)
+    if not big:
+        return (Text(text, style=s),)
+    top, side, bottom = _EDGES[style]
+    # The edges take the face's colours but not its underline (the claimed tile's mark).
+    edge = Style.combine([s, Style(underline=False)])
+    if edge == s:  # one span a line: less for the terminal to draw
+        middle = Text(side + text + side, style=s)
+    else:
+        middle = Text.assemble((side, edge), (text, s), (side, edge))
+    return (Text(top, style=edge), middle, Text(bottom, style=edge))
+
+
+def tile_size(big: bool) -> tuple[int, int]:
+    """(columns, rows) of one tile, small or big."""
+    return (BIG_TILE_WIDTH, BIG_TILE_HEIGHT) if big else (TILE_WIDTH, 1)
 
 
 def tile_row(

@@ -33,7 +33,7 @@ from gbmj_tui.replay import HandReplay, replay_hand
 from gbmj_tui.screens.result import ResultScreen
 from gbmj_tui.tiles import TileStyle
 from gbmj_tui.widgets import SeatPanel
-from gbmj_tui.widgets.board import Board, is_compact
+from gbmj_tui.widgets.board import Board, is_big, is_compact
 from gbmj_tui.widgets.coach import review_of
 from gbmj_tui.widgets.keybar import KeyBar
 from protocol import messages as m
@@ -110,7 +110,7 @@ class ReplayScreen(Screen[None]):
         compact = is_compact(width, height)
         self.set_class(compact, "-compact")
         with contextlib.suppress(NoMatches):
-            self.query_one(Board).fit(width, compact)
+            self.query_one(Board).fit(width, compact, is_big(width, height))
 
     # -- the hand's log --------------------------------------------------------------------
     @on(Replied)

@@ -1,7 +1,9 @@
-"""The table screen: the other three seats left, top and right around the four discard
-pools in the centre (each under its seat's wind), the action line, the player's melds
-and hand at the bottom, the countdown and the prompt bar; the table chat (or the help)
-on the right and the tile counter (when one runs) on the left.
+"""The table screen: the other three seats on their sides of the table (left, across,
+right), each with its name, wind, score, melds and discard pool; the player's own pool
+in the middle; the action line, the player's melds and hand at the bottom, the
+countdown and the prompt bar; the table chat (or the help) under the right seat and the
+tile counter (when one runs) under the left. The tile under the hand's cursor is marked
+wherever else it lies on the table.
 
 The screen draws a ``TableView`` (``show``) and turns the player's keys into messages
 (``ActionChosen`` for the prompt, ``Requested`` for everything else); it never talks to
@@ -51,7 +53,7 @@ from gbmj_tui.widgets import (
     PromptBar,
     SeatPanel,
 )
-from gbmj_tui.widgets.board import Board, is_compact
+from gbmj_tui.widgets.board import Board, is_big, is_compact
 from gbmj_tui.widgets.coach import CoachPanel, coach_allowed
 from gbmj_tui.widgets.keybar import KeyBar
 from gbmj_tui.widgets.linkbar import LinkBar
@@ -111,6 +113,7 @@ class TableScreen(Screen[None]):
         self._ready = False  # the widgets exist (from on_mount; is_mounted comes later)
         self.speakers: deque[str] = deque(maxlen=SPEAKERS)  # the chat's recent senders
         self._buying: Item | None = None  # an item the player was offered to buy here
+        self._status = Text()  # the status line shown
 
     def compose(self) -> ComposeResult:
         yield LinkBar(self.lang)
@@ -135,10 +138,11 @@ class TableScreen(Screen[None]):
         self._fit(event.size.width, event.size.height)
 
     def _fit(self, width: int, height: int) -> None:
-        compact = is_compact(width, height)
+        compact, big = is_compact(width, height), is_big(width, height)
         self.set_class(compact, "-compact")
         with contextlib.suppress(NoMatches):
-            self.query_one(Board).fit(width, compact)
+            self.query_one(Board).fit(width, compact, big)
+            self.query_one(HandRow).big = big
             self.query_one(ActionLine).lines = 1 if height < 30 else (2 if height < 44 else 4)
 
     # -- fed by the app -------------------------------------------------------------------
@@ -209,12 +213,17 @@ class TableScreen(Screen[None]):
         self.query_one(Board).show(view)
         lay_cloth(self, view.cloth)
         toggles = (self.auto_win, self.auto_pass)
-        self.query_one("#status", Static).update(status_text(view, lang, toggles))
+        status = status_text(view, lang, toggles)
+        if status != self._status:  # a discard leaves it as it was: no repaint
+            self._status = status
+            # one line whatever it says: no new layout
+            self.query_one("#status", Static).update(status, layout=False)
 
         hand = self.query_one(HandRow)
         hand.display = not spectator
         hand.tile_style = style
         hand.set_hand(view.hand, view.drawn)
+        self.query_one(Board).highlight(None if spectator else hand.selected_tile)
         prompt = view.prompt
         hand.active = prompt is not None and not prompt.is_claim and prompt.allows("discard")
 
@@ -480,6 +489,7 @@ class TableScreen(Screen[None]):
     @on(HandRow.Selected)
     def _selected(self, message: HandRow.Selected) -> None:
         self.query_one(PromptBar).selected = message.tile
+        self.query_one(Board).highlight(message.tile)
 
     def _send(self, choice: Choice) -> None:
         # One answer per prompt: the bar clears until the server's next prompt.

@@ -87,7 +87,7 @@ def sight_of_view(view: TableView) -> Sight | None:
     concealed = (*view.hand, *(() if view.drawn is None else (view.drawn,)))
     visible: list[int] = []
     for s in view.seats:
-        visible += s.discards
+        visible += s.pool  # a claimed discard is counted in its meld
         if s.seat != view.me:
             for m in s.melds:
                 if m.tile is not None and not m.concealed:

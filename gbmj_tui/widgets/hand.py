@@ -7,7 +7,8 @@ tile the player picked is discarded by a second key or click, never one the curs
 merely rests on. The selected tile is drawn lifted a row above the others, with its key
 under it in brackets, so the tile a key picked is never in doubt. The hand takes keys
 only while it is ``active`` (the player's turn); otherwise they pass on to the screen
-(the claim bar uses the number keys, the arrows and Enter).
+(the claim bar uses the number keys, the arrows and Enter). On a big terminal the tiles
+are big (``big``: boxes three rows high).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from gbmj_tui.tiles import TILE_WIDTH, TileStyle, tile_text
+from gbmj_tui.tiles import TileStyle, tile_lines, tile_size
 
 KEY_LABELS = "1234567890-=[]"  # one key per hand position, left to right
 GAP = 1  # columns between tiles
@@ -30,7 +31,7 @@ class HandRow(Widget, can_focus=True):
     """A row of the player's tiles with a cursor; posts ``Selected`` and ``Discard``."""
 
     DEFAULT_CSS = """
-    HandRow { height: 3; width: 1fr; }
+    HandRow { height: auto; width: 1fr; }
     """
 
     tiles: reactive[tuple[int, ...]] = reactive((), layout=True)
@@ -38,6 +39,7 @@ class HandRow(Widget, can_focus=True):
     cursor: reactive[int] = reactive(0)
     active: reactive[bool] = reactive(False)
     tile_style: reactive[TileStyle] = reactive(TileStyle.CJK)
+    big: reactive[bool] = reactive(False, layout=True)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -84,40 +86,47 @@ class HandRow(Widget, can_focus=True):
 
     def x_of(self, index: int) -> int:
         """The column where the tile at ``index`` starts."""
-        x = index * (TILE_WIDTH + GAP)
+        x = index * (tile_size(self.big)[0] + GAP)
         if self.drawn is not None and index == len(self.tiles):
             x += DRAWN_GAP - GAP
         return x
 
     def index_at(self, x: int) -> int | None:
+        width = tile_size(self.big)[0]
         for i in range(len(self.all_tiles)):
             start = self.x_of(i)
-            if start <= x < start + TILE_WIDTH:
+            if start <= x < start + width:
                 return i
         return None
 
     # -- drawing --------------------------------------------------------------------------
     def render(self) -> Text:
-        tiles = self.all_tiles
-        lifted, row, labels = Text(), Text(), Text()
-        for i, tile in enumerate(tiles):
-            pad = self.x_of(i) - row.cell_len
-            for line in (lifted, row, labels):
+        """A row above the tiles (where the picked tile is lifted to), the tiles, and the
+        key of each under it."""
+        width, height = tile_size(self.big)
+        lines = [Text() for _ in range(height + 2)]
+        for i, tile in enumerate(self.all_tiles):
+            pad = self.x_of(i) - lines[0].cell_len
+            for line in lines:
                 line.append(" " * pad)
-            face = tile_text(tile, self.tile_style, selected=i == self.cursor)
-            up = i == self.cursor and self.active
-            (lifted if up else row).append_text(face)
-            (row if up else lifted).append(" " * TILE_WIDTH)
+            face = tile_lines(tile, self.tile_style, big=self.big, selected=i == self.cursor)
+            top = 0 if i == self.cursor and self.active else 1
+            for row in range(height + 1):
+                part = face[row - top] if 0 <= row - top < height else Text(" " * width)
+                lines[row].append_text(part)
             key = KEY_LABELS[i] if i < len(KEY_LABELS) else " "
             if i == self.cursor:  # lifted when it is the player's turn: marked by place too
-                labels.append(key.center(TILE_WIDTH), style="bold reverse")
+                lines[-1].append(key.center(width), style="bold reverse")
             else:
-                labels.append(key.center(TILE_WIDTH), style="" if self.active else "dim")
-        return Text("\n").join([lifted, row, labels])
+                lines[-1].append(key.center(width), style="" if self.active else "dim")
+        return Text("\n").join(lines)
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
         n = len(self.all_tiles)
-        return self.x_of(n - 1) + TILE_WIDTH if n else 0
+        return self.x_of(n - 1) + tile_size(self.big)[0] if n else 0
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return tile_size(self.big)[1] + 2
 
     # -- input ----------------------------------------------------------------------------
     def move(self, step: int) -> None:

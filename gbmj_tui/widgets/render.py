@@ -1,86 +1,179 @@
-"""Pure text rendering shared by the widgets: melds, discard pools, packing to a width."""
+"""Pure text rendering shared by the widgets: melds, discard pools, packing to a width.
+
+Tiles are drawn small (a line) or big (a box three rows high, ``tiles.tile_lines``); a
+``Block`` is the lines of one thing drawn (a tile, a meld, a row of a pool), all of the
+same width, so that blocks of either size pack side by side in the same way.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.cells import cell_len
 from rich.text import Text
 
 from gbmj_tui.model import MeldView
 from gbmj_tui.tiles import (
+    HIGHLIGHTED,
     TILE_STYLES,
-    TILE_WIDTH,
     TileStyle,
     claimed_from_mark,
     face,
     style_name,
-    tile_text,
+    tile_lines,
+    tile_size,
     tiles_label,
 )
 
+Block = tuple[Text, ...]  # the lines of one drawn thing, top to bottom, of one width
 POOL_ROW = 6  # discards a row, as on a real table
 LAST_MARK = "*"  # drawn after the table's last discard (besides reverse video)
+TAKEN_MARK = "~"  # drawn after a discard another seat claimed (besides its struck face)
 
 
-def meld_text(meld: MeldView, style: TileStyle = TileStyle.CJK, *, compact: bool = False) -> Text:
+def width_of(block: Block) -> int:
+    return max((line.cell_len for line in block), default=0)
+
+
+def column(text: str, height: int, style: str = "") -> Block:
+    """``text`` on the middle line of ``height`` lines (a mark beside big tiles)."""
+    blank = " " * cell_len(text)
+    style = style if text.strip() else ""  # a blank needs no style (nor a span)
+    return tuple(Text(text if i == height // 2 else blank, style=style) for i in range(height))
+
+
+def beside(blocks: Sequence[Block], gap: int = 0) -> Block:
+    """Blocks left to right, tops aligned, ``gap`` spaces apart; a shorter block is
+    padded with blank lines."""
+    height = max((len(b) for b in blocks), default=0)
+    lines = [Text() for _ in range(height)]
+    for n, block in enumerate(blocks):
+        w = width_of(block)
+        for i, line in enumerate(lines):
+            if n and gap:
+                line.append(" " * gap)
+            part = block[i] if i < len(block) else Text()
+            line.append_text(part)
+            line.append(" " * (w - part.cell_len))
+    return tuple(lines)
+
+
+def meld_text(
+    meld: MeldView,
+    style: TileStyle = TileStyle.CJK,
+    *,
+    compact: bool = False,
+    highlight: int | None = None,
+) -> Text:
     """A meld's tiles side by side and, for a claimed meld, whom it came from.
 
     The claimed tile is underlined; a concealed kong shows its two outer tiles face down
     (all four when the viewer may not see the tile). ``compact`` writes the meld as a
     short label in its suit's colour (``三四五万上``), for a narrow seat panel.
+    ``highlight``: the tile the player's cursor is on, marked here too.
     """
-    out = Text()
-    tiles = meld.tiles
     if compact:
         if meld.tile is None:  # another seat's concealed kong: face down
             return Text("〓" * 4 if style is TileStyle.CJK else "#" * 8, style=TILE_STYLES["back"])
-        known = tuple(t for t in tiles if t is not None)
-        out.append(tiles_label(known, style), style=TILE_STYLES[style_name(meld.tile)])
+        known = tuple(t for t in meld.tiles if t is not None)
+        out = Text(tiles_label(known, style), style=TILE_STYLES[style_name(meld.tile)])
+        if highlight is not None and highlight in known:
+            out.stylize(HIGHLIGHTED)
         if not meld.concealed:
             out.append(claimed_from_mark(meld.claimed_from, style), style="bold")
         return out
+    return meld_lines(meld, style, highlight=highlight)[0]
+
+
+def meld_lines(
+    meld: MeldView,
+    style: TileStyle = TileStyle.CJK,
+    *,
+    big: bool = False,
+    highlight: int | None = None,
+) -> Block:
+    """A meld as a block: its tiles (small or big) and, claimed, whom from."""
+    tiles = meld.tiles
     if meld.concealed:
         faces = (None, meld.tile, meld.tile, None) if meld.tile is not None else tiles
-        for face in faces:
-            out.append_text(tile_text(face, style))
-        return out
+        return beside(
+            [tile_lines(t, style, big=big, highlighted=_lit(t, highlight)) for t in faces]
+        )
+    blocks: list[Block] = []
     claimed_done = False
     for t in tiles:
         claimed = not claimed_done and t == meld.claimed_tile
         claimed_done |= claimed
-        out.append_text(tile_text(t, style, claimed=claimed))
-    out.append(claimed_from_mark(meld.claimed_from, style), style="bold")
-    return out
+        lit = _lit(t, highlight)
+        blocks.append(tile_lines(t, style, big=big, claimed=claimed, highlighted=lit))
+    height = tile_size(big)[1]
+    blocks.append(column(claimed_from_mark(meld.claimed_from, style), height, "bold"))
+    return beside(blocks)
+
+
+def _lit(tile: int | None, highlight: int | None) -> bool:
+    return tile is not None and tile == highlight
+
+
+def pack_blocks(blocks: Sequence[Block], width: int, sep: int = 1) -> Text:
+    """Blocks left to right, ``sep`` spaces apart, starting a new band of lines where the
+    next one would pass ``width``."""
+    bands: list[list[Block]] = [[]]
+    used = 0
+    for block in blocks:
+        need = width_of(block) + (sep if bands[-1] else 0)
+        if bands[-1] and used + need > width:
+            bands.append([])
+            used, need = 0, width_of(block)
+        bands[-1].append(block)
+        used += need
+    # Every line of a band as wide as the band: big tiles stay in line when centred.
+    lines = [line for band in bands for line in beside(band, sep)]
+    return Text("\n").join(lines) if lines else Text("")
 
 
 def pack(chunks: Sequence[Text], width: int, sep: int = 1) -> Text:
     """Chunks left to right, separated by ``sep`` spaces, starting new lines at ``width``."""
-    lines: list[Text] = []
-    line = Text()
-    for chunk in chunks:
-        need = chunk.cell_len + (sep if line.cell_len else 0)
-        if line.cell_len and line.cell_len + need > width:
-            lines.append(line)
-            line = Text()
-        if line.cell_len:
-            line.append(" " * sep)
-        line.append_text(chunk)
-    if line.cell_len or not lines:
-        lines.append(line)
-    return Text("\n").join(lines)
+    return pack_blocks([(chunk,) for chunk in chunks], width, sep)
 
 
-POOL_ROW_MOST = 9  # a wide terminal's pools hold up to nine tiles a row
+def pool_layout(width: int, big: bool = False) -> int:
+    """Tiles a row of a pool ``width`` columns wide: six as on a real table, fewer when
+    they do not fit; each tile is followed by a column for its mark (a space, else)."""
+    return max(1, min(POOL_ROW, width // (tile_size(big)[0] + 1)))
 
 
-def pool_layout(width: int) -> tuple[int, int]:
-    """(tiles a row, gap) for a pool ``width`` columns wide: six tiles with no gap when
-    that is all that fits, else one column between tiles and as many tiles as fit, up
-    to nine."""
-    if width < POOL_ROW * (TILE_WIDTH + 1):
-        return POOL_ROW, 0
-    fit = (width - len(LAST_MARK) + 1) // (TILE_WIDTH + 1)
-    return max(POOL_ROW, min(POOL_ROW_MOST, fit)), 1
+def pool_rows(
+    discards: Sequence[int],
+    style: TileStyle = TileStyle.CJK,
+    *,
+    last: bool = False,
+    taken: Sequence[int] = (),
+    highlight: int | None = None,
+    width: int = 30,
+    big: bool = False,
+) -> list[Block]:
+    """A discard pool in rows, each tile followed by its mark: ``LAST_MARK`` after the
+    table's last discard (``last``: the newest tile is it), ``TAKEN_MARK`` after one
+    another seat claimed (the indexes ``taken``, drawn struck through), a space after
+    the others so that no two tiles touch. ``highlight``: a tile marked wherever it lies
+    (the tile under the player's cursor)."""
+    per_row = pool_layout(width, big)
+    height = tile_size(big)[1]
+    rows: list[Block] = []
+    for start in range(0, len(discards), per_row):
+        blocks: list[Block] = []
+        for i in range(start, min(start + per_row, len(discards))):
+            tile = discards[i]
+            is_last, is_taken = last and i == len(discards) - 1, i in taken
+            lit = tile == highlight and not is_taken
+            blocks.append(
+                tile_lines(tile, style, big=big, marked=is_last, taken=is_taken, highlighted=lit)
+            )
+            mark = LAST_MARK if is_last else (TAKEN_MARK if is_taken else " ")
+            blocks.append(column(mark, height, "bold"))
+        rows.append(beside(blocks))
+    return rows
 
 
 def pool_text(
@@ -88,62 +181,45 @@ def pool_text(
     style: TileStyle = TileStyle.CJK,
     *,
     last: bool = False,
-    width: int = 30,
-) -> Text:
-    """A discard pool in rows; ``last`` marks the newest tile as the table's last."""
-    per_row, gap = pool_layout(width)
-    lines: list[Text] = []
-    for start in range(0, len(discards), per_row):
-        line = Text()
-        for i, tile in enumerate(discards[start : start + per_row], start):
-            if i > start and gap:
-                line.append(" " * gap)
-            is_last = last and i == len(discards) - 1
-            line.append_text(tile_text(tile, style, marked=is_last))
-            if is_last and line.cell_len < width:  # reverse video marks it all the same
-                line.append(LAST_MARK, style="bold")
-        lines.append(line)
-    return Text("\n").join(lines) if lines else Text("")
-
-
-def pool_block_width(width: int) -> int:
-    """Columns a full pool row takes in ``width`` (its tiles, gaps, the last mark)."""
-    per_row, gap = pool_layout(width)
-    return per_row * TILE_WIDTH + (per_row - 1) * gap + len(LAST_MARK)
-
-
-def labelled_pool(
-    label: Text,
-    discards: Sequence[int],
-    style: TileStyle = TileStyle.CJK,
-    *,
-    last: bool = False,
+    taken: Sequence[int] = (),
+    highlight: int | None = None,
     width: int = 30,
     height: int = 0,
+    big: bool = False,
     centre: bool = False,
+    bottom: bool = False,
 ) -> Text:
-    """A pool under its label (the seat's wind and name), six tiles a row.
+    """A pool drawn in ``width`` columns (``pool_rows``).
 
-    With a ``height`` too small for every row, the newest rows are kept (the label says
-    how many older tiles are hidden): the last discards are the ones a player reads.
-    ``centre`` puts the block in the middle of ``width`` (the top and bottom pools).
+    With a ``height`` too small for every row, the newest rows are kept under a line
+    that says how many older tiles are hidden (``+12``): the last discards are the ones
+    a player reads. ``centre`` puts the rows in the middle of ``width``, ``bottom`` at
+    the foot of ``height`` (the player's own pool, next to their hand).
     """
-    # A centred pool takes the gaps of the two side by side, so that all four line up.
-    row_room = (width - 1) // 2 if centre else width
-    lines = pool_text(discards, style, last=last, width=row_room).split("\n")
-    rows = [r for r in lines if r.cell_len]
-    head = label.copy()
-    if height and len(rows) > max(height - 1, 1):
-        keep = max(height - 1, 1)
-        hidden = (len(rows) - keep) * pool_layout(row_room)[0]
+    rows = pool_rows(
+        discards, style, last=last, taken=taken, highlight=highlight, width=width, big=big
+    )
+    tile_rows = tile_size(big)[1]
+    head: list[Text] = []
+    if height and len(rows) * tile_rows > height:
+        keep = max((height - 1) // tile_rows, 1)
+        hidden = (len(rows) - keep) * pool_layout(width, big)
         rows = rows[-keep:]
-        head.append(f" +{hidden}", style="dim")
-    pad = max((width - pool_block_width(row_room)) // 2, 0) if centre else 0
-    if centre:
-        head.pad_left(max((width - head.cell_len) // 2, 0))
-    out = Text("\n").join([head, *(Text(" " * pad) + row for row in rows)])
+        head = [Text(f"+{hidden}", style="dim")]
+    lines = [line for row in rows for line in row]
+    pad = max((width - max(map(width_of, rows), default=0)) // 2, 0) if centre else 0
+    body = [*head, *(Text(" " * pad) + line for line in lines)]
+    if bottom and height > len(body):
+        body = [Text()] * (height - len(body)) + body
+    out = Text("\n").join(body)
     out.no_wrap, out.overflow = True, "crop"  # a row never wraps into the next one
     return out
+
+
+def pool_height(count: int, width: int, big: bool = False) -> int:
+    """Lines a pool of ``count`` tiles takes in ``width`` columns (at least one)."""
+    rows = -(-count // pool_layout(width, big))
+    return max(1, rows * tile_size(big)[1])
 
 
 COUNTER_SUITS = (0, 9, 18)  # 万 饼 条: a row of nine counts each

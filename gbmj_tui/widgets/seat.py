@@ -1,4 +1,5 @@
-"""A seat's panel and discard pool: wind, name, score, hidden-tile count, melds, flowers."""
+"""A seat's panel and discard pool: wind, name, score, hidden-tile count, melds, flowers;
+the tile counter's panel."""
 
 from __future__ import annotations
 
@@ -10,8 +11,19 @@ from textual.widget import Widget
 
 from gbmj_tui.i18n import tr, wind_letter
 from gbmj_tui.model import SeatView
-from gbmj_tui.tiles import TileStyle, concealed_count, tile_text
-from gbmj_tui.widgets.render import counter_text, labelled_pool, meld_text, pack, pool_layout
+from gbmj_tui.tiles import TileStyle, concealed_count, tile_lines
+from gbmj_tui.widgets.render import (
+    Block,
+    beside,
+    column,
+    counter_text,
+    meld_lines,
+    meld_text,
+    pack_blocks,
+    pool_height,
+    pool_text,
+    width_of,
+)
 from gbmj_tui.words import BOT_LEVELS, PRESENCE
 from protocol.vocabulary import BotLevel
 
@@ -56,34 +68,62 @@ def seat_header(
 NARROW_PANEL = 18  # below this many columns melds are written as short labels
 
 
-def shown_tiles(seat: SeatView, width: int, style: TileStyle) -> Text | None:
+def shown_tiles(
+    seat: SeatView,
+    width: int,
+    style: TileStyle,
+    highlight: int | None = None,
+    *,
+    big: bool = False,
+) -> Text | None:
     """The seat's concealed tiles where the viewer sees them (a replay), the drawn tile
     apart, wrapped to ``width``; None when they are hidden."""
     if seat.shown is None:
         return None
-    tiles = [tile_text(t, style) for t in seat.shown]
-    if seat.shown_drawn is not None:
-        tiles.append(Text(" ") + tile_text(seat.shown_drawn, style))
+    tiles = [tile_lines(t, style, big=big, highlighted=t == highlight) for t in seat.shown]
+    if seat.shown_drawn is not None:  # set apart by a column more
+        drawn = tile_lines(
+            seat.shown_drawn, style, big=big, highlighted=seat.shown_drawn == highlight
+        )
+        tiles.append(beside([column(" ", len(drawn)), drawn]))
     # A space between tiles when the hand fits on one line so, else as many as fit.
-    spaced = sum(t.cell_len for t in tiles) + len(tiles) - 1 <= width
-    return pack(tiles, max(width, 1), sep=1 if spaced else 0)
+    spaced = sum(map(width_of, tiles)) + len(tiles) - 1 <= width
+    return pack_blocks(tiles, max(width, 1), sep=1 if spaced else 0)
 
 
-def seat_body(seat: SeatView, width: int, style: TileStyle, lang: str) -> Text:
+def seat_body(
+    seat: SeatView,
+    width: int,
+    style: TileStyle,
+    lang: str,
+    *,
+    big: bool = False,
+    highlight: int | None = None,
+) -> Text:
     """The tiles the viewer sees (if any), then flowers and melds, packed to ``width``
-    (short meld labels in a narrow panel)."""
-    shown = shown_tiles(seat, width, style)
-    chunks: list[Text] = []
+    (big tiles on a big terminal; short meld labels in a narrow panel); ``highlight``:
+    the tile under the player's cursor, marked in the melds too."""
+    shown = shown_tiles(seat, width, style, highlight, big=big)
+    chunks: list[Block] = []
     if seat.flowers:
-        flowers = Text()
-        for f in seat.flowers:
-            flowers.append_text(tile_text(f, style))
-        chunks.append(flowers)
-    compact = width < NARROW_PANEL
-    chunks.extend(meld_text(m, style, compact=compact) for m in seat.melds)
-    rest = pack(chunks, max(width, 1)) if chunks else None
+        chunks.append(beside([tile_lines(f, style, big=big) for f in seat.flowers]))
+    width = max(width, 1)
+    melds = [meld_lines(m, style, big=big, highlight=highlight) for m in seat.melds]
+    rest = pack_blocks(chunks + melds, width) if chunks or melds else None
+    if rest is not None and melds and not big:
+        # Short labels where they take fewer lines (a narrow side, a small terminal).
+        labels: list[Block] = [
+            (meld_text(m, style, compact=True, highlight=highlight),) for m in seat.melds
+        ]
+        short = pack_blocks(chunks + labels, width)
+        if width < NARROW_PANEL or _lines(short) < _lines(rest):
+            rest = short
     parts = [p for p in (shown, rest) if p is not None]
     return Text("\n").join(parts) if parts else Text("")
+
+
+def _lines(text: Text) -> int:
+    return text.plain.count("\n") + 1
 
 
 class SeatPanel(Widget):
@@ -99,12 +139,16 @@ class SeatPanel(Widget):
     SeatPanel { height: auto; min-height: 1; }
     """
 
-    seat: reactive[SeatView | None] = reactive(None, layout=True)
+    # A new seat repaints the panel; a new layout only when its height changes (a
+    # discard changes the hidden-tile count, not the lines: no layout for it).
+    seat: reactive[SeatView | None] = reactive(None)
     dealer: reactive[bool] = reactive(False)
     show_count: reactive[bool] = reactive(True)
     waiting: reactive[bool] = reactive(False)  # before the match: ready flags, no score
     tile_style: reactive[TileStyle] = reactive(TileStyle.CJK, layout=True)
     lang: reactive[str] = reactive("zh", layout=True)
+    big: reactive[bool] = reactive(False, layout=True)
+    highlight: reactive[int | None] = reactive(None)
 
     def _header(self) -> Text:
         assert self.seat is not None
@@ -117,6 +161,17 @@ class SeatPanel(Widget):
             lang=self.lang,
         )
 
+    def _body(self, width: int) -> Text:
+        assert self.seat is not None
+        return seat_body(
+            self.seat, width, self.tile_style, self.lang, big=self.big, highlight=self.highlight
+        )
+
+    def watch_seat(self) -> None:
+        width = self.size.width
+        if not width or self._height(width) != self.size.height:
+            self.refresh(layout=True)
+
     def on_click(self) -> None:
         if self.seat is not None:
             self.post_message(self.Picked(self.seat))
@@ -124,57 +179,59 @@ class SeatPanel(Widget):
     def render(self) -> Text:
         if self.seat is None:
             return Text("")
-        body = seat_body(self.seat, self.size.width or 30, self.tile_style, self.lang)
+        body = self._body(self.size.width or 30)
         header = self._header()
         return Text("\n").join([header, body]) if body.cell_len else header
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return self._height(width)
+
+    def _height(self, width: int) -> int:
         if self.seat is None:
             return 1
         header_lines = len(self._header().wrap(self.app.console, max(width, 1)))
-        body = seat_body(self.seat, width, self.tile_style, self.lang)
-        return header_lines + (len(body.plain.split("\n")) if body.cell_len else 0)
-
-
-def pool_label(seat: SeatView, lang: str = "zh", *, turn: bool = False) -> Text:
-    """A pool's label: the seat's wind and name (bold on the seat whose turn it is)."""
-    out = Text()
-    out.append(f"[{wind_letter(seat.wind, lang)}]", style="bold reverse" if turn else "bold")
-    out.append(" " + (seat.name or tr("empty", lang)), style="bold" if turn else "dim")
-    return out
+        body = self._body(width)
+        return header_lines + (_lines(body) if body.cell_len else 0)
 
 
 class DiscardPool(Widget):
-    """A seat's discards under its label, six a row; the table's last discard is marked.
+    """A seat's discards, six a row, each tile apart from the next; the table's last
+    discard is marked, and so are the discards another seat claimed (``taken``).
 
-    In a box too low for every row the newest rows show (``labelled_pool``).
+    In a place too low for every row the newest rows show (``pool_text``).
     """
 
     DEFAULT_CSS = """
     DiscardPool { height: auto; min-height: 1; }
     """
 
-    # The table gives each pool a fixed share of the centre: a new discard repaints the
+    # The table gives each pool a fixed share of its side: a new discard repaints the
     # pool without a new layout of the screen.
     discards: reactive[tuple[int, ...]] = reactive(())
+    taken: reactive[tuple[int, ...]] = reactive(())
     last: reactive[bool] = reactive(False)
     tile_style: reactive[TileStyle] = reactive(TileStyle.CJK)
-    label: reactive[Text] = reactive(Text, always_update=True)
+    highlight: reactive[int | None] = reactive(None)
+    big: reactive[bool] = reactive(False)
     centre: reactive[bool] = reactive(False)
+    bottom: reactive[bool] = reactive(False)
 
     def render(self) -> Text:
-        return labelled_pool(
-            self.label,
+        return pool_text(
             self.discards,
             self.tile_style,
             last=self.last,
+            taken=self.taken,
+            highlight=self.highlight,
             width=self.size.width,
             height=self.size.height,
+            big=self.big,
             centre=self.centre,
+            bottom=self.bottom,
         )
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return 1 + max(1, -(-len(self.discards) // pool_layout(width)[0]))
+        return pool_height(len(self.discards), width, self.big)
 
 
 class TileCounter(Widget):

@@ -92,12 +92,19 @@ def test_discard_of_a_held_tile_sorts_the_drawn_tile_in() -> None:
     assert tsumogiri.hand == view.hand and tsumogiri.drawn is None
 
 
-def test_chow_takes_the_discard_off_the_pool_and_tiles_off_the_hand() -> None:
+def test_chow_marks_the_discard_taken_and_takes_tiles_off_the_hand() -> None:
     view = apply_event(sample_view(), "discard", seat=3, tile=T.M4)
     view = apply_event(
         view, "chow", seat=0, tiles=(T.M2, T.M3, T.M4), claimed_tile=T.M4, from_seat=3
     )
-    assert view.seats[3].discards == (T.N, T.P2, T.M8, T.M4)  # as before the discard
+    # the claimed tile stays in Dan's pool, marked as taken: whose discard it was shows
+    assert view.seats[3].discards == (T.N, T.P2, T.M8, T.M4, T.M4)
+    assert view.seats[3].taken == (4,)
+    after = apply_event(view, "discard", seat=0, tile=T.E)
+    after = apply_event(after, "discard", seat=1, tile=T.E)
+    after = apply_event(after, "discard", seat=2, tile=T.E)
+    after = apply_event(after, "discard", seat=3, tile=T.P9)
+    assert after.seats[3].discards[-1] == T.P9 and after.seats[3].taken == (4,)
     meld = view.seats[0].melds[-1]
     assert (meld.kind, meld.tile, meld.claimed_from, meld.claimed_tile) == ("chow", T.M2, 1, T.M4)
     assert T.M2 not in view.hand and T.M3 not in view.hand

@@ -256,16 +256,20 @@ def test_the_help_sits_beside_the_board() -> None:
     assert "[Space] Pass" in shots[0] and "claim: West Alice" in shots[0]  # still in sight
 
 
-def test_80x24_keeps_every_key_and_160x50_widens_the_board() -> None:
+def test_80x24_keeps_every_key_and_160x50_grows_the_board() -> None:
     _, small = _play(sample_view(), ["w"], size=(80, 24))
     keys = _flat(" ".join(small[0].splitlines()[-2:]))
     assert "^Q Quit" in keys and "Chat" in keys
 
     def look(app):
-        return app.screen.query_one("#centre").region.width, app.screen.query_one(ActionLine).lines
+        screen = app.screen
+        hand = screen.query_one(HandRow)
+        side = screen.query_one("#side-left").region.width
+        return hand.big, hand.region.height, side, screen.query_one(ActionLine).lines
 
-    (centre, lines), _ = _play(sample_view(), ["w"], size=(160, 50), check=look)
-    assert centre > 80 and lines == 4
+    (big, rows, side, lines), _ = _play(sample_view(), ["w"], size=(160, 50), check=look)
+    assert big and rows == 5  # big tiles: three rows, the row it lifts to, the keys
+    assert side == 48 and lines == 4  # the sides take 30% each
 
 
 def test_ascii_draws_nothing_but_ascii_on_every_table_screen() -> None:

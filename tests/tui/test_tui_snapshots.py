@@ -1,5 +1,6 @@
 """Snapshot tests: the main screens' text (the table mid-hand with a claim open, the
-lobby, a hand's result) at 80x24, 100x32 and 160x50, in Chinese and English, with the
+lobby, a hand's result) at 80x24 and larger sizes (the table at 120x40 and 200x60, where
+its tiles are big; the others at 100x32 and 160x50), in Chinese and English, with the
 Chinese tiles and in ASCII, compared with the files in tests/tui/snapshots/. They were
 read by eye; after an intended change to the layout, look at the new screens and
 rewrite them with
@@ -20,13 +21,19 @@ from tui_harness import OfflineApp, terminal_text
 from tui_sample import claim_prompt, sample_result, sample_view
 
 from gbmj_tui.messages import LobbyChanged
+from gbmj_tui.model import TableView
 from gbmj_tui.screens.lobby import LobbyScreen
 from gbmj_tui.screens.result import ResultScreen
 from protocol import messages as m
 from protocol.examples import MESSAGE_EXAMPLES
+from protocol.tiles import Tile as T
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
-SIZES = ((80, 24), (100, 32), (160, 50))
+SIZES = {
+    "table": ((80, 24), (120, 40), (200, 60)),
+    "lobby": ((80, 24), (100, 32), (160, 50)),
+    "result": ((80, 24), (100, 32), (160, 50)),
+}
 LOOKS = (("zh", False), ("zh", True), ("en", False), ("en", True))  # (lang, --ascii)
 SCREENS = ("table", "lobby", "result")
 PROFILE = m.Profile(name="Alice", guest=False, coins=9_730, rating=420, level=3)
@@ -50,9 +57,25 @@ def _table(i: int) -> m.TableInfo:
     return replace(TABLE, table_id=i, settings=settings, spectators=i % 3)
 
 
+def _mid_hand() -> TableView:
+    """The sample hand later on: fuller pools, a discard Carol claimed in Bot-Bao's pool
+    (her chow) and one Alice claimed in Carol's (her pung); Dan's 4m open to a chow."""
+    view = claim_prompt(sample_view())
+    pools = {
+        0: ((T.N, T.M9, T.P1, T.S8, T.M5, T.P4, T.F, T.S1), ()),
+        1: ((T.W, T.S1, T.S9, T.P9, T.M1, T.E, T.F, T.S4, T.M8, T.P3, T.N, T.P8), (7,)),
+        2: ((T.P, T.S, T.M2, T.C, T.S6, T.N, T.S9, T.M9, T.W), (3,)),
+        3: ((T.N, T.P2, T.M8, T.P7, T.S2, T.E, T.M1, T.S8, T.M4), ()),
+    }
+    for seat, (discards, taken) in pools.items():
+        view = view.with_seat(seat, discards=discards, taken=taken)
+    return view
+
+
 def _text(screen: str, size: tuple[int, int], lang: str, ascii: bool) -> str:
     async def go() -> str:
-        app = OfflineApp(claim_prompt(sample_view()), lang=lang, ascii=ascii)
+        start = _mid_hand() if screen == "table" else claim_prompt(sample_view())
+        app = OfflineApp(start, lang=lang, ascii=ascii)
         async with app.run_test(size=size) as pilot:
             await pilot.pause()
             await _show(app, screen)
@@ -66,7 +89,10 @@ def _text(screen: str, size: tuple[int, int], lang: str, ascii: bool) -> str:
 
 
 CASES = [
-    (screen, size, lang, ascii) for screen in SCREENS for size in SIZES for lang, ascii in LOOKS
+    (screen, size, lang, ascii)
+    for screen in SCREENS
+    for size in SIZES[screen]
+    for lang, ascii in LOOKS
 ]
 
 

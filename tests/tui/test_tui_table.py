@@ -4,10 +4,10 @@ styles, the hand's selection by keys and mouse, and the claim bar's keys."""
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import replace
 
 import pytest
-from rich.cells import cell_len
 from tui_harness import OfflineApp, TableHost, screen_text, widget_text
 from tui_sample import claim_prompt, sample_result, sample_view, turn_prompt
 
@@ -18,6 +18,7 @@ from protocol import messages as m
 from protocol.tiles import Tile as T
 
 SIZES = [(100, 32), (80, 24)]
+LAYOUT_SIZES = [(80, 24), (120, 40), (200, 60)]
 STYLES = [(TileStyle.CJK, "zh"), (TileStyle.ASCII, "en")]
 
 
@@ -76,60 +77,74 @@ def test_table_shows_melds_and_flowers(size) -> None:
     assert " f5  f6 " in text
 
 
-def test_narrow_side_panels_write_melds_as_short_labels() -> None:
+def test_a_side_with_many_melds_writes_them_as_short_labels_at_80x24() -> None:
     view = sample_view()
-    view = view.with_seat(3, melds=(MeldView("chow", T.S3, claimed_from=1, claimed_tile=T.S4),))
+    melds = (
+        MeldView("chow", T.S3, claimed_from=1, claimed_tile=T.S4),
+        MeldView("pung", T.P2, claimed_from=2, claimed_tile=T.P2),
+        MeldView("chow", T.M6, claimed_from=1, claimed_tile=T.M6),
+    )
+    view = view.with_seat(3, melds=melds)
     _app, text = _run(view, (80, 24), TileStyle.CJK, "zh")
-    assert "三四五条上" in text  # Dan (left, 15 columns): his chow from his left
+    assert "三四五条上 二二二饼对" in text  # Dan (left): two a line, not one
+    _app, text = _run(view, (120, 40), TileStyle.CJK, "zh")
+    assert "三条四条五条上" in text  # room enough for the tiles themselves
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", LAYOUT_SIZES)
 @pytest.mark.parametrize(("style", "lang"), STYLES)
-def test_the_four_pools_sit_in_the_centre_under_their_winds(size, style, lang) -> None:
-    """Each seat's pool in the centre, on its side (left, top, right, bottom), labelled
-    with the seat's wind; the seats' panels around it."""
+def test_each_seat_sits_on_its_side_with_its_pool(size, style, lang) -> None:
+    """The seat on the left, across and on the right each in a box of its own on its
+    side of the table: its header (wind, name, score), melds, and pool under them; the
+    player's own pool in the middle, above their hand."""
 
     def check(app, pilot):
         screen = app.screen
-        places = {
-            name: (screen.query_one(f"#seat-{name}").region, screen.query_one(f"#pool-{name}"))
-            for name in ("left", "top", "right")
-        }
-        centre = screen.query_one("#centre").region
-        pools = {n: screen.query_one(f"#pool-{n}") for n in ("left", "top", "right", "bottom")}
-        return places, centre, {n: (p.region, widget_text(p)) for n, p in pools.items()}
+        found = {}
+        for name in ("left", "top", "right"):
+            area = screen.query_one(f"#area-{name}")
+            seat, pool = screen.query_one(f"#seat-{name}"), screen.query_one(f"#pool-{name}")
+            found[name] = (area.region, seat.region, pool.region, widget_text(seat))
+        found["bottom"] = screen.query_one("#pool-bottom").region
+        found["own"] = widget_text(screen.query_one("#area-bottom")).split("\n")[0]
+        found["hand"] = screen.query_one(HandRow).region
+        found["pools"] = {n: widget_text(screen.query_one(f"#pool-{n}")) for n in ("left", "right")}
+        return found
 
-    places, centre, pools = _run(sample_view(), size, style, lang, check=check)
-    wind = {"zh": ("南", "东", "北", "西"), "en": ("S", "E", "N", "W")}[lang]
-    for name, w in zip(("left", "top", "right", "bottom"), wind, strict=True):
-        region, text = pools[name]
-        assert centre.contains_region(region), name
-        assert f"[{w}]" in text.split("\n")[0]  # the label: the seat's wind, then its name
-    assert places["left"][0].right <= centre.x and places["right"][0].x >= centre.right
-    assert places["top"][0].bottom <= pools["top"][0].y
-    assert pools["left"][0].right <= pools["right"][0].x  # side by side
-    assert pools["top"][0].bottom <= pools["left"][0].y < pools["bottom"][0].y
-    # six tiles a row, the left seat's last discard marked
-    assert face(T.M4, style) + "*" in pools["left"][1]
-    rows = [r.rstrip() for r in pools["right"][1].split("\n")[1:] if r.strip()]
-    assert len(rows) == 2  # Bot-Bao's seven discards: a row of six, then one
-    assert 6 * 4 - 2 <= cell_len(rows[0]) <= 6 * 5 and cell_len(rows[1]) <= 4
+    found = _run(sample_view(), size, style, lang, check=check)
+    wind = {"zh": ("南", "东", "北"), "en": ("S", "E", "N")}[lang]
+    names = ("Dan", "Carol", "Bot-Bao")
+    for name, w, who in zip(("left", "top", "right"), wind, names, strict=True):
+        area, seat, pool, header = found[name]
+        assert area.contains_region(seat) and area.contains_region(pool), name
+        assert seat.bottom <= pool.y  # the pool under the seat's header and melds
+        assert f"[{w}] {who}" in header
+    left, top, right = (found[n][0] for n in ("left", "top", "right"))
+    assert left.right <= top.x and top.right <= right.x  # left, across, right
+    assert top.bottom <= found["bottom"].y < found["hand"].y  # the player's pool: middle
+    assert f"[{'西' if lang == 'zh' else 'W'}] Alice" in found["own"]  # on its box's edge
+    assert left.x == 0 and right.right == size[0]
+    # the left seat's last discard is marked; Bot-Bao's seven discards: six, then one
+    marked = [r for r in found["pools"]["left"].split("\n") if face(T.M4, style).strip() in r]
+    assert len(marked) == 1 and marked[0].endswith("*")
+    faces = [re.split(r"[\s│|*]+", r) for r in found["pools"]["right"].split("\n")]
+    rows = [len([f for f in row if f]) for row in faces if any(c.isalnum() for c in "".join(row))]
+    assert rows == ([6, 1] if size[0] >= 100 else [5, 2])
 
 
-def test_a_long_pool_keeps_its_newest_rows_when_the_box_is_low() -> None:
-    discards = tuple(T(i % 27) for i in range(30))  # five rows
-    view = sample_view().with_seat(3, discards=discards)
+def test_a_long_pool_keeps_its_newest_rows_when_its_place_is_low() -> None:
+    discards = tuple(T(i % 27) for i in range(40))  # eight rows of five at 80 columns
+    view = sample_view().with_seat(2, discards=discards)  # Carol, across
 
     def check(app, pilot):
-        pool = app.screen.query_one("#pool-left")
+        pool = app.screen.query_one("#pool-top")
         return pool.region.height, widget_text(pool)
 
     height, text = _run(view, (80, 24), TileStyle.ASCII, "en", check=check)
     lines = text.split("\n")
-    assert height < 6  # the box cannot hold the label and five rows
-    assert "+" in lines[0]  # the label says how many older tiles are hidden
-    # the newest discard still shows, marked as the table's last
-    assert lines[-1].split()[-2:] == [T(29 % 27).notation, "*"]
+    assert height < 9  # the place cannot hold eight rows
+    assert lines[0].strip().startswith("+")  # says how many older tiles are hidden
+    assert lines[-1].split()[-1] == T(39 % 27).notation  # the newest discard still shows
 
 
 def test_spectator_sees_no_hand_and_every_count() -> None:

@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.style import Style
 from rich.text import Span, Text
 
 from gbmj_tui.model import Choice, FanLine, MeldView, PromptView, SeatView
-from gbmj_tui.tiles import TileStyle
+from gbmj_tui.tiles import HIGHLIGHTED, TAKEN, TileStyle, tile_lines
 from gbmj_tui.widgets.claim import claim_options, turn_options
 from gbmj_tui.widgets.countdown import bar_text
 from gbmj_tui.widgets.fans import fan_table, fan_total, reference_table
-from gbmj_tui.widgets.render import counter_text, labelled_pool, meld_text, pack, pool_text
-from gbmj_tui.widgets.seat import seat_header
+from gbmj_tui.widgets.render import (
+    LAST_MARK,
+    counter_text,
+    meld_lines,
+    meld_text,
+    pack,
+    pool_text,
+)
+from gbmj_tui.widgets.seat import seat_body, seat_header
 from protocol.fans import FANS
 from protocol.tiles import Tile as T
 
@@ -53,13 +61,96 @@ def test_pool_six_a_row_last_marked() -> None:
     text = pool_text(discards, ASCII, last=True, width=30)
     lines = text.plain.split("\n")
     assert len(lines) == 2
-    assert lines[0] == " 1m   2m   3m   4m   5m   6m "
+    assert lines[0] == " 1m   2m   3m   4m   5m   6m  "
     assert lines[1] == " 7m   8m *"
     marked = [s for s in text.spans if _style(s).reverse]
     assert len(marked) == 1 and text.plain[marked[0].start : marked[0].end] == " 8m "
-    narrow = pool_text(discards, ASCII, width=24).plain.split("\n")
-    assert narrow[0] == " 1m  2m  3m  4m  5m  6m "  # no gaps when six gapped tiles don't fit
-    assert "<" not in pool_text(discards, ASCII, last=False).plain
+    assert "*" not in pool_text(discards, ASCII, last=False).plain
+
+
+def test_pool_tiles_never_touch_even_when_narrow() -> None:
+    """Chinese faces fill their four columns (``五万``): a pool too narrow for six a row
+    takes fewer, each still followed by a column of its own."""
+    discards = [T.M8, T.M5, T.P4, T.M4, T.S7, T.S7, T.S1, T.S6]
+    for width in (30, 25, 24, 12):
+        rows = pool_text(discards, width=width).plain.split("\n")
+        per_row = min(6, width // 5)
+        assert [len(r.split()) for r in rows[:-1]] == [per_row] * (len(rows) - 1), width
+        assert all(cell_len(r.rstrip()) <= width for r in rows)
+    assert pool_text(discards, width=25).plain.split("\n")[0] == "八万 五万 四饼 四万 七条 "
+
+
+def test_a_claimed_discard_stays_in_its_pool_marked_as_taken() -> None:
+    discards = (T.M1, T.M4, T.P2, T.E)
+    text = pool_text(discards, ASCII, taken=(1,), last=True, width=30)
+    assert text.plain == " 1m   4m ~ 2p   E  *"
+    struck = [s for s in text.spans if _style(s).strike]
+    assert [text.plain[s.start : s.end] for s in struck] == [" 4m "]
+    assert _style(struck[0]).color == TAKEN.color  # not the suit's colour: it is gone
+
+
+def test_the_highlighted_tile_is_marked_in_pools_and_melds() -> None:
+    pool = pool_text((T.M4, T.P2, T.M4), ASCII, highlight=T.M4, taken=(2,), width=30)
+    assert _lit(pool) == [" 4m "]  # the taken copy is not on the table any more
+    chow = MeldView("chow", T.M3, claimed_from=1, claimed_tile=T.M4)
+    assert _lit(meld_text(chow, ASCII, highlight=T.M4)) == [" 4m "]
+    assert _lit(meld_text(chow, compact=True, highlight=T.M4)) == ["三四五万"]
+    assert _lit(meld_text(chow)) == []
+
+
+def _lit(text: Text) -> list[str]:
+    return [
+        text.plain[s.start : s.end] for s in text.spans if _style(s).bgcolor == HIGHLIGHTED.bgcolor
+    ]
+
+
+def test_a_big_tile_is_a_box_three_rows_high() -> None:
+    assert [line.plain for line in tile_lines(T.M5, big=True)] == ["╭────╮", "│五万│", "╰────╯"]
+    ascii = [line.plain for line in tile_lines(T.C, ASCII, big=True)]
+    assert ascii == ["+----+", "|Red |", "+----+"]
+    pool = pool_text((T.M1, T.M2, T.M3), ASCII, last=True, width=60, big=True).plain
+    assert pool.split("\n") == [
+        "+----+ +----+ +----+ ",
+        "| 1m | | 2m | | 3m |" + LAST_MARK,
+        "+----+ +----+ +----+ ",
+    ]
+    pung = meld_lines(MeldView("pung", T.E, claimed_from=2, claimed_tile=T.E), ASCII, big=True)
+    assert [line.plain for line in pung] == [
+        "+----++----++----+ ",
+        "| E  || E  || E  |^",
+        "+----++----++----+ ",
+    ]
+
+
+def test_a_low_pool_keeps_the_newest_rows_and_counts_the_hidden() -> None:
+    discards = tuple(T(i) for i in range(20))  # four rows: 6, 6, 6, 2
+    assert len(pool_text(discards, ASCII, last=True, width=30).plain.split("\n")) == 4
+    lines = pool_text(discards, ASCII, last=True, width=30, height=3).plain.split("\n")
+    assert lines[0] == "+12"  # two rows of six hidden
+    assert lines[-1].split() == [T(18).notation, T(19).notation, "*"]  # the newest, marked
+    big = pool_text(discards, ASCII, width=60, height=6, big=True).plain.split("\n")
+    assert big[0] == "+18" and len(big) == 4  # one row of big tiles (three lines) fits
+
+
+def test_the_players_pool_sits_at_the_foot_of_its_place() -> None:
+    text = pool_text((T.M1, T.M2), ASCII, width=30, height=4, bottom=True, centre=True).plain
+    lines = text.split("\n")
+    assert lines[:3] == ["", "", ""] and lines[3].strip() == "1m   2m"
+    assert lines[3].startswith(" " * 10)  # in the middle of the width
+
+
+def test_a_seat_writes_its_melds_short_when_that_saves_lines() -> None:
+    seat = SeatView(
+        seat=1,
+        melds=(
+            MeldView("pung", T.P3, claimed_from=1, claimed_tile=T.P3),
+            MeldView("chow", T.M1, claimed_from=1, claimed_tile=T.M2),
+        ),
+    )
+    assert seat_body(seat, 40, TileStyle.CJK, "zh").plain == "三饼三饼三饼上 一万二万三万上"
+    assert seat_body(seat, 25, TileStyle.CJK, "zh").plain == "三三三饼上 一二三万上"
+    big = seat_body(seat, 60, TileStyle.CJK, "zh", big=True).plain.split("\n")
+    assert len(big) == 3 and big[1].startswith("│三饼││三饼││三饼│上")
 
 
 def test_pack_wraps_chunks_at_the_width() -> None:
@@ -147,23 +238,6 @@ def test_ascii_fan_tables_have_no_chinese() -> None:
         text = _plain(table, width=120)
         assert text.isascii(), text
         assert "Half Flush" in text or "Flower Tiles" in text
-
-
-def test_labelled_pool_keeps_the_newest_rows_and_counts_the_hidden() -> None:
-    discards = tuple(T(i) for i in range(20))  # four rows: 6, 6, 6, 2
-    full = labelled_pool(Text("[E] Ann"), discards, ASCII, last=True, width=30).plain
-    assert full.split("\n")[0] == "[E] Ann" and len(full.split("\n")) == 5
-    low = labelled_pool(Text("[E] Ann"), discards, ASCII, last=True, width=30, height=3).plain
-    lines = low.split("\n")
-    assert lines[0] == "[E] Ann +12"  # two rows of six hidden
-    assert lines[-1].split() == [T(18).notation, T(19).notation, "*"]  # the newest, marked
-
-
-def test_centred_pool_uses_the_gaps_of_the_pools_beside_it() -> None:
-    # a centred pool 52 wide lines up with two pools of 25 side by side: no gaps
-    text = labelled_pool(Text("[W] Bo"), (T.M1, T.M2), ASCII, width=52, centre=True).plain
-    row = text.split("\n")[1]
-    assert row.strip() == "1m  2m" and row.startswith(" " * 12)
 
 
 def test_counter_text_one_line_per_suit() -> None:

@@ -60,6 +60,10 @@ class Screen:
     def lines(self) -> list[str]:
         return list(self._screen.display)
 
+    def cells(self, row: int) -> list[str]:
+        """The cells of a row (a wide character, then a blank cell)."""
+        return [self._screen.buffer[row][x].data for x in range(self.columns)]
+
     def text(self) -> str:
         return "\n".join(line.rstrip() for line in self.lines())
 
@@ -71,7 +75,7 @@ class Screen:
             line = "".join(cells)
             index = line.find(what)
             if index >= 0:
-                return _cell_of(cells, index), row
+                return cell_of(cells, index), row
         return None
 
     def word_at(self, column: int, row: int) -> str:
@@ -87,7 +91,7 @@ class Screen:
         return "".join(cells[start : end + 1])
 
 
-def _cell_of(cells: list[str], index: int) -> int:
+def cell_of(cells: list[str], index: int) -> int:
     """The cell at character ``index`` of the joined cells (each cell holds one or no
     character: the second half of a wide one is empty)."""
     count = 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from gbmj_tui.i18n import tr
-from web.browser import Browser
+from web.browser import Browser, cell_of
 from web.conftest import WebHost, start_web_host, stop_web_host
 from web.proxy import prefix_proxy
 
@@ -47,19 +48,26 @@ def sign_in_as_guest(browser: Browser, host: WebHost, lang: str = "en", query: s
 
 
 def my_pool(browser: Browser, me: str) -> str:
-    """The rows of the table's centre under my own name there: my discards. (The ASCII
-    style draws its boxes in ASCII too.)"""
-    lines = browser.screen.lines()
-    rows = [
-        r for r, line in enumerate(lines) if me in line and line.count("│") + line.count("|") >= 2
-    ]
-    assert rows, browser.screen.text()
-    below = []
-    for line in lines[rows[-1] + 1 :]:
-        if "╰" in line or "+--" in line:
-            break
-        below.append(line)
-    return "\n".join(below)
+    """My discards: the box in the middle of the table whose edge carries my name, read
+    between its sides. (The ASCII style draws its boxes in ASCII too; a small terminal
+    draws a rule and the sides' borders instead.)"""
+    screen = browser.screen
+    edge = re.compile(rf"[╭┏+|][─━-] ?\[[^\]]+\] {re.escape(me)}")  # ╭─ [W] guest-1
+    for row in range(screen.rows):
+        cells = screen.cells(row)
+        found = edge.search("".join(cells))
+        if found is None:
+            continue
+        left = cell_of(cells, found.start())
+        right = min(x for x in range(left + 1, screen.columns) if cells[x] in set("╮┓+|"))
+        below = []
+        for r in range(row + 1, screen.rows):
+            inside = screen.cells(r)
+            if inside[left] not in set("│┃|"):  # (a set: "" is in every string)
+                break
+            below.append("".join(inside[left + 1 : right]))
+        return "\n".join(below)
+    raise AssertionError(screen.text())
 
 
 @pytest.mark.parametrize(

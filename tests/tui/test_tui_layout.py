@@ -1,0 +1,218 @@
+"""The table read as a table, in Textual's pilot: the tile under the hand's cursor marked
+in every pool and meld, a claimed discard left marked in its pool, and a small terminal
+(80x24, Chinese faces) where each seat's tiles stay apart from the next seat's and
+from each other."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+import pytest
+from rich.cells import cell_len
+from rich.style import Style
+from rich.text import Text
+from tui_harness import OfflineApp, TableHost, screen_text, widget_text
+from tui_sample import sample_view, turn_prompt
+
+from gbmj_tui.tiles import HIGHLIGHTED, TileStyle, face
+from gbmj_tui.widgets import DiscardPool, HandRow, SeatPanel
+from gbmj_tui.widgets.render import TAKEN_MARK, pool_layout
+from protocol import messages as m
+from protocol.tiles import Tile as T
+
+TABLE = 0
+
+
+def _lit(widget: DiscardPool | SeatPanel) -> list[str]:
+    """The tiles a widget draws highlighted, as their text."""
+    text = widget.render()
+    assert isinstance(text, Text)
+    out = []
+    for span in text.spans:
+        style = span.style if isinstance(span.style, Style) else Style.parse(span.style)
+        face = text.plain[span.start : span.end].strip(" │|")
+        if style.bgcolor == HIGHLIGHTED.bgcolor and face.isalnum():  # not a big tile's edge
+            out.append(face)
+    return out
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 60)])
+def test_the_tile_under_the_cursor_is_marked_in_every_pool_and_meld(size) -> None:
+    """The hand's keys move the cursor; the same tile lights up wherever it lies on the
+    table: Bot-Bao's pool for East, Carol's chow (3s 4s 5s) for 5s, nothing for 4p."""
+    view = turn_prompt(sample_view())  # the hand: 2m 3m 4p 6p 7p 5s 5s 6s 7s E, drawn 5p
+
+    async def go():
+        app = TableHost(view, TileStyle.ASCII, "en")
+        seen = {}
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            for key in ("0", "6", "3"):
+                await pilot.press(key)
+                await pilot.pause()
+                seen[key] = {
+                    "right pool": _lit(screen.query_one("#pool-right", DiscardPool)),
+                    "top seat": _lit(screen.query_one("#seat-top", SeatPanel)),
+                    "left pool": _lit(screen.query_one("#pool-left", DiscardPool)),
+                    "hand": screen.query_one(HandRow).selected_tile,
+                }
+        return seen
+
+    seen = asyncio.run(go())
+    east = seen["0"]
+    assert east["hand"] == T.E
+    assert east["right pool"] == ["E"] and east["top seat"] == [] and east["left pool"] == []
+    five = seen["6"]
+    assert five["hand"] == T.S5 and five["top seat"] == ["5s"] and five["right pool"] == []
+    assert seen["3"]["hand"] == T.P4
+    assert not any(seen["3"][k] for k in ("right pool", "top seat", "left pool"))
+
+
+def test_a_spectator_has_no_highlight() -> None:
+    def check(app, pilot):
+        return [_lit(p) for p in app.screen.query(DiscardPool)]
+
+    async def go():
+        app = TableHost(sample_view(me=None), TileStyle.ASCII, "en")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            return check(app, pilot)
+
+    assert asyncio.run(go()) == [[], [], [], []]
+
+
+@pytest.mark.parametrize(("lang", "ascii"), [("zh", False), ("en", True)])
+def test_a_claimed_discard_stays_in_its_pool_marked(lang, ascii) -> None:
+    """Dan discards 4m, Bot-Bao pungs it: the 4m stays last in Dan's pool, struck and
+    marked as taken, and Dan's later discards follow it."""
+    view = replace(sample_view(), seq=40)
+    steps = [
+        m.Event(table_id=TABLE, seq=41, event=m.Discard(seat=3, tile=T.M4)),
+        m.Event(
+            table_id=TABLE,
+            seq=42,
+            event=m.Pung(seat=1, tiles=(T.M4,) * 3, claimed_tile=T.M4, from_seat=3),
+        ),
+        m.Event(table_id=TABLE, seq=43, event=m.Discard(seat=1, tile=T.S2)),
+        m.Event(table_id=TABLE, seq=44, event=m.Discard(seat=2, tile=T.S3)),
+        m.Event(table_id=TABLE, seq=45, event=m.Discard(seat=3, tile=T.P9)),
+    ]
+
+    async def go():
+        app = OfflineApp(view, lang=lang, ascii=ascii)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            for step in steps:
+                app.push(step)
+                await pilot.pause()
+            pool = app.screen.query_one("#pool-left", DiscardPool)
+            return widget_text(pool), pool.render()
+
+    text, rendered = asyncio.run(go())
+    style = TileStyle.ASCII if ascii else TileStyle.CJK
+    tiles = [face(t, style) for t in (T.N, T.P2, T.M8, T.M4, T.M4, T.P9)]
+    row = " ".join(tiles[:4]) + " " + tiles[4] + TAKEN_MARK + tiles[5] + "*"
+    assert text.split("\n")[0] == row, text
+    assert isinstance(rendered, Text)
+    struck = [
+        rendered.plain[s.start : s.end]
+        for s in rendered.spans
+        if (s.style if isinstance(s.style, Style) else Style.parse(s.style)).strike
+    ]
+    assert struck == [tiles[4]]  # the claimed copy, not the one Dan discarded before
+
+
+@pytest.mark.parametrize(("lang", "ascii"), [("zh", False), ("en", True)])
+def test_at_80x24_no_two_seats_tiles_run_together(lang, ascii) -> None:
+    """Full pools at 80x24: every pool's tiles each followed by a space or a mark (never
+    ``八条五万``), all of them in sight or counted; where two seats' pools share screen
+    lines a rule stands between them."""
+    style = TileStyle.ASCII if ascii else TileStyle.CJK
+    view = turn_prompt(sample_view())
+    pools = {
+        0: (T.N, T.M9, T.P1, T.S8, T.M5, T.P4, T.M4, T.S7, T.S7, T.S1, T.S6, T.N),
+        1: (T.W, T.S1, T.S9, T.P9, T.M1, T.E, T.F, T.M8, T.M5, T.P4, T.M4, T.S7, T.S7),
+        2: (T.P, T.S, T.M2, T.S1, T.S6, T.N, T.S9, T.M9, T.P, T.M8, T.M5, T.P4),
+        3: (T.M8, T.M5, T.P4, T.M4, T.S7, T.S7, T.S1, T.S6, T.N, T.S9, T.M9, T.P, T.M4),
+    }
+    for seat, discards in pools.items():
+        view = view.with_seat(seat, discards=discards)
+
+    async def go():
+        app = TableHost(view, style, lang)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            found = {}
+            for name in ("left", "top", "right", "bottom"):
+                pool = app.screen.query_one(f"#pool-{name}", DiscardPool)
+                found[name] = (pool.region, widget_text(pool), pool.discards)
+            return found, screen_text(app).split("\n")
+
+    found, lines = asyncio.run(go())
+    for name, (region, text, discards) in found.items():
+        rows = [r for r in text.split("\n") if r.strip()]
+        hidden = int(rows.pop(0).strip()[1:]) if rows[0].strip().startswith("+") else 0
+        shown = discards[hidden:]
+        per_row = pool_layout(region.width)
+        assert hidden % per_row == 0 and per_row == 5, (name, text)  # five a row fit
+        for n, row in enumerate(rows):
+            tiles = shown[n * per_row : (n + 1) * per_row]
+            # each tile's four columns, then one of its own: a space, or the last mark
+            marks = [" "] * len(tiles)
+            if name == "left" and n == len(rows) - 1:
+                marks[-1] = "*"  # Dan's 4m is the table's last discard
+            expected = "".join(face(t, style) + k for t, k in zip(tiles, marks, strict=True))
+            assert expected.rstrip() in row and row.strip() == expected.strip(), (name, row)
+    # side by side: left | across and the player's own | right, a rule between
+    left, top, right = (found[n][0] for n in ("left", "top", "right"))
+    for y in range(top.y, top.bottom):
+        cells = _cells(lines[y])
+        assert left.right <= top.x and "|" in cells[left.right : top.x + 1], lines[y]
+        assert top.right <= right.x and "|" in cells[top.right - 1 : right.x], lines[y]
+
+
+def _cells(line: str) -> list[str]:
+    """A screen line by columns (a wide character, then an empty column)."""
+    out: list[str] = []
+    for char in line:
+        out.extend([char, ""] if cell_len(char) == 2 else [char])
+    return out
+
+
+def test_the_tiles_grow_and_shrink_with_the_terminal() -> None:
+    """200x60 draws big tiles (boxes) in the hand, the melds and the pools; back at
+    80x24 they are one line again, and nothing is cut off the right edge."""
+    view = turn_prompt(sample_view())
+
+    async def go():
+        app = TableHost(view, TileStyle.CJK, "zh")
+        seen = []
+        async with app.run_test(size=(80, 24)) as pilot:
+            for size in ((200, 60), (80, 24)):
+                await pilot.resize_terminal(*size)
+                await pilot.pause()
+                hand = app.screen.query_one(HandRow)
+                pools = [p.big for p in app.screen.query(DiscardPool)]
+                panels = [p.big for p in app.screen.query(SeatPanel)]
+                seen.append((hand.big, hand.region.height, pools, panels, screen_text(app)))
+        return seen
+
+    (big, rows, pools, panels, text), (small, rows_after, *_, text_after) = asyncio.run(go())
+    assert big and rows == 5 and all(pools) and all(panels)
+    assert "╭────╮" in text and "│五饼│" in text  # the drawn 5p, lifted, in its box
+    assert not small and rows_after == 3 and "╭" not in text_after
+    assert max(cell_len(line) for line in text_after.split("\n")) <= 80
+
+
+def test_the_players_pool_names_them_in_plain_text() -> None:
+    view = sample_view().with_seat(0, name="[b]Eve[/b]")
+
+    async def go():
+        app = TableHost(view, TileStyle.ASCII, "en")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            return widget_text(app.screen.query_one("#area-bottom")).split("\n")[0]
+
+    assert "[W] [b]Eve[/b]" in asyncio.run(go())
