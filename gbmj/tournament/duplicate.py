@@ -47,7 +47,8 @@ class StepScale:
             raise ValueError("a step scale's thresholds are positive")
 
     def score(self, comparison: Fraction | int) -> int:
-        size = sum(1 for step in self.steps if abs(comparison) >= step)
+        magnitude = Fraction(comparison) if comparison >= 0 else -Fraction(comparison)
+        size = sum(1 for step in self.steps if magnitude >= step)
         return size if comparison >= 0 else -size
 
 
