@@ -552,7 +552,9 @@ class HandEnd(EventBody):
     outcome: Outcome = field(Choice(Outcome))
     concealed: tuple[tuple[int, ...], ...] = field(ListOf(CONCEALED, 4, 4), "of seats 0-3")
     melds: tuple[tuple[MeldView, ...], ...] = field(ListOf(MELDS, 4, 4), "of seats 0-3")
-    wall_order: tuple[int, ...] = field(ListOf(TILE, 144, 144))
+    wall_order: tuple[int, ...] = field(
+        ListOf(TILE, 144, 136), "144; personal walls (docs/rules.md §1.6): 136"
+    )
     salt: str = field(Hex(2, 128))
     commitment: str = field(Hex(64, 64))
     points: tuple[int, ...] = field(POINTS_PER_SEAT, "this hand, per seat")
@@ -936,7 +938,9 @@ class HandResult(Message):
     concealed: tuple[tuple[int, ...], ...] = field(ListOf(CONCEALED, 4, 4), "of seats 0-3")
     melds: tuple[tuple[MeldView, ...], ...] = field(ListOf(MELDS, 4, 4), "of seats 0-3")
     flowers: tuple[tuple[int, ...], ...] = field(ListOf(ListOf(FLOWER, 8), 4, 4))
-    wall_order: tuple[int, ...] = field(ListOf(TILE, 144, 144))
+    wall_order: tuple[int, ...] = field(
+        ListOf(TILE, 144, 136), "144; personal walls (docs/rules.md §1.6): 136"
+    )
     salt: str = field(Hex(2, 128))
     commitment: str = field(Hex(64, 64))
     coins: tuple[int, ...] | None = field(
@@ -1194,7 +1198,9 @@ class HandLog(Message):
     prevailing_wind: int = field(WIND)
     dealer: int = field(SEAT)
     dice: tuple[tuple[int, int], ...] = field(DICE)
-    wall_order: tuple[int, ...] = field(ListOf(TILE, 144, 144))
+    wall_order: tuple[int, ...] = field(
+        ListOf(TILE, 144, 136), "144; personal walls (docs/rules.md §1.6): 136"
+    )
     salt: str = field(Hex(2, 128))
     commitment: str = field(Hex(64, 64))
     players: tuple[str, ...] = field(ListOf(NAME, 4, 4), "who played seats 0-3")

@@ -148,8 +148,9 @@ class DuplicateMatch:
         self.hand = HandState(
             deal.walls(self.match_id, self.number),
             prevailing_wind=deal.prevailing_wind,
-            round_number=WINDS.index(deal.prevailing_wind) + 1,
-            hand_number=deal.dealer + 1,
+            # The hand's place in the match (what a replay binds), not the deal's wind.
+            round_number=self.index // 4 + 1,
+            hand_number=self.index % 4 + 1,
         )
         return self.hand
 
