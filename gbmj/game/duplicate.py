@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 from protocol.tiles import WINDS, Tile
 
-from .events import Event, Plain, plain_int, plain_list, plain_str
+from .events import Plain, plain_int, plain_list, plain_str
 from .hand_state import HandState, IllegalAction, log_of
-from .match import HandRecord
+from .match import HandRecord, Match
 from .personal_walls import PersonalWalls
 
 # A duplicate match plays at most as many deals as a match has hands: a hand's number
@@ -86,36 +86,32 @@ def seating(deal_index: int, table: int = 0) -> tuple[int, int, int, int]:
     return (shift % 4, (1 + shift) % 4, (2 + shift) % 4, (3 + shift) % 4)
 
 
-class DuplicateMatch:
-    """One table's match of a duplicate session: the deals in order, personal walls."""
+class DuplicateMatch(Match):
+    """One table's match of a duplicate session: the deals in order, personal walls.
 
-    def __init__(self, deals: Sequence[Deal], table: int = 0, match_id: int = 0) -> None:
+    A ``Match`` (the server's tables drive it alike) whose hands are the deals, one
+    each, and whose seating turns with every deal (``seating``) instead of by rounds.
+    ``seed`` is kept for the record only (the deals say everything)."""
+
+    def __init__(
+        self, deals: Sequence[Deal], table: int = 0, match_id: int = 0, seed: bytes = b""
+    ) -> None:
         if not 1 <= len(deals) <= MAX_DEALS:
             raise ValueError(f"a duplicate match plays 1 to {MAX_DEALS} deals")
+        super().__init__(seed, rounds=(len(deals) + 3) // 4, match_id=match_id)
         self.deals = tuple(deals)
         self.table = table
-        self.match_id = match_id
         self.index = 0  # the current (or next) deal, 0-based
-        self.standings = [0, 0, 0, 0]  # by player
-        self.history: list[HandRecord] = []
-        self.escaped: set[int] = set()
-        self.hand: HandState | None = None
-        self._logs: list[Plain] = []
+        self.players = list(seating(0, table))
 
     # -- where everyone sits ----------------------------------------------------------
     @property
-    def players(self) -> tuple[int, int, int, int]:
-        return seating(min(self.index, len(self.deals) - 1), self.table)
-
-    def player_at(self, seat: int) -> int:
-        return self.players[seat]
-
-    def seat_of(self, player: int) -> int:
-        return self.players.index(player)
-
-    @property
     def deal(self) -> Deal:
         return self.deals[min(self.index, len(self.deals) - 1)]
+
+    @property
+    def first_dealer(self) -> int:
+        return seating(0, self.table)[self.deals[0].dealer]
 
     @property
     def dealer(self) -> int:
@@ -154,18 +150,12 @@ class DuplicateMatch:
         )
         return self.hand
 
-    def escape(self, player: int) -> list[Event]:
-        if self.hand is None or self.hand.ended:
-            raise IllegalAction("no_hand", "no hand is in progress")
-        self.escaped.add(player)
-        return self.hand.escape(self.seat_of(player))
-
     def finish_hand(self) -> HandRecord:
         hand = self.hand
         if hand is None or not hand.ended or hand.result is None:
             raise IllegalAction("hand_in_progress", "no ended hand to book")
         result = hand.result
-        players = self.players
+        players = tuple(self.players)
         by_player = [0, 0, 0, 0]
         for seat, pts in enumerate(result.points):
             by_player[players[seat]] = pts
@@ -185,6 +175,8 @@ class DuplicateMatch:
         self._logs.append(hand.to_dict()["log"])
         self.hand = None
         self.index += 1
+        if not self.finished:
+            self.players = list(seating(self.index, self.table))
         return record
 
     # -- plain data -------------------------------------------------------------------
@@ -198,6 +190,7 @@ class DuplicateMatch:
             "hands": logs,
             "booked": len(self.history),
             "match_id": self.match_id,
+            "seed": self.seed.hex(),
         }
 
     @classmethod
@@ -207,7 +200,12 @@ class DuplicateMatch:
             if not isinstance(d, Mapping):
                 raise ValueError("a deal is a mapping")
             deals.append(Deal.from_dict(d))
-        match = cls(deals, plain_int(data, "table"), plain_int(data, "match_id"))
+        match = cls(
+            deals,
+            plain_int(data, "table"),
+            plain_int(data, "match_id"),
+            bytes.fromhex(plain_str(data, "seed")),
+        )
         booked = plain_int(data, "booked")
         for i, log in enumerate(plain_list(data["hands"], "hands")):
             hand = match.start_hand()
