@@ -268,6 +268,11 @@ MIGRATIONS: tuple[str, ...] = (
             REFERENCES tournament_entrant(tournament_id, n) ON DELETE CASCADE
     );
     """,
+    # 8: duplicate tournaments (docs/rules.md §2.14): every table of a session plays the
+    # same deals.
+    """
+    ALTER TABLE tournament ADD COLUMN duplicate INTEGER NOT NULL DEFAULT 0;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,0 +1,129 @@
+"""Duplicate tournaments over TCP (docs/rules.md §2.14): every table of a session plays
+the same deals on personal walls, each at its own speed, the seats turning with each
+deal; the session's hands stay closed (history, replays, spectators) until every table
+has played every deal; the results are scores against the field."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import trio
+
+from gbmj.game.duplicate import deals_from_seed, seating
+from gbmj_server.server import Server
+from gbmj_server.tournaments.runner import Settings
+from server.wireclient import WireClient, play
+
+pytestmark = pytest.mark.trio
+
+
+async def test_two_tables_play_the_same_deals_and_stay_closed_until_both_have(
+    connect, server: Server
+) -> None:
+    tournaments = server.services.tournaments if server.services else None
+    assert tournaments is not None
+    t = await tournaments.create(
+        "host",
+        Settings(
+            name="duplicate night",
+            sessions=1,
+            hands=4,
+            grace_seconds=30,
+            pause_seconds=0,
+            spectators=True,
+            duplicate=True,
+        ),
+    )
+    clients: list[WireClient] = []
+    for i in range(8):
+        client = await connect()
+        await client.register(f"dup{i}")
+        await client.ok("enter_tournament", tournament_id=t.id)
+        clients.append(client)
+    await tournaments.start(t.id)
+    seated = [await c.expect("tournament_seated", where=lambda m: "table_id" in m) for c in clients]
+    first = seated[0]["table_id"]
+    second = next(s["table_id"] for s in seated if s["table_id"] != first)
+
+    # Nobody may watch a duplicate table while its session is in play (the organiser
+    # allows spectators: the refusal is the deals').
+    outsider = await connect()
+    await outsider.register("dupwatcher")
+    reply = await outsider.request("spectate", table_id=second)
+    assert reply["type"] == "error" and reply["code"] == "deal_in_play", reply
+
+    # The first table plays its four deals while the second waits.
+    results: dict[int, list[dict[str, Any]]] = {}
+    go_on = trio.Event()
+
+    async def player(i: int) -> None:
+        table_id = seated[i]["table_id"]
+        if table_id == second:
+            await go_on.wait()
+        results[i] = await play(clients[i], table_id)
+
+    async with trio.open_nursery() as nursery:
+        for i in range(8):
+            nursery.start_soon(player, i)
+        with trio.fail_after(60):
+            while sum(1 for i in results if seated[i]["table_id"] == first) < 4:
+                await trio.sleep(0.05)
+        done = next(i for i in results if seated[i]["table_id"] == first)
+        hand = results[done][0]
+        assert len(results[done]) == 4
+        assert len(hand["wall_order"]) == 136  # personal walls
+        # The second table has not played these deals: the first's hands stay closed,
+        # to its own players too.
+        for request, fields in (
+            ("get_match", {"match_id": hand["match_id"]}),
+            ("get_hand", {"hand_id": hand["hand_id"]}),
+        ):
+            reply = await clients[done].request(request, **fields)
+            assert reply["type"] == "error" and reply["code"] == "deal_in_play", reply
+        go_on.set()
+
+    with trio.fail_after(30):
+        while (detail := await clients[0].ok("get_tournament", tournament_id=t.id))["tournament"][
+            "state"
+        ] != "finished":
+            await trio.sleep(0.05)
+
+    # Now every table has played every deal: the hands open, with their walls.
+    deals = deals_from_seed(min(tournaments_seeds(server, t.id)), 4)
+    by_table: dict[int, list[dict[str, Any]]] = {}
+    for i, mine in results.items():
+        by_table.setdefault(seated[i]["table_id"], mine)
+    for table_id, hands in by_table.items():
+        table_index = next(s["table_number"] for s in seated if s["table_id"] == table_id) - 1
+        for k, result in enumerate(hands):
+            log = await clients[0].ok("get_hand", hand_id=result["hand_id"])
+            walls = deals[k].walls(result["match_id"], k + 1)
+            assert log["wall_order"] == [int(x) for x in walls.order]
+            assert log["dealer"] == deals[k].dealer
+            assert log["commitment"] == walls.commitment
+            assert log["players"] == [
+                next(
+                    f"dup{i}"
+                    for i in range(8)
+                    if seated[i]["table_id"] == table_id
+                    and seated[i]["place"] == seating(k, table_index)[s]
+                )
+                for s in range(4)
+            ]
+    # Two tables: each deal and seat compared by the difference, on the step scale: the
+    # scores sum to zero, and table points are not what ranks a duplicate field.
+    lines = detail["standings"]
+    assert len(lines) == 8
+    assert sum(line["score"] for line in lines) == 0
+    assert all(line["table_points"] == 0 for line in lines)
+    reply = await outsider.request("spectate", table_id=second)
+    assert reply["type"] == "error" and reply["code"] != "deal_in_play"
+
+
+def tournaments_seeds(server: Server, tournament_id: int) -> list[bytes]:
+    """The seeds of the session's tables, ordered by table number (the first table's
+    draws the deals)."""
+    assert server.services is not None
+    tables = server.services.store.storage.session_tables(tournament_id, 1)
+    return [x.seed for x in sorted(tables, key=lambda x: x.number)][:1]
