@@ -1395,6 +1395,12 @@ class TournamentDetail(Message):
     standings: tuple[TournamentLine, ...] = field(ListOf(Struct(TournamentLine), MAX_ENTRANTS))
     session: int = field(Int(0, MAX_SESSIONS), "the session of ``tables``; 0 none yet")
     tables: tuple[TournamentTable, ...] = field(ListOf(Struct(TournamentTable), MAX_ENTRANTS // 4))
+    deals: tuple[str, ...] | None = field(
+        Optional(ListOf(Hex(64, 64), 16)),
+        "a duplicate session's deals, each its walls' commitment bound to hand k of match 0 "
+        "(docs/rules.md §2.14), published from the session's start",
+        default=None,
+    )
 
 
 @message("tournament_seated", "server")

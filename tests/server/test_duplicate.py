@@ -11,6 +11,7 @@ import pytest
 import trio
 
 from gbmj.game.duplicate import deals_from_seed, seating
+from gbmj.game.wall import commitment_of
 from gbmj_server.server import Server
 from gbmj_server.tournaments.runner import Settings
 from server.wireclient import WireClient, play
@@ -43,6 +44,9 @@ async def test_two_tables_play_the_same_deals_and_stay_closed_until_both_have(
         clients.append(client)
     await tournaments.start(t.id)
     seated = [await c.expect("tournament_seated", where=lambda m: "table_id" in m) for c in clients]
+    # The deals' commitments are published from the session's start.
+    published = (await outsider_view(connect, t.id))["deals"]
+    assert len(published) == 4
     first = seated[0]["table_id"]
     second = next(s["table_id"] for s in seated if s["table_id"] != first)
 
@@ -91,6 +95,7 @@ async def test_two_tables_play_the_same_deals_and_stay_closed_until_both_have(
 
     # Now every table has played every deal: the hands open, with their walls.
     deals = deals_from_seed(min(tournaments_seeds(server, t.id)), 4)
+    assert published == [d.walls(0, k + 1).commitment for k, d in enumerate(deals)]
     by_table: dict[int, list[dict[str, Any]]] = {}
     for i, mine in results.items():
         by_table.setdefault(seated[i]["table_id"], mine)
@@ -102,6 +107,9 @@ async def test_two_tables_play_the_same_deals_and_stay_closed_until_both_have(
             assert log["wall_order"] == [int(x) for x in walls.order]
             assert log["dealer"] == deals[k].dealer
             assert log["commitment"] == walls.commitment
+            # The walls revealed are the deal promised at the session's start.
+            order, salt = log["wall_order"], bytes.fromhex(log["salt"])
+            assert commitment_of(order, salt, 0, k + 1) == published[k]
             assert log["players"] == [
                 next(
                     f"dup{i}"
@@ -119,6 +127,14 @@ async def test_two_tables_play_the_same_deals_and_stay_closed_until_both_have(
     assert all(line["table_points"] == 0 for line in lines)
     reply = await outsider.request("spectate", table_id=second)
     assert reply["type"] == "error" and reply["code"] != "deal_in_play"
+
+
+async def outsider_view(connect: Any, tournament_id: int) -> dict[str, Any]:
+    client = await connect()
+    await client.register("dupreader")
+    detail = await client.ok("get_tournament", tournament_id=tournament_id)
+    await client.aclose()
+    return detail
 
 
 def tournaments_seeds(server: Server, tournament_id: int) -> list[bytes]:
