@@ -79,6 +79,29 @@ def deals_from_seed(seed: bytes, count: int) -> tuple[Deal, ...]:
     )
 
 
+# A duplicate match's record seed says what it plays, so that a restarted server
+# rebuilds it (``match_of_seed``): the mark, the number of deals, the table, then the
+# seed the deals are drawn from.
+_SEED_MARK = b"gbmj-duplicate\0"
+
+
+def duplicate_seed(deal_seed: bytes, count: int, table: int) -> bytes:
+    """The record seed of table ``table``'s match of the ``count`` deals of ``deal_seed``."""
+    if count not in range(1, MAX_DEALS + 1) or table not in range(256):
+        raise ValueError("1 to 16 deals, tables 0 to 255")
+    return _SEED_MARK + bytes([count, table]) + deal_seed
+
+
+def match_of_seed(seed: bytes, rounds: int, match_id: int = 0) -> Match:
+    """The match a record seed starts: a duplicate match for a ``duplicate_seed``, else
+    an ordinary match of ``rounds`` rounds."""
+    if seed.startswith(_SEED_MARK) and len(seed) > len(_SEED_MARK) + 2:
+        count, table = seed[len(_SEED_MARK)], seed[len(_SEED_MARK) + 1]
+        deals = deals_from_seed(seed[len(_SEED_MARK) + 2 :], count)
+        return DuplicateMatch(deals, table, match_id, seed)
+    return Match(seed, rounds, match_id)
+
+
 def seating(deal_index: int, table: int = 0) -> tuple[int, int, int, int]:
     """players[seat] for deal ``deal_index`` (0-based) at table ``table``: the player at
     place p holds seat (p - deal_index - table) mod 4."""
@@ -219,4 +242,12 @@ class DuplicateMatch(Match):
         return match
 
 
-__all__ = ["MAX_DEALS", "Deal", "DuplicateMatch", "deals_from_seed", "seating"]
+__all__ = [
+    "MAX_DEALS",
+    "Deal",
+    "DuplicateMatch",
+    "deals_from_seed",
+    "duplicate_seed",
+    "match_of_seed",
+    "seating",
+]

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import trio
 
 from gbmj.bots import make_bot
-from gbmj.game.duplicate import Deal, DuplicateMatch, deals_from_seed, seating
+from gbmj.game.duplicate import Deal, deals_from_seed, duplicate_seed, match_of_seed, seating
 from gbmj.game.match import Match
 from gbmj.tournament.duplicate import Result, StepScale, totals
 from gbmj.tournament.points import places, table_points
@@ -356,7 +356,7 @@ class Tournaments:
             ends_at = time.time() + t.minutes * 60  # its time runs from its tables' opening
             await self.store.call(storage.set_session_ends, t.id, number, ends_at)
         wake = self.running.setdefault(t.id, trio.Event())
-        deals = duplicate_deals(t, tables)
+        deal_seed = duplicate_deal_seed(t, tables)
         for table in tables:
             rules = SessionRules(
                 t.id,
@@ -371,7 +371,7 @@ class Tournaments:
                 duplicate=t.duplicate,
             )
             if table.table_id is None:
-                await self._open(t, table, entrants, rules, deals)
+                await self._open(t, table, entrants, rules, deal_seed)
             else:
                 if t.duplicate:
                     self.closed_tables.add(table.table_id)
@@ -435,11 +435,12 @@ class Tournaments:
         table: SessionTable,
         entrants: dict[int, Entrant],
         rules: SessionRules,
-        deals: Sequence[Deal] = (),
+        deal_seed: bytes | None = None,
     ) -> None:
         rounds = rounds_for(t.hands)
         # A duplicate match turns its seating itself: the places are the table's seats.
-        slots = [0, 1, 2, 3] if deals else places_by_slot(table.seed, rounds)
+        duplicate = deal_seed is not None
+        slots = [0, 1, 2, 3] if duplicate else places_by_slot(table.seed, rounds)
         seats: list[Seat | None] = [None] * 4
         absent: list[int] = []
         present: list[Connection] = []
@@ -480,8 +481,8 @@ class Tournaments:
                 tb.set_seat(slot, seat)
             tb.tournament = rules
             match = (
-                DuplicateMatch(deals, table.number - 1, seed=table.seed)
-                if deals
+                match_of_seed(duplicate_seed(deal_seed, t.hands, table.number - 1), rounds)
+                if deal_seed is not None
                 else Match(table.seed, rounds)
             )
             state = MatchState(match)
@@ -495,7 +496,7 @@ class Tournaments:
                     tb.welcome_back(conn)
 
         actor = self.tables.open_table(settings, (0, t.organiser), setup)
-        if deals:  # closed before its first hand can be played (no await in between)
+        if duplicate:  # closed before its first hand can be played (no await in between)
             self.closed_tables.add(actor.id)
         for place, n in enumerate(table.players):
             if n in absent or (account := _account(entrants, n)) is None:
@@ -621,13 +622,18 @@ class Tournaments:
                 await actor.call(_close)
 
 
-def duplicate_deals(t: TournamentRecord, tables: Sequence[SessionTable]) -> tuple[Deal, ...]:
-    """A duplicate session's deals (none for another session): drawn from its first
-    table's seed, random and kept on disk, so the organiser cannot know them ahead."""
+def duplicate_deal_seed(t: TournamentRecord, tables: Sequence[SessionTable]) -> bytes | None:
+    """The seed a duplicate session's deals are drawn from (None for another session):
+    its first table's, random and kept on disk, so the organiser cannot know them."""
     if not t.duplicate or not tables:
-        return ()
-    first = min(tables, key=lambda x: x.number)
-    return deals_from_seed(first.seed, t.hands)
+        return None
+    return min(tables, key=lambda x: x.number).seed
+
+
+def duplicate_deals(t: TournamentRecord, tables: Sequence[SessionTable]) -> tuple[Deal, ...]:
+    """A duplicate session's deals (none for another session)."""
+    seed = duplicate_deal_seed(t, tables)
+    return () if seed is None else deals_from_seed(seed, t.hands)
 
 
 def session_field_scores(

@@ -7,7 +7,14 @@ import random
 import pytest
 
 from gbmj.game import events as E
-from gbmj.game.duplicate import Deal, DuplicateMatch, deals_from_seed, seating
+from gbmj.game.duplicate import (
+    Deal,
+    DuplicateMatch,
+    deals_from_seed,
+    duplicate_seed,
+    match_of_seed,
+    seating,
+)
 from gbmj.game.hand_state import HandState
 from gbmj.game.personal_walls import PersonalWalls
 from protocol.tiles import Tile
@@ -113,3 +120,17 @@ def test_a_duplicate_match_plays_its_deals_in_order_and_replays_from_plain_data(
     assert again.history == match.history
     assert again.standings == match.standings
     assert again.finished
+
+
+def test_a_duplicate_matchs_record_seed_rebuilds_it() -> None:
+    seed = duplicate_seed(b"deals", 6, 2)
+    match = match_of_seed(seed, 4, 9)
+    assert isinstance(match, DuplicateMatch)
+    assert (match.deals, match.table, match.match_id, match.seed) == (
+        deals_from_seed(b"deals", 6),
+        2,
+        9,
+        seed,
+    )
+    plain = match_of_seed(b"an ordinary seed", 2, 9)
+    assert not isinstance(plain, DuplicateMatch) and plain.rounds == 2

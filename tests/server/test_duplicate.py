@@ -5,6 +5,7 @@ has played every deal; the results are scores against the field."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,7 +14,9 @@ import trio
 from gbmj.game.duplicate import deals_from_seed, seating
 from gbmj.game.wall import commitment_of
 from gbmj_server.server import Server
+from gbmj_server.storage import Storage
 from gbmj_server.tournaments.runner import Settings
+from server.conftest import TEST_CONFIG, start
 from server.wireclient import WireClient, play
 
 pytestmark = pytest.mark.trio
@@ -143,3 +146,82 @@ def tournaments_seeds(server: Server, tournament_id: int) -> list[bytes]:
     assert server.services is not None
     tables = server.services.store.storage.session_tables(tournament_id, 1)
     return [x.seed for x in sorted(tables, key=lambda x: x.number)][:1]
+
+
+async def test_a_restart_resumes_a_duplicate_session_on_its_deals(
+    nursery: trio.Nursery, tmp_path: Path
+) -> None:
+    """The server stops after a duplicate session's first hand and starts again on the
+    same file: the match resumes as the duplicate match it was (deal 2 on its personal
+    walls), the session's hands stay closed until it ends, then open."""
+    path = tmp_path / "gbmj.sqlite3"
+    storage = Storage(path)
+    first = Server(storage, TEST_CONFIG)
+    running = await start(nursery, first)
+    tournaments = first.services.tournaments if first.services else None
+    assert tournaments is not None
+    t = await tournaments.create(
+        "host",
+        Settings(name="again", sessions=1, hands=2, grace_seconds=30, duplicate=True),
+    )
+
+    async def connect_to(srv: Server) -> WireClient:
+        assert srv.port is not None
+        client = WireClient(await trio.open_tcp_stream("127.0.0.1", srv.port))
+        await client.hello()
+        return client
+
+    names = [f"dupagain{i}" for i in range(4)]
+    clients = []
+    for name in names:
+        client = await connect_to(first)
+        await client.register(name)
+        await client.ok("enter_tournament", tournament_id=t.id)
+        clients.append(client)
+    await tournaments.start(t.id)
+    seated = await clients[0].expect("tournament_seated", where=lambda m: "table_id" in m)
+    firsts: list[list[dict[str, Any]]] = []
+
+    async def first_hand(client: WireClient) -> None:
+        firsts.append(await play(client, seated["table_id"], until="hand_result"))
+
+    async with trio.open_nursery() as hands:
+        for client in clients:
+            hands.start_soon(first_hand, client)
+    await running.stop()
+    storage.close()
+
+    storage = Storage(path)
+    second = Server(storage, TEST_CONFIG)
+    running = await start(nursery, second)
+    try:
+        again = []
+        for name in names:
+            client = await connect_to(second)
+            await client.ok("login", name=name, password="secret-pw")
+            again.append(client)
+        seen: list[list[dict[str, Any]]] = []
+
+        async def finish(client: WireClient) -> None:
+            snapshot = await client.expect("snapshot")
+            seen.append(await play(client, snapshot["table"]["table_id"]))
+
+        async with trio.open_nursery() as rest:
+            for client in again:
+                rest.start_soon(finish, client)
+        assert second.services is not None and second.services.tournaments is not None
+        with trio.fail_after(10):
+            while (
+                detail := await second.services.tournaments.detail(t.id)
+            ).record.state != "finished":
+                await trio.sleep(0.05)
+        (table,) = detail.tables
+        deals = deals_from_seed(table.seed, 2)
+        (last,) = {r["hand_id"] for results in seen for r in results}
+        log = await again[0].ok("get_hand", hand_id=last)
+        assert log["number"] == 2
+        assert log["wall_order"] == [int(x) for x in deals[1].walls(log["match_id"], 2).order]
+        assert sum(r.score for r in detail.results) == 0  # one table: nobody to compare with
+    finally:
+        await running.stop()
+        storage.close()
