@@ -255,9 +255,19 @@ class Tournaments:
         """Go on with every tournament a restart interrupted (after ``Tables.resume``)."""
         running = await self.store.call(self.store.storage.tournaments, ("running",))
         for t in running:
+            if t.duplicate:  # closed again before anyone can ask (§2.14)
+                await self._close_duplicate_tables(t)
             self._run(t.id)
             logs.event("tournament_resumed", tournament=t.id)
         return len(running)
+
+    async def _close_duplicate_tables(self, t: TournamentRecord) -> None:
+        sessions = await self.store.call(self.store.storage.tournament_sessions, t.id)
+        if sessions and sessions[-1].finished_at is None:
+            tables = await self.store.call(
+                self.store.storage.session_tables, t.id, sessions[-1].number
+            )
+            self.closed_tables.update(x.table_id for x in tables if x.table_id is not None)
 
     def _run(self, tournament_id: int) -> None:
         if tournament_id in self.running:

@@ -5,6 +5,8 @@ has played every deal; the results are scores against the field."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,9 @@ import trio
 
 from gbmj.game.duplicate import deals_from_seed, seating
 from gbmj.game.wall import commitment_of
+from gbmj_server import cli
+from gbmj_server.admin_socket import serve_admin
+from gbmj_server.moderation import Moderator
 from gbmj_server.server import Server
 from gbmj_server.storage import Storage
 from gbmj_server.tournaments.runner import Settings
@@ -200,6 +205,9 @@ async def test_a_restart_resumes_a_duplicate_session_on_its_deals(
             client = await connect_to(second)
             await client.ok("login", name=name, password="secret-pw")
             again.append(client)
+        # Closed from the restart on: the first hand is not readable yet.
+        reply = await again[0].request("get_hand", hand_id=firsts[0][0]["hand_id"])
+        assert reply["type"] == "error" and reply["code"] == "deal_in_play", reply
         seen: list[list[dict[str, Any]]] = []
 
         async def finish(client: WireClient) -> None:
@@ -225,3 +233,27 @@ async def test_a_restart_resumes_a_duplicate_session_on_its_deals(
     finally:
         await running.stop()
         storage.close()
+
+
+async def test_the_host_creates_a_duplicate_session_from_the_command_line(
+    server: Server, nursery: trio.Nursery
+) -> None:
+    assert server.services is not None and server.services.tournaments is not None
+    db = server.store.storage.path
+    await nursery.start(serve_admin, db, Moderator(server.services))
+
+    def run(*argv: str) -> tuple[int, str]:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            status = cli.admin(["--db", str(db), "tournament", "create", *argv])
+        return status, out.getvalue()
+
+    status, said = await trio.to_thread.run_sync(
+        run, "Duplicate", "--duplicate", "--sessions", "1", "--hands", "8"
+    )
+    assert status == 0 and "created" in said, said
+    record = await server.services.tournaments.get(int(said.split()[1]))
+    assert record.duplicate and record.hands == 8 and record.sessions == 1
+    status, said = await trio.to_thread.run_sync(run, "Plain")
+    assert status == 0
+    assert not (await server.services.tournaments.get(int(said.split()[1]))).duplicate
