@@ -600,23 +600,26 @@ class Tournaments:
             [] if match_id is None else await self.store.call(storage.hand_points, match_id)
             for match_id in matches
         ]
-        scores = await trio.to_thread.run_sync(session_field_scores, tables, played)
+        scores = session_field_scores(tables, played)  # a few hundred sums: no thread
         for table, match_id in zip(tables, matches, strict=True):
             mine = scores[table.number]
             ranks = places(mine)
-            results = [
-                ResultRecord(
-                    table.session,
-                    n,
-                    table.number,
-                    0 if (absent := n in table.absent and not t.absent_counts) else mine[place],
-                    0,
-                    4 if absent else ranks[place],
-                    n in table.absent,
+            results = []
+            for place, n in enumerate(table.players):
+                if n not in entrants:
+                    continue
+                absent = n in table.absent and not t.absent_counts
+                results.append(
+                    ResultRecord(
+                        table.session,
+                        n,
+                        table.number,
+                        0 if absent else mine[place],
+                        0,  # no table points in duplicate play: the score ranks
+                        4 if absent else ranks[place],
+                        n in table.absent,
+                    )
                 )
-                for place, n in enumerate(table.players)
-                if n in entrants
-            ]
             await self.store.call(
                 storage.record_table, t.id, table.session, table.number, match_id, results
             )
