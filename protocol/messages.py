@@ -28,6 +28,7 @@ from .schema import (
     Hex,
     Int,
     ListOf,
+    ListOfLengths,
     Optional,
     Record,
     Str,
@@ -78,6 +79,8 @@ REQUEST_ID = Int(0, REQUEST_ID_MAX)
 SEAT = Int(0, 3)
 RELATIVE_SEAT = Int(0, 3)
 TILE = TileCode()
+# A wall's order: 144 tiles, or the 136 of four personal walls (docs/rules.md §1.6).
+WALL_ORDER = ListOfLengths(TILE, 144, 136, (144, 136))
 PLAYING_TILE = TileCode(0, 33, "playing tile")
 FLOWER = TileCode(34, 41, "flower")
 WIND = TileCode(27, 30, "wind")
@@ -552,9 +555,7 @@ class HandEnd(EventBody):
     outcome: Outcome = field(Choice(Outcome))
     concealed: tuple[tuple[int, ...], ...] = field(ListOf(CONCEALED, 4, 4), "of seats 0-3")
     melds: tuple[tuple[MeldView, ...], ...] = field(ListOf(MELDS, 4, 4), "of seats 0-3")
-    wall_order: tuple[int, ...] = field(
-        ListOf(TILE, 144, 136), "144; personal walls (docs/rules.md §1.6): 136"
-    )
+    wall_order: tuple[int, ...] = field(WALL_ORDER, "144; personal walls (docs/rules.md §1.6): 136")
     salt: str = field(Hex(2, 128))
     commitment: str = field(Hex(64, 64))
     points: tuple[int, ...] = field(POINTS_PER_SEAT, "this hand, per seat")
@@ -938,9 +939,7 @@ class HandResult(Message):
     concealed: tuple[tuple[int, ...], ...] = field(ListOf(CONCEALED, 4, 4), "of seats 0-3")
     melds: tuple[tuple[MeldView, ...], ...] = field(ListOf(MELDS, 4, 4), "of seats 0-3")
     flowers: tuple[tuple[int, ...], ...] = field(ListOf(ListOf(FLOWER, 8), 4, 4))
-    wall_order: tuple[int, ...] = field(
-        ListOf(TILE, 144, 136), "144; personal walls (docs/rules.md §1.6): 136"
-    )
+    wall_order: tuple[int, ...] = field(WALL_ORDER, "144; personal walls (docs/rules.md §1.6): 136")
     salt: str = field(Hex(2, 128))
     commitment: str = field(Hex(64, 64))
     coins: tuple[int, ...] | None = field(
@@ -1198,9 +1197,7 @@ class HandLog(Message):
     prevailing_wind: int = field(WIND)
     dealer: int = field(SEAT)
     dice: tuple[tuple[int, int], ...] = field(DICE)
-    wall_order: tuple[int, ...] = field(
-        ListOf(TILE, 144, 136), "144; personal walls (docs/rules.md §1.6): 136"
-    )
+    wall_order: tuple[int, ...] = field(WALL_ORDER, "144; personal walls (docs/rules.md §1.6): 136")
     salt: str = field(Hex(2, 128))
     commitment: str = field(Hex(64, 64))
     players: tuple[str, ...] = field(ListOf(NAME, 4, 4), "who played seats 0-3")

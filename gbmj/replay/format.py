@@ -37,7 +37,7 @@ from protocol.messages import (
     SIGNATURE,
     STAKES,
     TABLE_NAME,
-    TILE,
+    WALL_ORDER,
     WIND,
 )
 from protocol.schema import (
@@ -90,7 +90,7 @@ class ReplayWall(Record):
     """The hand's wall as revealed at its end (docs/rules.md §1.1)."""
 
     order: tuple[Tile, ...] = field(
-        ListOf(TILE, 144, 136),
+        WALL_ORDER,
         "wall order: stack 0 top, bottom…; personal walls: 136, seat 0's wall first",
     )
     dice: tuple[tuple[int, int], ...] = field(DICE, "the dealer's roll, the second roller's")
