@@ -602,6 +602,8 @@ class Tournaments:
         ]
         scores = session_field_scores(tables, played)  # a few hundred sums: no thread
         for table, match_id in zip(tables, matches, strict=True):
+            if table.match_id is not None:  # written before a restart
+                continue
             mine = scores[table.number]
             ranks = places(mine)
             results = []
