@@ -162,6 +162,11 @@ def _tournament_parser(parser: argparse.ArgumentParser) -> None:
         "--absent-counts", action="store_true", help="an absent player's bot's result counts"
     )
     create.add_argument("--spectators", action="store_true", help="others may watch its tables")
+    create.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="duplicate: every table of a session plays the same deals (--hands of them)",
+    )
     create.add_argument("--turn", type=int, help="seconds a turn (default 15)")
     create.add_argument("--grace", type=int, help="seconds a session waits for its players")
     create.add_argument("--pause", type=int, help="seconds between two sessions (default 60)")
@@ -208,6 +213,7 @@ def _tournament(args: argparse.Namespace, config: ServerConfig) -> int:
             request["leaders_last"] = args.leaders_last
             request["absent_counts"] = args.absent_counts
             request["spectators"] = args.spectators
+            request["duplicate"] = args.duplicate
         else:
             request["id"] = args.id
             if args.action == "drop":

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from gbmj.game.personal_walls import PERSONAL_WALL_SIZE, verify_personal_commitment
 from gbmj.game.wall import verify_commitment
 from gbmj_tui import model, reducers
 from gbmj_tui.model import Choice, FanLine, MeldView, ResultView, SeatView, TableView
@@ -245,6 +246,8 @@ def wall_verified(
     server that changed the wall could send a new one with it."""
     if announced is None or match_id is None:
         return None
+    if len(order) == 4 * PERSONAL_WALL_SIZE:
+        return verify_personal_commitment(announced, order, salt, match_id, number)
     return verify_commitment(announced, order, salt, match_id, number)
 
 

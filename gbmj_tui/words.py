@@ -67,6 +67,7 @@ ERRORS: dict[ErrorCode, str] = {
     E.TOURNAMENT_REFUSED: N_("not now in this tournament"),
     E.INTERNAL: N_("the server failed; nothing changed"),
     E.COACH_NOT_ALLOWED: N_("hints are for free tables only, never at a stake table"),
+    E.DEAL_IN_PLAY: N_("this duplicate deal is still being played at another table"),
 }
 # Codes that say this client sent something the server could not take: the server's
 # own words (plain text) go with them, for a bug report.

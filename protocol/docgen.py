@@ -14,7 +14,7 @@ from . import framing
 from . import messages as m
 from .errors import DESCRIPTIONS, ErrorCode
 from .examples import EVENT_EXAMPLES, MESSAGE_EXAMPLES
-from .schema import ListOf, Optional, Record, Spec, Struct, Tagged, Tuple
+from .schema import ListOf, ListOfLengths, Optional, Record, Spec, Struct, Tagged, Tuple
 
 BEGIN = "<!-- BEGIN GENERATED: python -m protocol.docgen -->"
 END = "<!-- END GENERATED -->"
@@ -132,6 +132,8 @@ def _type_text(spec: Spec) -> str:
         return f"map [event](#{_anchor('Events')}), told apart by `kind`"
     if isinstance(spec, Optional):
         return _type_text(spec.inner) + ", optional"
+    if isinstance(spec, ListOfLengths):
+        return f"list of {' or '.join(map(str, spec.lengths))} × ({_type_text(spec.item)})"
     if isinstance(spec, ListOf):
         n = f"{spec.min_len}" if spec.min_len == spec.max_len else f"{spec.min_len}..{spec.max_len}"
         return f"list of {n} × ({_type_text(spec.item)})"

@@ -64,6 +64,7 @@ class ErrorCode(StrEnum):
     TOURNAMENT_REFUSED = "tournament_refused"  # registration closed, entered already...
     INTERNAL = "internal"  # a bug on the server; the request had no effect
     COACH_NOT_ALLOWED = "coach_not_allowed"  # hints at a stake table
+    DEAL_IN_PLAY = "deal_in_play"  # a duplicate deal not yet played at every table
 
 
 class ProtocolError(Exception):
@@ -147,4 +148,6 @@ DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.INTERNAL: "a fault on the server; the request had no effect",
     ErrorCode.COACH_NOT_ALLOWED: "the coach (hints) is for free tables only, never at a stake "
     "table",
+    ErrorCode.DEAL_IN_PLAY: "a duplicate session's deal is still being played at another table: "
+    "its hands, replays and spectators wait until every table has played it",
 }

@@ -28,6 +28,7 @@ from .schema import (
     Hex,
     Int,
     ListOf,
+    ListOfLengths,
     Optional,
     Record,
     Str,
@@ -81,6 +82,8 @@ REQUEST_ID = Int(0, REQUEST_ID_MAX)
 SEAT = Int(0, 3)
 RELATIVE_SEAT = Int(0, 3)
 TILE = TileCode()
+# A wall's order: 144 tiles, or the 136 of four personal walls (docs/rules.md §1.6).
+WALL_ORDER = ListOfLengths(TILE, 144, 136, (144, 136))
 PLAYING_TILE = TileCode(0, 33, "playing tile")
 FLOWER = TileCode(34, 41, "flower")
 WIND = TileCode(27, 30, "wind")
@@ -596,7 +599,7 @@ class HandEnd(EventBody):
     outcome: Outcome = field(Choice(Outcome))
     concealed: tuple[tuple[int, ...], ...] = field(ListOf(CONCEALED, 4, 4), "of seats 0-3")
     melds: tuple[tuple[MeldView, ...], ...] = field(ListOf(MELDS, 4, 4), "of seats 0-3")
-    wall_order: tuple[int, ...] = field(ListOf(TILE, 144, 144))
+    wall_order: tuple[int, ...] = field(WALL_ORDER, "144; personal walls (docs/rules.md §1.6): 136")
     salt: str = field(Hex(2, 128))
     commitment: str = field(Hex(64, 64))
     points: tuple[int, ...] = field(POINTS_PER_SEAT, "this hand, per seat")
@@ -992,7 +995,7 @@ class HandResult(Message):
     concealed: tuple[tuple[int, ...], ...] = field(ListOf(CONCEALED, 4, 4), "of seats 0-3")
     melds: tuple[tuple[MeldView, ...], ...] = field(ListOf(MELDS, 4, 4), "of seats 0-3")
     flowers: tuple[tuple[int, ...], ...] = field(ListOf(ListOf(FLOWER, 8), 4, 4))
-    wall_order: tuple[int, ...] = field(ListOf(TILE, 144, 144))
+    wall_order: tuple[int, ...] = field(WALL_ORDER, "144; personal walls (docs/rules.md §1.6): 136")
     salt: str = field(Hex(2, 128))
     commitment: str = field(Hex(64, 64))
     coins: tuple[int, ...] | None = field(
@@ -1303,7 +1306,7 @@ class HandLog(Message):
     prevailing_wind: int = field(WIND)
     dealer: int = field(SEAT)
     dice: tuple[tuple[int, int], ...] = field(DICE)
-    wall_order: tuple[int, ...] = field(ListOf(TILE, 144, 144))
+    wall_order: tuple[int, ...] = field(WALL_ORDER, "144; personal walls (docs/rules.md §1.6): 136")
     salt: str = field(Hex(2, 128))
     commitment: str = field(Hex(64, 64))
     players: tuple[str, ...] = field(ListOf(NAME, 4, 4), "who played seats 0-3")
@@ -1498,6 +1501,12 @@ class TournamentDetail(Message):
     standings: tuple[TournamentLine, ...] = field(ListOf(Struct(TournamentLine), MAX_ENTRANTS))
     session: int = field(Int(0, MAX_SESSIONS), "the session of ``tables``; 0 none yet")
     tables: tuple[TournamentTable, ...] = field(ListOf(Struct(TournamentTable), MAX_ENTRANTS // 4))
+    deals: tuple[str, ...] | None = field(
+        Optional(ListOf(Hex(64, 64), 16)),
+        "a duplicate session's deals, each its walls' commitment bound to hand k of match 0 "
+        "(docs/rules.md §2.14), published from the session's start",
+        default=None,
+    )
 
 
 @message("tournament_seated", "server")

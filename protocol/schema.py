@@ -308,6 +308,23 @@ class ListOf(Spec):
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class ListOfLengths(ListOf):
+    """A list of one of a few lengths (a wall order: 144 tiles, or 136 on personal walls)."""
+
+    lengths: tuple[int, ...] = ()
+
+    def _check(self, value: Any, path: str) -> None:
+        if not isinstance(value, tuple | list):
+            raise _fail(ErrorCode.WRONG_TYPE, path, f"expected a list, got {_kind(value)}")
+        if len(value) not in self.lengths:
+            n = " or ".join(map(str, self.lengths))
+            raise _fail(ErrorCode.OUT_OF_RANGE, path, f"expected {n} items, got {len(value)}")
+
+    def describe(self) -> str:
+        return f"list of {' or '.join(map(str, self.lengths))} × ({self.item.describe()})"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class Tuple(Spec):
     """A fixed-length list whose positions have their own specs (e.g. ``[fan id, count]``)."""
 

@@ -106,6 +106,19 @@ class PersonalWalls:
         tiles = [t for h in heads for t in (*h, *(next(rest) for _ in range(34 - len(h))))]
         return cls(_split(tiles), b"\0" * 16, dealer)
 
+    @classmethod
+    def from_order(
+        cls,
+        order: Sequence[Tile],
+        salt: bytes,
+        dealer: int = 0,
+        match_id: int = 0,
+        number: int = 0,
+    ) -> PersonalWalls:
+        """The walls of ``order`` (the four walls in seat order, as the commitment covers
+        them): a recorded hand rebuilt."""
+        return cls(_split(order), salt, dealer, match_id, number)
+
     def deal_size(self, seat: int) -> int:
         return 14 if seat == self.dealer else 13
 

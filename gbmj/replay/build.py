@@ -19,6 +19,7 @@ from protocol.vocabulary import ActionKind, LeaveReason, MatchEnd, Outcome
 
 from ..game.actions import Action
 from ..game.hand_state import HandState
+from ..game.personal_walls import PERSONAL_WALL_SIZE, PersonalWalls
 from ..game.wall import Wall
 from .format import (
     FORMAT,
@@ -337,8 +338,12 @@ def _replayed(
     match_id: int = 0,
 ) -> HandState:
     number = 4 * (round_number - 1) + hand_number
-    wall = Wall(
-        tuple(w.order), (w.dice[0], w.dice[1]), bytes.fromhex(w.salt), dealer, match_id, number
+    wall = (
+        PersonalWalls.from_order(w.order, bytes.fromhex(w.salt), dealer, match_id, number)
+        if len(w.order) == 4 * PERSONAL_WALL_SIZE
+        else Wall(
+            tuple(w.order), (w.dice[0], w.dice[1]), bytes.fromhex(w.salt), dealer, match_id, number
+        )
     )
     state = HandState(
         wall, prevailing_wind=prevailing_wind, round_number=round_number, hand_number=hand_number

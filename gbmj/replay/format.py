@@ -37,7 +37,7 @@ from protocol.messages import (
     SIGNATURE,
     STAKES,
     TABLE_NAME,
-    TILE,
+    WALL_ORDER,
     WIND,
 )
 from protocol.schema import (
@@ -89,7 +89,10 @@ class ReplayAction(Record):
 class ReplayWall(Record):
     """The hand's wall as revealed at its end (docs/rules.md §1.1)."""
 
-    order: tuple[Tile, ...] = field(ListOf(TILE, 144, 144), "wall order: stack 0 top, bottom…")
+    order: tuple[Tile, ...] = field(
+        WALL_ORDER,
+        "wall order: stack 0 top, bottom…; personal walls: 136, seat 0's wall first",
+    )
     dice: tuple[tuple[int, int], ...] = field(DICE, "the dealer's roll, the second roller's")
     salt: str = field(Hex(2, 128))
     commitment: str = field(Hex(64, 64), "announced before the deal: SHA-256(order ‖ salt)")

@@ -7,8 +7,9 @@ reader trusts (a server pinned by the client, or a key named on the command line
 (``gbmj.replay.signing``). A file nobody trusted signed is refused there and then.
 
 For each hand: its signature, the seating (dealer, winds), the wall (a full set of
-144), the commitment (SHA-256 of the match id, the hand's number, the wall order and the
-salt: the hand is bound to its place), whether that is the commitment this client was
+144, or four personal walls of 34: docs/rules.md §1.6), the commitment (SHA-256 of the
+match id, the hand's number, the wall order and the salt: the hand is bound to its
+place), whether that is the commitment this client was
 shown before the deal (``Promises``, when the client kept any), the dice and the break,
 every deal and draw against the wall read with the rule book's geometry (docs/rules.md
 §1.1), the legality of every action (replayed with the rules), the times, and the
@@ -31,6 +32,7 @@ from protocol.vocabulary import ActionKind, Outcome
 from ..game import events as E
 from ..game.actions import Action
 from ..game.hand_state import HandState, IllegalAction
+from ..game.personal_walls import PERSONAL_SET, PERSONAL_WALL_SIZE, PersonalWalls
 from ..game.wall import FULL_SET, Wall
 from .build import result_of
 from .format import Replay, ReplayFormatError, ReplayHand, ReplayResult, loads
@@ -186,7 +188,8 @@ def verify(replay: Replay, trust: Trust | None, promises: Promises | None = None
 
 def documented_commitment(match_id: int, number: int, order: Sequence[int], salt: str) -> str:
     """Lowercase hex SHA-256 of the match id (8 bytes, big-endian), the hand's number (1
-    byte), the 144 tile codes (one byte each) and the salt."""
+    byte), the tile codes of the order (one byte each: 144, or 136 for personal walls)
+    and the salt."""
     place = match_id.to_bytes(8, "big") + bytes([number])
     return hashlib.sha256(place + bytes(order) + bytes.fromhex(salt)).hexdigest()
 
@@ -229,13 +232,16 @@ def _hand_checks(
     order = [int(t) for t in hand.wall.order]
     check(*_seating(hand))
     names = [s.player for s in hand.seats]
-    missing = Counter(FULL_SET) - Counter(hand.wall.order)
-    extra = Counter(hand.wall.order) - Counter(FULL_SET)
+    # 136 tiles: personal walls (docs/rules.md §1.6), four of 34 in seat order.
+    personal = len(order) == 4 * PERSONAL_WALL_SIZE
+    full_set = PERSONAL_SET if personal else FULL_SET
+    missing = Counter(full_set) - Counter(hand.wall.order)
+    extra = Counter(hand.wall.order) - Counter(full_set)
     if missing or extra:
         check(
             "wall",
             False,
-            "not a full set of 144 tiles: "
+            f"not a full set of {len(full_set)} tiles: "
             + ", ".join(
                 [f"{n} × {Tile(t)} too many" for t, n in sorted(extra.items())]
                 + [f"{n} × {Tile(t)} missing" for t, n in sorted(missing.items())]
@@ -243,7 +249,13 @@ def _hand_checks(
             + "; nothing else of this hand can be checked",
         )
         return out
-    check("wall", True, "144 tiles, each tile of the set once")
+    check(
+        "wall",
+        True,
+        "four personal walls of 34 tiles, each tile but the flowers once"
+        if personal
+        else "144 tiles, each tile of the set once",
+    )
     try:
         computed = documented_commitment(match_id, hand.number, order, hand.wall.salt)
     except ValueError:
@@ -267,6 +279,9 @@ def _hand_checks(
         )
     if promises is not None:
         check(*_promised(promises, match_id, hand))
+    if personal:
+        _personal_checks(hand, match_id, names, stake, check)
+        return out
     dice = hand.wall.dice
     roller, break_stack = documented_break(hand.dealer, dice)
     first, second = sum(dice[0]), sum(dice[1])
@@ -302,6 +317,83 @@ def _hand_checks(
     _check_draws(hand, state.events, order, break_stack, check)
     for c in played:
         check(*c)
+    _check_end(hand, state, done, names, stake, check)
+    return out
+
+
+def _personal_checks(
+    hand: ReplayHand, match_id: int, names: Sequence[str], stake: int, check: _CheckFn
+) -> None:
+    """The rest of a personal-wall hand's checks: no dice, each seat's deal and draws
+    from its own wall (docs/rules.md §1.6), the actions, the times and the result."""
+    check(
+        "dice",
+        tuple(hand.wall.dice) == ((1, 1), (1, 1)),
+        "no dice are rolled on personal walls (the file says the lowest roll)"
+        if tuple(hand.wall.dice) == ((1, 1), (1, 1))
+        else f"personal walls roll no dice, but the file says {hand.wall.dice}",
+    )
+    walls = PersonalWalls.from_order(
+        hand.wall.order,
+        bytes.fromhex(hand.wall.salt),
+        hand.dealer,
+        match_id,
+        hand.number,
+    )
+    state = HandState(
+        walls,
+        prevailing_wind=hand.prevailing_wind,
+        round_number=hand.round_number,
+        hand_number=hand.hand_number,
+    )
+    played: list[tuple[str, bool, str]] = []
+    done = _replay_actions(hand, state, lambda *c: played.append(c))
+    _check_personal_draws(hand, state.events, check)
+    for c in played:
+        check(*c)
+    _check_end(hand, state, done, names, stake, check)
+
+
+def _check_personal_draws(hand: ReplayHand, events: Sequence[E.Event], check: _CheckFn) -> None:
+    """Each seat is dealt the front of its own wall (13 tiles, the dealer 14) and draws,
+    replacements too, the next tile of its own wall."""
+    walls = [hand.wall.order[34 * s : 34 * (s + 1)] for s in range(4)]
+    front = [0, 0, 0, 0]
+    dealt = drawn = 0
+    for ev in events:
+        if isinstance(ev, E.Deal):
+            size = 14 if ev.seat == hand.dealer else 13
+            want = tuple(walls[ev.seat][:size])
+            if ev.tiles != want:
+                check(
+                    "deal",
+                    False,
+                    f"seat {ev.seat} was dealt {_tiles(ev.tiles)}, its wall gives {_tiles(want)}",
+                )
+                return
+            front[ev.seat] = size
+            dealt += size
+        elif isinstance(ev, E.Draw):
+            seat, at = ev.seat, front[ev.seat]
+            if at >= 34 or ev.tile != walls[seat][at]:
+                gives = "nothing (it is empty)" if at >= 34 else str(walls[seat][at])
+                check("draws", False, f"seat {seat} drew {ev.tile}, its wall gives {gives}")
+                return
+            front[seat] += 1
+            drawn += 1
+    check("deal", dealt == 53, f"{dealt} tiles dealt, each seat's from the front of its wall")
+    check("draws", True, f"{drawn} draws, each the next tile of the drawer's own wall")
+
+
+def _check_end(
+    hand: ReplayHand,
+    state: HandState,
+    done: bool,
+    names: Sequence[str],
+    stake: int,
+    check: _CheckFn,
+) -> None:
+    """The times, and the result against the rules' (when the actions end the hand)."""
     times = [a.ms for a in hand.actions]
     back = next((i for i in range(1, len(times)) if times[i] < times[i - 1]), None)
     check(
@@ -317,7 +409,6 @@ def _hand_checks(
     else:
         said = _outcome(hand.result, names)
         check("result", False, f"the file says {said}; its actions do not get there")
-    return out
 
 
 def _promised(promises: Promises, match_id: int, hand: ReplayHand) -> tuple[str, bool, str]:

@@ -15,6 +15,7 @@ from gbmj_server.net.dispatch import Handlers
 from gbmj_server.net.errors import RequestError
 from gbmj_server.services import Services
 from gbmj_server.storage import history as h
+from gbmj_server.tables.session_rules import DEAL_IN_PLAY
 from protocol import messages as m
 from protocol.errors import ErrorCode
 
@@ -25,6 +26,13 @@ PAGE = 20  # matches in a page when the request does not say
 
 def _unknown(what: str, number: int) -> RequestError:
     return RequestError(ErrorCode.NO_SUCH_MATCH, f"no {what} {number} you may read")
+
+
+def _not_closed(services: Services, table_id: int | None) -> None:
+    """A duplicate session's hands stay closed until every table has played every deal
+    (docs/rules.md §2.14)."""
+    if services.tournaments is not None and services.tournaments.closed(table_id):
+        raise RequestError(ErrorCode.DEAL_IN_PLAY, DEAL_IN_PLAY)
 
 
 def summary(s: h.MatchSummary) -> m.MatchSummary:
@@ -124,6 +132,7 @@ async def get_match(services: Services, conn: Connection, request: m.GetMatch) -
     found = await services.store.call(read)
     if found is None:
         raise _unknown("match", request.match_id)
+    _not_closed(services, found.table_id)
     reply = detail(found)
     return reply if services.signer is None else services.signer.match_detail(reply)
 
@@ -132,13 +141,16 @@ async def get_match(services: Services, conn: Connection, request: m.GetMatch) -
 async def get_hand(services: Services, conn: Connection, request: m.GetHand) -> m.Message:
     storage, me = services.store.storage, signed_in_id(conn)
 
-    def read() -> h.HandLog | None:
+    def read() -> tuple[h.HandLog, int | None] | None:
         if not storage.may_read_hand(me, request.hand_id):
             return None
-        return storage.hand_log(request.hand_id)
+        log = storage.hand_log(request.hand_id)
+        return None if log is None else (log, storage.table_of_match(log.match_id))
 
-    found = await services.store.call(read)
-    if found is None:
+    read_ = await services.store.call(read)
+    if read_ is None:
         raise _unknown("hand", request.hand_id)
+    found, table_id = read_
+    _not_closed(services, table_id)
     reply = hand_log(found)
     return reply if services.signer is None else services.signer.hand_log(reply, found)

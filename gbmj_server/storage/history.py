@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gbmj.economy.stakes import hand_payments
+from gbmj.game.personal_walls import NO_DICE
 from gbmj.game.wall import commitment_of
 from gbmj_server.storage.logs import read_log
 from protocol.vocabulary import ActionKind, LeaveReason, MatchEnd, Outcome
@@ -308,6 +309,9 @@ class HistoryMixin:
         points = tuple(result["points"])
         stake = int(json.loads(raw_settings).get("stake") or 0)
         salt = wall["salt"]
+        # Personal walls (docs/rules.md §1.6): the four walls in seat order, no dice.
+        order = [t for w in wall["walls"] for t in w] if "walls" in wall else wall["order"]
+        dice = wall.get("dice", NO_DICE)
         return HandLog(
             hand_id=hand_id,
             match_id=match_id,
@@ -316,14 +320,14 @@ class HistoryMixin:
             hand_number=hand_number,
             prevailing_wind=hand["prevailing_wind"],
             dealer=wall["dealer"],
-            dice=tuple((a, b) for a, b in wall["dice"]),
-            wall_order=tuple(wall["order"]),
+            dice=tuple((a, b) for a, b in dice),
+            wall_order=tuple(order),
             salt=salt,
             # The commitment announced is the hash of the wall kept (rows of the first
             # format kept it beside the result).
             commitment=result.get("commitment")
             or commitment_of(
-                wall["order"], bytes.fromhex(salt), wall.get("match_id", 0), wall.get("number", 0)
+                order, bytes.fromhex(salt), wall.get("match_id", 0), wall.get("number", 0)
             ),
             players=players,
             actions=tuple(actions),

@@ -282,6 +282,11 @@ MIGRATIONS: tuple[str, ...] = (
     DROP TABLE inventory_item;
     ALTER TABLE inventory_item_new RENAME TO inventory_item;
     """,
+    # 9: duplicate tournaments (docs/rules.md §2.14): every table of a session plays the
+    # same deals.
+    """
+    ALTER TABLE tournament ADD COLUMN duplicate INTEGER NOT NULL DEFAULT 0;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -46,6 +46,7 @@ class TournamentRecord:
     pause_seconds: int  # between two sessions
     current: int  # the session in play or last played (0: none yet)
     created_at: float
+    duplicate: bool = False  # every table of a session plays the same deals (§2.14)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +90,7 @@ class ResultRecord:
 _COLUMNS = (
     "id, name, organiser, organiser_id, state, sessions, hands, minutes, drawn, seed, "
     "leaders_last, absent_counts, spectators, turn_seconds, grace_seconds, pause_seconds, "
-    "current, created_at"
+    "current, created_at, duplicate"
 )
 
 
@@ -113,6 +114,7 @@ def _tournament(row: Sequence[Any]) -> TournamentRecord:
         row[15],
         row[16],
         row[17],
+        bool(row[18]),
     )
 
 
@@ -140,14 +142,15 @@ class TournamentsMixin:
         turn_seconds: int = 15,
         grace_seconds: int = 60,
         pause_seconds: int = 60,
+        duplicate: bool = False,
     ) -> TournamentRecord:
         """A new tournament, open for registration."""
         with self._write() as db:
             cur = db.execute(
                 "INSERT INTO tournament (name, organiser, organiser_id, state, sessions, hands, "
                 "minutes, drawn, seed, leaders_last, absent_counts, spectators, turn_seconds, "
-                "grace_seconds, pause_seconds, created_at) "
-                "VALUES (?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "grace_seconds, pause_seconds, created_at, duplicate) "
+                "VALUES (?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     name,
                     organiser,
@@ -164,6 +167,7 @@ class TournamentsMixin:
                     grace_seconds,
                     pause_seconds,
                     time.time(),
+                    int(duplicate),
                 ),
             )
             tournament_id = cur.lastrowid
@@ -430,6 +434,20 @@ class TournamentsMixin:
             "SELECT max(id) FROM match WHERE table_id = ?", (table_id,)
         ).fetchone()
         return None if row is None else row[0]
+
+    def table_of_match(self, match_id: int) -> int | None:
+        """The table a match was played at."""
+        row = self._db.execute("SELECT table_id FROM match WHERE id = ?", (match_id,)).fetchone()
+        return None if row is None else int(row[0])
+
+    def hand_points(self, match_id: int) -> list[tuple[int, tuple[int, ...]]]:
+        """(number, points by seat) of each settled hand of a match, in order."""
+        return [
+            (number, tuple(json.loads(result)["points"]))
+            for number, result in self._db.execute(
+                "SELECT number, result FROM hand WHERE match_id = ? ORDER BY number", (match_id,)
+            )
+        ]
 
     def scores_from_hands(self, match_id: int) -> dict[str, int]:
         """Each player's points over a match's settled hands, by name, summed from the

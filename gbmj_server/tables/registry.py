@@ -16,7 +16,7 @@ import trio
 
 from gbmj.bots import make_bot
 from gbmj.game.actions import Action
-from gbmj.game.match import Match
+from gbmj.game.duplicate import match_of_seed
 from gbmj_server import logs
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.errors import RequestError
@@ -170,7 +170,8 @@ def match_state(record: RunningMatch) -> MatchState:
     """An unfinished match as the disk has it: its participants, and the engine replayed
     through the settled hands and the steps written ahead of the hand in play."""
     settings = m.TableSettings.from_wire(record.settings)
-    match = Match(record.seed, settings.rounds, record.id, seat_changes(settings))
+    # (a duplicate match's seed says so: docs/rules.md §2.14)
+    match = match_of_seed(record.seed, settings.rounds, record.id, seat_changes(settings))
     st = MatchState(match, match_id=record.id)
     for p in record.players:
         st.participants.append(

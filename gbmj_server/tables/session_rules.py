@@ -16,6 +16,8 @@ import trio
 from gbmj_server.net.errors import RequestError
 from protocol.errors import ErrorCode
 
+DEAL_IN_PLAY = "the deals of this duplicate session are still being played at its tables"
+
 
 @dataclass(eq=False)
 class SessionRules:
@@ -28,6 +30,7 @@ class SessionRules:
     playing: frozenset[int] = frozenset()  # accounts seated in this session, any table
     organiser_id: int | None = None  # a player organising it (None: the host)
     on_over: Callable[[], None] = field(default=lambda: None)  # the match has ended
+    duplicate: bool = False  # the session's tables play the same deals (§2.14)
 
     def time_called(self, hands_played: int) -> bool:
         """No new hand starts: the session's hands are played, or its time is up (the
@@ -35,6 +38,8 @@ class SessionRules:
         return hands_played >= self.hands or trio.current_time() >= self.ends_at
 
     def check_spectator(self, account_id: int | None) -> None:
+        if self.duplicate:  # its deals are still being played at the other tables
+            raise RequestError(ErrorCode.DEAL_IN_PLAY, DEAL_IN_PLAY)
         if account_id is not None and account_id in self.playing:
             raise RequestError(
                 ErrorCode.NOT_EXPECTED, "you play in this session: you may not watch its tables"

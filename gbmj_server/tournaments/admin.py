@@ -21,6 +21,7 @@ CREATE_FIELDS: dict[str, type] = {
     "turn_seconds": int,
     "grace_seconds": int,
     "pause_seconds": int,
+    "duplicate": bool,
 }
 ACTIONS = ("create", "open", "close", "start", "drop")
 

@@ -24,7 +24,9 @@ from dataclasses import dataclass
 import trio
 
 from gbmj.bots import make_bot
+from gbmj.game.duplicate import Deal, deals_from_seed, duplicate_seed, match_of_seed, seating
 from gbmj.game.match import Match
+from gbmj.tournament.duplicate import Result, StepScale, totals
 from gbmj.tournament.points import places, table_points
 from gbmj.tournament.seating import Plan, Seating, known_ahead, seat_session
 from gbmj.tournament.standings import SessionResult, Standing, standings
@@ -74,6 +76,7 @@ class Settings:
     turn_seconds: int = 15
     grace_seconds: int = 60
     pause_seconds: int = 60
+    duplicate: bool = False  # every table of a session plays the same deals (§2.14)
 
     def check(self) -> None:
         name = self.name.strip()
@@ -159,6 +162,14 @@ class Tournaments:
         self.tables = tables
         self.nursery = nursery
         self.running: dict[int, trio.Event] = {}  # tournament id -> its runner's wake-up
+        # The tables of the duplicate sessions in play: their hands stay closed (history,
+        # replays, spectators) until every table has played every deal (§2.14).
+        self.closed_tables: set[int] = set()
+
+    def closed(self, table_id: int | None) -> bool:
+        """Whether what was played at ``table_id`` is closed: a duplicate session's table
+        while the session is in play."""
+        return table_id is not None and table_id in self.closed_tables
 
     # -- requests ------------------------------------------------------------------------
     async def create(
@@ -185,6 +196,7 @@ class Tournaments:
             turn_seconds=settings.turn_seconds,
             grace_seconds=settings.grace_seconds,
             pause_seconds=settings.pause_seconds,
+            duplicate=settings.duplicate,
         )
         logs.event("tournament_created", tournament=record.id)
         return record
@@ -243,9 +255,19 @@ class Tournaments:
         """Go on with every tournament a restart interrupted (after ``Tables.resume``)."""
         running = await self.store.call(self.store.storage.tournaments, ("running",))
         for t in running:
+            if t.duplicate:  # closed again before anyone can ask (§2.14)
+                await self._close_duplicate_tables(t)
             self._run(t.id)
             logs.event("tournament_resumed", tournament=t.id)
         return len(running)
+
+    async def _close_duplicate_tables(self, t: TournamentRecord) -> None:
+        sessions = await self.store.call(self.store.storage.tournament_sessions, t.id)
+        if sessions and sessions[-1].finished_at is None:
+            tables = await self.store.call(
+                self.store.storage.session_tables, t.id, sessions[-1].number
+            )
+            self.closed_tables.update(x.table_id for x in tables if x.table_id is not None)
 
     def _run(self, tournament_id: int) -> None:
         if tournament_id in self.running:
@@ -344,6 +366,7 @@ class Tournaments:
             ends_at = time.time() + t.minutes * 60  # its time runs from its tables' opening
             await self.store.call(storage.set_session_ends, t.id, number, ends_at)
         wake = self.running.setdefault(t.id, trio.Event())
+        deal_seed = duplicate_deal_seed(t, tables)
         for table in tables:
             rules = SessionRules(
                 t.id,
@@ -355,26 +378,35 @@ class Tournaments:
                 playing,
                 t.organiser_id,
                 lambda: self._wake(t.id),
+                duplicate=t.duplicate,
             )
             if table.table_id is None:
-                await self._open(t, table, entrants, rules)
+                await self._open(t, table, entrants, rules, deal_seed)
             else:
+                if t.duplicate:
+                    self.closed_tables.add(table.table_id)
                 actor = self.tables.actors.get(table.table_id)
                 if actor is not None:  # resumed after a restart: its rules again
                     await actor.call(_giving(rules))
         while True:
             tables = await self.store.call(storage.session_tables, t.id, number)
             waiting = [table for table in tables if table.match_id is None]
-            for table in waiting:
-                if await self._record(t, table, entrants):
-                    waiting.remove(table)
-            if not waiting:
-                break
+            if t.duplicate:
+                if not waiting or await self._record_duplicate(t, tables, entrants):
+                    break
+            else:
+                for table in waiting:
+                    if await self._record(t, table, entrants):
+                        waiting.remove(table)
+                if not waiting:
+                    break
             with trio.move_on_after(POLL):
                 await wake.wait()
             wake = self.running[t.id] = trio.Event()
         last = number >= t.sessions
         await self.store.call(storage.finish_session, t.id, number, last)
+        # Every table has played every deal: the hands, and so the walls, open (§2.14).
+        self.closed_tables.difference_update(x.table_id for x in tables if x.table_id is not None)
         logs.event("tournament_session_over", tournament=t.id, session=number)
         if last:
             logs.event("tournament_finished", tournament=t.id)
@@ -413,9 +445,12 @@ class Tournaments:
         table: SessionTable,
         entrants: dict[int, Entrant],
         rules: SessionRules,
+        deal_seed: bytes | None = None,
     ) -> None:
         rounds = rounds_for(t.hands)
-        slots = places_by_slot(table.seed, rounds)
+        # A duplicate match turns its seating itself: the places are the table's seats.
+        duplicate = deal_seed is not None
+        slots = [0, 1, 2, 3] if duplicate else places_by_slot(table.seed, rounds)
         seats: list[Seat | None] = [None] * 4
         absent: list[int] = []
         present: list[Connection] = []
@@ -455,7 +490,12 @@ class Tournaments:
             for slot, seat in enumerate(seats):
                 tb.set_seat(slot, seat)
             tb.tournament = rules
-            state = MatchState(Match(table.seed, rounds))
+            match = (
+                match_of_seed(duplicate_seed(deal_seed, t.hands, table.number - 1), rounds)
+                if deal_seed is not None
+                else Match(table.seed, rounds)
+            )
+            state = MatchState(match)
             for slot, seat in enumerate(tb.seats):
                 assert seat is not None
                 state.join(slot, seat.holder)
@@ -466,6 +506,8 @@ class Tournaments:
                     tb.welcome_back(conn)
 
         actor = self.tables.open_table(settings, (0, t.organiser), setup)
+        if duplicate:  # closed before its first hand can be played (no await in between)
+            self.closed_tables.add(actor.id)
         for place, n in enumerate(table.players):
             if n in absent or (account := _account(entrants, n)) is None:
                 continue
@@ -537,6 +579,54 @@ class Tournaments:
         )
         return True
 
+    async def _record_duplicate(
+        self, t: TournamentRecord, tables: Sequence[SessionTable], entrants: dict[int, Entrant]
+    ) -> bool:
+        """Once every table's match has ended, write all the tables' results: each
+        player's score against the field (§2.14) over the session's deals."""
+        storage = self.store.storage
+        matches: list[int | None] = []
+        for table in tables:
+            if table.table_id is None:
+                return False
+            match_id = await self.store.call(storage.last_match_of_table, table.table_id)
+            record = None if match_id is None else await self.store.call(storage.match, match_id)
+            if match_id is not None and (record is None or record.ended_at is None):
+                return False
+            if match_id is None and table.table_id in self.tables.actors:
+                return False
+            matches.append(match_id)
+        played = [
+            [] if match_id is None else await self.store.call(storage.hand_points, match_id)
+            for match_id in matches
+        ]
+        scores = session_field_scores(tables, played)  # a few hundred sums: no thread
+        for table, match_id in zip(tables, matches, strict=True):
+            if table.match_id is not None:  # written before a restart
+                continue
+            mine = scores[table.number]
+            ranks = places(mine)
+            results = []
+            for place, n in enumerate(table.players):
+                if n not in entrants:
+                    continue
+                absent = n in table.absent and not t.absent_counts
+                results.append(
+                    ResultRecord(
+                        table.session,
+                        n,
+                        table.number,
+                        0 if absent else mine[place],
+                        0,  # no table points in duplicate play: the score ranks
+                        4 if absent else ranks[place],
+                        n in table.absent,
+                    )
+                )
+            await self.store.call(
+                storage.record_table, t.id, table.session, table.number, match_id, results
+            )
+        return True
+
     async def _close_tables(self, tournament_id: int, number: int) -> None:
         """The session's tables close (before the next session seats anyone)."""
         for table in await self.store.call(
@@ -545,6 +635,39 @@ class Tournaments:
             actor = None if table.table_id is None else self.tables.actors.get(table.table_id)
             if actor is not None:
                 await actor.call(_close)
+
+
+def duplicate_deal_seed(t: TournamentRecord, tables: Sequence[SessionTable]) -> bytes | None:
+    """The seed a duplicate session's deals are drawn from (None for another session):
+    its first table's, random and kept on disk, so the organiser cannot know them."""
+    if not t.duplicate or not tables:
+        return None
+    return min(tables, key=lambda x: x.number).seed
+
+
+def duplicate_deals(t: TournamentRecord, tables: Sequence[SessionTable]) -> tuple[Deal, ...]:
+    """A duplicate session's deals (none for another session)."""
+    seed = duplicate_deal_seed(t, tables)
+    return () if seed is None else deals_from_seed(seed, t.hands)
+
+
+def session_field_scores(
+    tables: Sequence[SessionTable], played: Sequence[Sequence[tuple[int, tuple[int, ...]]]]
+) -> dict[int, list[int]]:
+    """Each table's players' scores against the field (by place), on the default step
+    scale, from each table's hands as (number, points by seat)."""
+    results = []
+    for table, hands in zip(tables, played, strict=True):
+        t = table.number - 1
+        for number, points in hands:
+            players = seating(number - 1, t)
+            for seat, pts in enumerate(points):
+                results.append(Result(number - 1, seat, 4 * t + players[seat], pts, t))
+    total = totals(results, StepScale())
+    return {
+        table.number: [int(total.get(4 * (table.number - 1) + p, 0)) for p in range(4)]
+        for table in tables
+    }
 
 
 def _account(entrants: dict[int, Entrant], n: int) -> int | None:

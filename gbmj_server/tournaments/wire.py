@@ -5,12 +5,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from gbmj.tournament.points import shown
 from gbmj.tournament.standings import ranks
-from gbmj_server.storage.tournaments import TournamentRecord
-from gbmj_server.tournaments.runner import Detail
+from gbmj_server.storage.tournaments import SessionTable, TournamentRecord
+from gbmj_server.tournaments.runner import Detail, duplicate_deals
 from protocol import messages as m
 from protocol.vocabulary import TournamentState
 
@@ -87,7 +88,20 @@ def detail_message(detail: Detail, account_id: int | None, session: int | None) 
         standings=tuple(lines(detail)),
         session=shown_session,
         tables=tuple(tables(detail, shown_session)) if shown_session else (),
+        deals=deal_commitments(t, [x for x in detail.tables if x.session == shown_session]),
     )
+
+
+def deal_commitments(
+    t: TournamentRecord, session_tables: Sequence[SessionTable]
+) -> tuple[str, ...] | None:
+    """The commitments of a duplicate session's deals (their walls bound to hand k of
+    match 0): whoever kept them checks, once the walls are revealed, that every table
+    played the deals promised."""
+    deals = duplicate_deals(t, session_tables)
+    if not deals:
+        return None
+    return tuple(d.walls(0, k + 1).commitment for k, d in enumerate(deals))
 
 
 # -- the host's export -------------------------------------------------------------------

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from gbmj.bots import make_bot
 from gbmj.economy.stakes import hand_payments
+from gbmj.game.duplicate import Deal, DuplicateMatch
 from gbmj.game.hand_state import HandState
 from gbmj.game.match import Match
 from gbmj.game.views import make_view
@@ -71,6 +72,7 @@ def record_match(
     hands: int | None = None,  # play only this many hands, then end the match
     choices: Sequence[HandState] = (),  # replay these hands' actions instead of asking bots
     write_ahead: bool = True,  # journal every step (the history reads settled rows only)
+    deals: Sequence[Deal] = (),  # a duplicate match of these deals, on personal walls
 ) -> RecordedMatch:
     """Play a match with a bot choosing for every seat and record it; returns its ids and
     every hand's final state. With ``choices`` (the states of a match of the same seed
@@ -97,7 +99,7 @@ def record_match(
     coins_of = [0] * len(people)
     left: dict[int, str] = {}
     bots = [make_bot("normal", 1000 + p) for p in range(4)]
-    match = Match(seed, rounds, match_id)
+    match = DuplicateMatch(deals, 0, match_id) if deals else Match(seed, rounds, match_id)
     record = RecordedMatch(match_id)
     seq = 0
     number = 0
