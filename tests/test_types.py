@@ -28,12 +28,14 @@ def _mypy(root: Path, cache: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_every_package_is_strictly_typed(tmp_path: Path) -> None:
     result = _mypy(ROOT, tmp_path / "cache")
     if result.returncode != 0:
         pytest.fail("mypy --strict fails:\n" + result.stdout + result.stderr)
 
 
+@pytest.mark.slow
 def test_the_check_can_fail(tmp_path: Path) -> None:
     """In a copy of the tree, an untyped function in the server breaks it."""
     copy = tmp_path / "tree"

@@ -58,6 +58,7 @@ def test_every_level_only_ever_chooses_legal_actions(rotation):
     assert referee.decisions > 100
 
 
+@pytest.mark.slow
 def test_four_hard_bots_take_every_win_they_are_offered_and_mostly_win():
     referee = Referee()
     bots = [make_bot("hard", s) for s in range(4)]

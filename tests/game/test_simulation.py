@@ -10,9 +10,12 @@ bench/simulate.py runs thousands.
 import random
 from collections import Counter
 
+import pytest
+
 from gbmj.game.invariants import play_random_hand
 
 
+@pytest.mark.slow
 def test_random_hands_keep_every_invariant():
     rng = random.Random(2026)
     outcomes: Counter[str] = Counter()
@@ -22,6 +25,7 @@ def test_random_hands_keep_every_invariant():
     assert outcomes["exhaustive_draw"] > 0 and outcomes["escape"] > 0
 
 
+@pytest.mark.slow
 def test_claim_happy_hands_keep_every_invariant():
     rng = random.Random(7)
     outcomes: Counter[str] = Counter()
@@ -77,6 +81,7 @@ def test_a_win_is_offered_exactly_when_the_calculator_allows_it():
     assert decisions > 5000 and offered > 0
 
 
+@pytest.mark.slow
 def test_personal_wall_hands_keep_every_invariant():
     """The hand of duplicate play (a wall of 34 tiles for each seat) keeps the same
     invariants: 136 tiles accounted for, nothing leaked, the replay the same state."""

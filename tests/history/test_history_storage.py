@@ -27,6 +27,7 @@ def ids(page_matches: tuple[object, ...]) -> list[int]:
     return [s.match_id for s in page_matches]
 
 
+@pytest.mark.slow
 def test_a_player_lists_only_the_matches_they_played_newest_first(world: World) -> None:
     store = world.store
     page = store.matches_of(world.account("alice"))

@@ -66,6 +66,7 @@ def export(server: str, target: str, out: Path | None, name: str | None = "alice
     return tools.run(argv + (["--name", name] if name else []))
 
 
+@pytest.mark.slow
 def test_an_exported_match_verifies(
     world: World,
     server: str,
@@ -402,6 +403,7 @@ def test_dev_zero_and_a_folder_get_one_line(capsys: pytest.CaptureFixture[str]) 
     assert capsys.readouterr().out.startswith("NOT VERIFIED: cannot read /nonexistent/x.json: ")
 
 
+@pytest.mark.slow
 def test_gbmj_verify_of_dev_zero_runs_in_bounded_memory(tmp_path: Path) -> None:
     """The real command in its own process: one line, status 1, and the most memory it
     held stays far below what reading /dev/zero to its end would take (it never ends)."""

@@ -63,6 +63,7 @@ def _wait_for_more_hands(db: Path, than: int) -> int:
     return hands
 
 
+@pytest.mark.slow
 def test_backups_taken_while_a_table_plays_open_and_pass_check(
     playing: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

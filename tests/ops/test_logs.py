@@ -146,6 +146,7 @@ def test_bad_event_names_and_log_files_are_refused(tmp_path: Path) -> None:
         logs.setup(ServerConfig(log_file=tmp_path))  # a folder
 
 
+@pytest.mark.slow
 def test_a_real_server_logs_json_to_its_file(tmp_path: Path) -> None:
     log = tmp_path / "server.log"
     command = [sys.executable, "-m", "gbmj_server", "--port", "0", "--db", str(tmp_path / "db")]
@@ -167,6 +168,7 @@ def test_a_real_server_logs_json_to_its_file(tmp_path: Path) -> None:
     assert "stopping" not in err  # the log went to the file only
 
 
+@pytest.mark.slow
 def test_a_failed_sign_in_is_logged_with_its_code_and_no_password(tmp_path: Path) -> None:
     log = tmp_path / "server.log"
     command = [sys.executable, "-m", "gbmj_server", "--port", "0", "--insecure"]

@@ -41,6 +41,7 @@ def _final_stage(dockerfile: str) -> list[tuple[str, str]]:
     return [(word.upper(), rest) for word, rest in steps[last:]]
 
 
+@pytest.mark.slow
 def test_the_images_command_runs_outside_docker(tmp_path: Path) -> None:
     steps = _final_stage((ROOT / "Dockerfile").read_text())
     first = {word: rest for word, rest in reversed(steps)}

@@ -63,6 +63,7 @@ def test_the_hosts_own_pair_is_used_and_a_wrong_pair_refused(tmp_path: Path) -> 
     assert two.fingerprint != one.fingerprint
 
 
+@pytest.mark.slow
 def test_settings_that_disagree_are_refused(tmp_path: Path) -> None:
     pem = tmp_path / "c.pem"
     with pytest.raises(ConfigError, match="together"):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from gbmj.bots import make_bot
 from gbmj.game import events, hand_state, wall
 from gbmj.game.views import make_view
@@ -39,6 +41,7 @@ def play(seed: int) -> object:
     return state, views
 
 
+@pytest.mark.slow
 def test_every_event_as_every_viewer_gets_it_decodes() -> None:
     kinds = set()
     for seed in range(40):

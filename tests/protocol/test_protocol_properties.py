@@ -41,6 +41,7 @@ def split(data: bytes, cuts: list[int]) -> list[bytes]:
     return [data[a:b] for a, b in zip([0, *points], [*points, len(data)], strict=True)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("type_", sorted(MESSAGE_TYPES))
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
@@ -110,6 +111,7 @@ _ANY = st.recursive(
     type_=st.sampled_from(sorted(MESSAGE_TYPES)),
     fields=st.dictionaries(st.text(max_size=12), _ANY, max_size=6),
 )
+@pytest.mark.slow
 def test_random_maps_of_a_known_type_give_only_protocol_errors(type_: str, fields: dict) -> None:
     body = msgpack.packb({**fields, "type": type_}, use_bin_type=True)
     with contextlib.suppress(ProtocolError):

@@ -112,6 +112,7 @@ def _concealed_hands() -> dict[tuple[int, ...], set[tuple[str, int, int]]]:
     return hands
 
 
+@pytest.mark.slow
 def test_every_concealed_knitted_straight_hand_follows_the_ruling() -> None:
     """Every hand and every winning tile that can be read as a wait (where the ruling
     decides); of the other winning tiles, which must get no wait fan, one in

@@ -199,6 +199,7 @@ def _one_suit_wins() -> set[tuple[int, ...]]:
     return found
 
 
+@pytest.mark.slow
 def test_suit_table_knows_the_complete_one_suit_hands() -> None:
     """Of the 118,800 one-suit 14-tile count vectors exactly 13,259 are four sets and a
     pair: the suit table behind the shanten count finds exactly those complete."""

@@ -56,6 +56,7 @@ async def _solo_match(
         storage.close()
 
 
+@pytest.mark.slow
 async def test_bots_in_a_worker_play_exactly_as_in_the_loop(nursery, tmp_path: Path) -> None:
     in_loop, _ = await _solo_match(nursery, tmp_path / "loop.sqlite3", workers=0)
     in_worker, server = await _solo_match(nursery, tmp_path / "worker.sqlite3", workers=1)
@@ -65,6 +66,7 @@ async def test_bots_in_a_worker_play_exactly_as_in_the_loop(nursery, tmp_path: P
     assert in_worker == in_loop
 
 
+@pytest.mark.slow
 async def test_a_dead_worker_leaves_the_bots_to_the_loop(nursery, tmp_path: Path) -> None:
     def kill_worker(server: Server) -> None:
         brains = server.tables.ctx.brains

@@ -67,6 +67,7 @@ def _read(sock: socket.socket, decoder: WireDecoder, until: str | None) -> list[
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_server_prints_where_and_stops_cleanly(tmp_path: Path, signum: int) -> None:
     db = tmp_path / "run.sqlite3"

@@ -15,6 +15,7 @@ BASE = {
 }
 
 
+@pytest.mark.slow
 async def test_the_owner_chooses_hints_at_a_free_table_and_a_stake_table_refuses_them(
     connect,
 ) -> None:

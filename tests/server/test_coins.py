@@ -78,6 +78,7 @@ async def play_match(
             await answer(client, table_id, message)
 
 
+@pytest.mark.slow
 async def test_a_stake_match_moves_exactly_the_coins_spec_says(connect, server: Server) -> None:
     alice, bob = await connect(), await connect()
     await alice.register("alice")
@@ -147,6 +148,7 @@ async def test_a_stake_match_moves_exactly_the_coins_spec_says(connect, server: 
     assert levels["thresholds"][:3] == [0, 100, 300] and len(levels["thresholds"]) == 37
 
 
+@pytest.mark.slow
 async def test_self_draws_wins_and_draws_settle_exactly(connect, server: Server) -> None:
     """Matches of one human and three bots until a self-drawn win, a win on a discard
     and a draw have all been settled; every hand checked against the ledger."""
@@ -214,6 +216,7 @@ async def test_sitting_needs_the_coins_and_guests_play_free(connect, server: Ser
     assert info.seats[0].level == 1 and info.seats[3].level is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("when_broke", ["bot", "pause"])
 async def test_a_player_below_100_stakes_is_stood_up(connect, server: Server, when_broke) -> None:
     player, owner = await connect(), await connect()

@@ -27,6 +27,7 @@ pytestmark = pytest.mark.trio
 KILLS = 20
 
 
+@pytest.mark.slow
 async def test_every_match_survives_twenty_kills(tmp_path: Path) -> None:
     crashes = Crashes(tmp_path, seed=0xC0FFEE)
     players = [Player(f"crash{n}") for n in range(5)]  # tables of two humans (and bots)

@@ -51,6 +51,7 @@ def assert_nothing_hidden(messages: list[dict[str, Any]], me: int | None) -> int
     return checked
 
 
+@pytest.mark.slow
 async def test_four_clients_play_a_match_to_its_end(connect, server: Server) -> None:
     watcher = await connect()
     await watcher.register("watcher")
@@ -124,6 +125,7 @@ async def test_four_clients_play_a_match_to_its_end(connect, server: Server) -> 
         assert stored.result["points"] == result["points"]
 
 
+@pytest.mark.slow
 async def test_disconnect_mid_hand_then_resume_on_another_client(connect, server: Server) -> None:
     clients, table_id = await seat_four(connect, rounds=1)
     seats = seat_of(server, table_id)
@@ -163,6 +165,7 @@ async def test_disconnect_mid_hand_then_resume_on_another_client(connect, server
     assert any(m["type"] == "prompt" for m in back.seen)
 
 
+@pytest.mark.slow
 async def test_spectator_joining_mid_hand_sees_only_public_things(connect, server: Server) -> None:
     clients, table_id = await seat_four(connect, rounds=1)
     pause = Pause()
@@ -185,6 +188,7 @@ async def test_spectator_joining_mid_hand_sees_only_public_things(connect, serve
     assert reply["code"] in ("not_seated", "not_expected")
 
 
+@pytest.mark.slow
 async def test_an_escape_ends_the_hand_and_a_bot_takes_the_seat(connect, server: Server) -> None:
     a, b = await connect(), await connect()
     await a.register("alice")
@@ -247,6 +251,7 @@ async def test_the_last_human_escaping_pays_and_the_history_counts_the_hand(
     assert listed[0]["coins"] == -80  # 80 points at stake 1
 
 
+@pytest.mark.slow
 async def test_bad_input_gets_errors_and_the_game_goes_on(connect, server: Server) -> None:
     clients, table_id = await seat_four(connect, rounds=1)
     watcher = await connect()
@@ -308,6 +313,7 @@ async def test_bad_input_gets_errors_and_the_game_goes_on(connect, server: Serve
             nursery.start_soon(play, client, table_id)
 
 
+@pytest.mark.slow
 async def test_a_client_that_stops_reading_does_not_delay_its_table(tmp_path) -> None:
     from gbmj_server.storage import Storage
 

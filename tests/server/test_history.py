@@ -54,6 +54,7 @@ async def test_a_player_reads_their_matches_and_replays_a_hand(connect, server: 
     assert [h["hand_id"] for h in detail["hands"]] == [hand_id]
 
 
+@pytest.mark.slow
 async def test_a_finished_free_match_is_public_a_stake_one_is_not(connect, server: Server) -> None:
     # A free table's match is readable by anyone once it has ended.
     bob, free_table = await solo_table(connect, "bob")

@@ -53,6 +53,7 @@ async def open_prompt(human: WireClient, srv: Server, table_id: int, timers: set
     raise AssertionError(f"no {timers} prompt")
 
 
+@pytest.mark.slow
 async def test_timer_extension_fires_on_a_discard_turn_timeout_only(mem, mock_clock) -> None:
     srv, connect, _ = mem
     clock = mock_clock
@@ -136,6 +137,7 @@ def counts_from_state(state: Any, seat: int) -> tuple[int, ...]:
     return tuple(4 - seen[t] for t in range(34))
 
 
+@pytest.mark.slow
 async def test_the_tile_counter_counts_for_its_user_only(mem, mock_clock) -> None:
     srv, connect, _ = mem
     human, table_id = await solo_table(connect, "counter-player")
@@ -188,6 +190,7 @@ class _AlwaysDrop(random.Random):
         return 0.0
 
 
+@pytest.mark.slow
 async def test_a_win_drops_an_item_to_the_winner_only(tmp_path: Path) -> None:
     # b"drop-29" deals a first hand that one of four simple players wins.
     storage = Storage(tmp_path / "gbmj.sqlite3")

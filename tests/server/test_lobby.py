@@ -65,6 +65,7 @@ async def test_register_refuses_taken_names_and_bad_input(connect) -> None:
     assert (await b.expect("error"))["code"] == "wrong_type"
 
 
+@pytest.mark.slow
 async def test_wrong_passwords_slow_their_name_and_address_not_the_owner(server, connect) -> None:
     a = await connect()
     await a.register("dave", "right-password")
@@ -85,6 +86,7 @@ async def test_wrong_passwords_slow_their_name_and_address_not_the_owner(server,
     assert (await owner.ok("login", name="dave", password="right-password"))["type"] == "session"
 
 
+@pytest.mark.slow
 async def test_wrong_passwords_from_one_address_slow_that_address(server) -> None:
     c = await connect_from(server, "127.0.0.11")
     for n in range(31):
@@ -144,6 +146,7 @@ async def test_repeated_abuse_closes_the_connection(connect) -> None:
         await c.expect("never")
 
 
+@pytest.mark.slow
 async def test_tables_live_updates_owner_powers_and_chat(connect) -> None:
     owner, gina, watcher = await connect(), await connect(), await connect()
     await owner.register("owner")

@@ -205,6 +205,7 @@ async def test_an_escape_written_before_a_restart_is_paid_after_it(tmp_path: Pat
 # -- every match starts from zero ------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_every_match_at_a_table_starts_from_zero(connect, server: Server) -> None:
     """Two matches in a row at one table: each one's standings (in ``match_result`` and
     in the stored history) are the sums of that match's own hands."""
@@ -243,6 +244,7 @@ async def test_every_match_at_a_table_starts_from_zero(connect, server: Server) 
 # -- coins stay at a stake table, and cover every deal ---------------------------------
 
 
+@pytest.mark.slow
 async def test_no_purchase_while_seated_at_a_stake_table(connect, server: Server) -> None:
     """Ready, then spend: refused (``coins_at_stake``) from the moment of sitting, before
     the match as during it; standing up, a spectator and a free table buy freely."""
@@ -277,6 +279,7 @@ async def test_no_purchase_while_seated_at_a_stake_table(connect, server: Server
     assert await ledger_ok(server)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("when_broke", ["bot", "pause"])
 async def test_every_human_covers_the_stake_when_a_hand_is_dealt(
     connect, server: Server, when_broke: str

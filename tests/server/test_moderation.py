@@ -40,6 +40,7 @@ async def admin(server: Server, nursery: trio.Nursery):
     return command
 
 
+@pytest.mark.slow
 async def test_a_ban_ends_the_live_session_and_its_tokens(connect, admin) -> None:
     alice = await connect()
     token = (await alice.register("alice", "alice-pw"))["token"]
@@ -56,6 +57,7 @@ async def test_a_ban_ends_the_live_session_and_its_tokens(connect, admin) -> Non
     assert (await again.ok("login", name="alice", password="alice-pw"))["type"] == "session"
 
 
+@pytest.mark.slow
 async def test_a_password_reset_signs_the_player_out_at_once(connect, admin, monkeypatch) -> None:
     bob = await connect()
     await bob.register("bob", "old-password")

@@ -89,6 +89,7 @@ async def test_timeouts_in_a_row_put_the_seat_on_auto_play_until_taken_back(
     assert Probe(srv, table_id).table.seats[0].timeouts == 0
 
 
+@pytest.mark.slow
 async def test_an_untimed_table_gives_a_dropped_player_its_own_grace(mem, mock_clock) -> None:
     srv, connect, clock = mem
     alice, _, watcher, table_id = await table_of_two(connect, offline_grace=20)
@@ -105,6 +106,7 @@ async def test_an_untimed_table_gives_a_dropped_player_its_own_grace(mem, mock_c
     await watcher.expect("timed_out", seat=0)
 
 
+@pytest.mark.slow
 async def test_signing_in_again_lands_at_the_seat_with_the_open_prompt(mem, mock_clock) -> None:
     _, connect, _ = mem
     alice, _, watcher, table_id = await table_of_two(connect, timers=TIMERS)

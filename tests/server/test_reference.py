@@ -51,6 +51,7 @@ async def test_asking_again_gives_a_fresh_snapshot_without_leaving(connect) -> N
     assert reply["code"] == "not_seated"
 
 
+@pytest.mark.slow
 async def test_seq_counts_per_table_across_its_matches(connect, server: Server) -> None:
     human, table_id = await solo_table(connect)
     await play(human, table_id)  # the first match, to its end

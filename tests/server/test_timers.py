@@ -80,6 +80,7 @@ async def test_timers_off_mean_no_deadline(mem, mock_clock) -> None:
     assert Probe(srv, table_id).seq == prompt["seq"]
 
 
+@pytest.mark.slow
 async def test_auto_play_plays_at_once_without_the_clock(mem, mock_clock) -> None:
     _, connect, _ = mem
     human, table_id = await solo_table(connect, timers=TIMERS)
@@ -156,6 +157,7 @@ async def test_an_empty_table_waits_for_its_owner_then_closes(lingering, mock_cl
     assert (await owner.ok("list_tables"))["tables"] == []
 
 
+@pytest.mark.slow
 async def test_an_owner_who_makes_another_table_leaves_no_empty_one_behind(
     lingering, mock_clock
 ) -> None:

@@ -49,6 +49,7 @@ async def _play_session(client: WireClient, session: int) -> dict[str, Any]:
     return seated
 
 
+@pytest.mark.slow
 async def test_eight_players_play_two_sessions(connect, server: Server) -> None:
     tournaments = server.services.tournaments if server.services else None
     assert tournaments is not None
@@ -118,6 +119,7 @@ async def test_eight_players_play_two_sessions(connect, server: Server) -> None:
     assert sum(count - 1 for count in met.values()) == 4
 
 
+@pytest.mark.slow
 async def test_time_called_mid_hand_finishes_that_hand_and_starts_no_other(mem, mock_clock) -> None:
     """On the mock clock: the player takes 10 s a turn; the session's minute runs out in
     the middle of a hand, which is played to its end; the match ends there."""
@@ -195,6 +197,7 @@ async def test_time_called_mid_hand_finishes_that_hand_and_starts_no_other(mem, 
     assert mine.table_points == table_points(ordered)[0]
 
 
+@pytest.mark.slow
 async def test_no_items_and_no_spectating_of_ones_own_tournament(connect, server: Server) -> None:
     tournaments = server.services.tournaments if server.services else None
     assert tournaments is not None
@@ -226,6 +229,7 @@ async def test_no_items_and_no_spectating_of_ones_own_tournament(connect, server
     assert reply["type"] == "error" and "you play in this session" in reply["message"]
 
 
+@pytest.mark.slow
 async def test_a_restart_resumes_the_session_and_the_tournament(
     nursery: trio.Nursery, tmp_path: Path
 ) -> None:
@@ -312,6 +316,7 @@ async def admin(server: Server, nursery: trio.Nursery):
     return command
 
 
+@pytest.mark.slow
 async def test_the_host_runs_a_tournament_from_the_command_line(
     connect, admin, tmp_path: Path
 ) -> None:
@@ -359,6 +364,7 @@ async def test_the_host_runs_a_tournament_from_the_command_line(
     assert len(results) == 4 and {r["match_id"] for r in results} == {str(table["match_id"])}
 
 
+@pytest.mark.slow
 async def test_a_player_the_host_allows_organises_a_tournament(connect, admin) -> None:
     alice, bob = await connect(), await connect()
     await alice.register("alice")

@@ -6,6 +6,7 @@ import random
 from collections import Counter
 from itertools import combinations, permutations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -124,6 +125,7 @@ def _random_history(players: list[int], sessions: int, rng: random.Random) -> li
     return history
 
 
+@pytest.mark.slow
 def test_swiss_seats_the_fewest_repeats_found_by_brute_force() -> None:
     """Up to 12 players, over random pasts: Swiss seating makes no repeat whenever some
     seating makes none, and in any case as few as the best of every seating."""

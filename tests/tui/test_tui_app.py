@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
+import pytest
 from tui_harness import OfflineApp, screen_text, widget_text
 from tui_sample import claim_prompt, sample_view
 
@@ -34,6 +35,7 @@ def _pushed(view, messages, lang="en", check=None):
     return asyncio.run(go())
 
 
+@pytest.mark.slow
 def test_table_chat_goes_to_the_chat_panel() -> None:
     lines = [
         m.Chat(channel="table", table_id=TABLE, sender="Dan", text="hello [b]there"),
@@ -46,6 +48,7 @@ def test_table_chat_goes_to_the_chat_panel() -> None:
     assert "*: the server" in text
 
 
+@pytest.mark.slow
 def test_tile_counts_show_in_the_counter_panel_until_the_next_hand() -> None:
     counts = [4] * 34
     counts[T.M5] = 1
@@ -68,6 +71,7 @@ def test_tile_counts_show_in_the_counter_panel_until_the_next_hand() -> None:
     assert not shown and unseen is None
 
 
+@pytest.mark.slow
 def test_own_timer_extension_firing_disarms_it() -> None:
     view = replace(claim_prompt(sample_view()), extension_armed=True)
     _, before = _pushed(view, [])
@@ -94,6 +98,7 @@ def test_a_snapshot_at_any_time_puts_names_at_their_seats_and_drops_stale_events
     assert after.seats[1].discards == (*SNAPSHOT.game.seats[1].discards, T.S8)
 
 
+@pytest.mark.slow
 def test_a_snapshot_keeps_an_open_prompt_it_does_not_supersede() -> None:
     snapshot = replace(SNAPSHOT, seq=5)
     view = claim_prompt(sample_view())  # prompt seq 41

@@ -150,6 +150,7 @@ def test_solo_play_has_hints_whatever_the_stake() -> None:
     ],
     ids=["spectator", "stake", "off"],
 )
+@pytest.mark.slow
 def test_no_hints_for_a_spectator_at_a_stake_table_or_when_the_owner_turned_them_off(
     view,
 ) -> None:
@@ -162,6 +163,7 @@ def test_no_hints_for_a_spectator_at_a_stake_table_or_when_the_owner_turned_them
     assert _run(view, ("i", "I"), check) == (False, False)
 
 
+@pytest.mark.slow
 def test_kept_open_the_panel_stays_after_a_discard_else_it_closes() -> None:
     view = turn_prompt(sample_view())
 
@@ -210,6 +212,7 @@ def test_a_new_prompt_updates_the_open_panel() -> None:
     assert "If you claim" in after
 
 
+@pytest.mark.slow
 def test_the_fan_reference_searches_both_languages_and_shows_an_example() -> None:
     assert matches(FAN_BY_ID[49], "混一") and matches(FAN_BY_ID[49], "HALF flush")
     assert not matches(FAN_BY_ID[49], "pure")
@@ -268,6 +271,7 @@ def _snapshot(which: str, size: tuple[int, int], lang: str) -> str:
     return re.sub(r"\d+\.\d ?(s|秒)", r"#.#\1", asyncio.run(go()))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", ["turn", "claim"])
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 @pytest.mark.parametrize("lang", ["zh", "en"])

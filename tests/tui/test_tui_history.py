@@ -88,6 +88,7 @@ def server(served: tuple[int, str]) -> int:
     return served[0]
 
 
+@pytest.mark.slow
 def test_the_hand_just_played_replays_to_the_same_end_and_the_history_finds_it(
     served: tuple[int, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -259,6 +260,7 @@ def test_the_steps_are_each_draw_discard_claim_and_kong() -> None:
     assert flowers >= 1
 
 
+@pytest.mark.slow
 def test_the_replay_screen_steps_turns_face_up_and_ends_with_the_fans_and_the_wall() -> None:
     state = bot_hand()
     log = hand_log(state)

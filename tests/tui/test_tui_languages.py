@@ -144,6 +144,7 @@ def _screen_text(name: str, lang: str) -> str:
     return asyncio.run(go())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(SCREENS))
 def test_english_screens_have_no_chinese(name: str) -> None:
     text = _screen_text(name, "en")
@@ -151,6 +152,7 @@ def test_english_screens_have_no_chinese(name: str) -> None:
     assert not chinese, (name, chinese)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(SCREENS))
 def test_chinese_screens_have_no_english_interface_text(name: str) -> None:
     text = _screen_text(name, "zh")

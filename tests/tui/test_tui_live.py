@@ -48,6 +48,7 @@ def _solo(port: int, where: Path) -> Solo:
     return Solo(Address("127.0.0.1", port), where / "solo-account.json")
 
 
+@pytest.mark.slow
 def test_solo_hand_to_the_result_by_keys_and_a_spectator(server: int, tmp_path: Path) -> None:
     async def go():
         app = GbmjApp(solo=_solo(server, tmp_path), config_path=tmp_path / "c.json")
@@ -99,6 +100,7 @@ def test_solo_hand_to_the_result_by_keys_and_a_spectator(server: int, tmp_path: 
     asyncio.run(go())
 
 
+@pytest.mark.slow
 def test_register_then_wrong_password_shows_an_error(server: int, tmp_path: Path) -> None:
     async def sign(how: str, password: str) -> tuple[str, type]:
         app = GbmjApp(config_path=tmp_path / "c.json", lang="en")
@@ -138,6 +140,7 @@ def test_a_server_that_is_down_is_named(tmp_path: Path) -> None:
     assert "cannot connect to 127.0.0.1:1" in error
 
 
+@pytest.mark.slow
 def test_lobby_dialog_bots_ready_then_leave(server: int, tmp_path: Path) -> None:
     """Guest login, create a table with the dialog, fill it with bots (b), get ready (r):
     the deal comes; Esc twice leaves the running match (an escape) for the lobby."""
@@ -226,6 +229,7 @@ def test_a_dropped_connection_resumes_the_table(server: int, tmp_path: Path) -> 
         assert len(view.hand) + (view.drawn is not None) >= 1
 
 
+@pytest.mark.slow
 def test_signed_in_from_elsewhere_the_client_does_not_take_the_session_back(
     server: int, tmp_path: Path
 ) -> None:
@@ -255,6 +259,7 @@ def test_signed_in_from_elsewhere_the_client_does_not_take_the_session_back(
     assert still_old  # no new connection was opened to take the session back
 
 
+@pytest.mark.slow
 def test_items_shop_leaderboard_and_a_protected_table(server: int, tmp_path: Path) -> None:
     """A registered player buys a tile counter and a timer extension in the shop (i), sees
     the leaderboard (l), opens a table with a password, arms the extension (e) and uses
@@ -344,6 +349,7 @@ def test_items_shop_leaderboard_and_a_protected_table(server: int, tmp_path: Pat
     assert "tile counter" in table_text
 
 
+@pytest.mark.slow
 def test_a_server_restart_shows_the_reconnect_and_the_client_comes_back(tmp_path: Path) -> None:
     """The server goes away (killed) and comes back on the same port and database: the
     client says it is reconnecting (not a crash, not a frozen screen), retries with

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
+import pytest
 from tui_harness import OfflineApp, terminal_text
 from tui_sample import claim_prompt, sample_result, sample_view
 
@@ -71,6 +72,7 @@ def _assert_literal(text: str, *strings: str) -> None:
         assert s in flat, (s, text)
 
 
+@pytest.mark.slow
 def test_the_table_shows_hostile_names_chat_and_actions_as_they_are() -> None:
     async def chat(app):
         app.push(m.Chat(channel="table", table_id=0, sender=HOSTILE[2], text="[/][red]hi"))
@@ -101,6 +103,7 @@ def test_the_lobby_shows_hostile_tables_owners_names_and_chat_as_they_are() -> N
     assert "[/] (guest)" in shown
 
 
+@pytest.mark.slow
 def test_results_standings_and_the_leaderboard_show_hostile_names() -> None:
     async def result(app):
         view = sample_result(_hostile_view())
@@ -133,6 +136,7 @@ def test_results_standings_and_the_leaderboard_show_hostile_names() -> None:
         _assert_literal(text, *HOSTILE)
 
 
+@pytest.mark.slow
 def test_dialogs_toasts_and_errors_show_hostile_text_as_it_is() -> None:
     async def password(app):
         await app.push_screen(PasswordPrompt("[/][blink]", app.lang))
@@ -198,6 +202,7 @@ def test_the_hosts_notices_and_the_mute_dialog_show_hostile_text_as_it_is() -> N
     _assert_literal(shown[3], "the host banned this account")
 
 
+@pytest.mark.slow
 def test_the_tournaments_screen_shows_hostile_names_as_they_are() -> None:
     async def tournaments(app):
         screen = TournamentsScreen(app.lang, me=HOSTILE[0])

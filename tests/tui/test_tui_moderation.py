@@ -50,6 +50,7 @@ def shown(app: GbmjApp, selector: str) -> str:
     return " ".join(widget_text(app.screen.query_one(selector)).split())
 
 
+@pytest.mark.slow
 def test_changing_the_password_keeps_the_session_and_the_new_password_signs_in(
     address: str, tmp_path: Path
 ) -> None:
@@ -105,6 +106,7 @@ def test_changing_the_password_keeps_the_session_and_the_new_password_signs_in(
     assert asyncio.run(sign("first-pw")) == "wrong name or password"
 
 
+@pytest.mark.slow
 def test_a_guest_is_offered_no_password_change(address: str, tmp_path: Path) -> None:
     async def go():
         app = app_for(tmp_path, "guest")
@@ -121,6 +123,7 @@ def test_a_guest_is_offered_no_password_change(address: str, tmp_path: Path) -> 
     assert "Change password" not in shown and screen is LobbyScreen
 
 
+@pytest.mark.slow
 def test_a_mute_stops_the_players_lines_in_the_lobby_and_at_the_owners_table(
     address: str, tmp_path: Path
 ) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
+import pytest
 from textual.widgets import Static
 from tui_harness import OfflineApp, terminal_text, widget_text
 from tui_sample import claim_prompt, sample_view, turn_prompt
@@ -91,6 +92,7 @@ def test_the_action_line_says_who_claimed_what_from_whom_and_replaced_flowers() 
     assert "东 Carol 补花 梅" in _flat(shots[2])
 
 
+@pytest.mark.slow
 def test_timeouts_presence_and_auto_play_are_on_the_action_line_and_the_seats() -> None:
     view = replace(sample_view(me=None), seq=40)
     steps = [
@@ -124,6 +126,7 @@ def test_h_on_a_hand_under_8_fan_says_why() -> None:
     assert "不能和" in _flat(shots[0])
 
 
+@pytest.mark.slow
 def test_keys_outside_the_turn_and_the_toggles_say_what_happened() -> None:
     _, shots = _play(sample_view(), ["enter", "w", "x"])
     assert "Not your turn" in _flat(shots[0])
@@ -148,6 +151,7 @@ def test_a_bell_on_the_players_turn_and_on_a_claim_not_on_an_auto_passed_one() -
     assert bells == 0
 
 
+@pytest.mark.slow
 def test_the_result_waits_for_a_key_and_the_standings_follow_the_last_hand() -> None:
     view = replace(sample_view(), seq=40)
 
@@ -186,6 +190,7 @@ def test_the_players_closing_the_result_is_sent_and_a_new_deal_brings_the_board_
     assert on_top is TableScreen
 
 
+@pytest.mark.slow
 def test_after_the_match_the_board_is_clean_under_the_lobby_names() -> None:
     """The match ended: the table waits again with its lobby seats; the last hand's
     tiles do not stay under names that moved."""
@@ -224,6 +229,7 @@ def test_quit_in_a_running_match_warns_first() -> None:
     assert running and "an escape" in _flat(shots[0])
 
 
+@pytest.mark.slow
 def test_enter_on_the_claim_bar_takes_the_highlighted_choice_and_arrows_move_it() -> None:
     def actions(app):
         return [a for a in app.outbox if isinstance(a, m.Action)]
@@ -289,6 +295,7 @@ def test_ascii_draws_nothing_but_ascii_on_every_table_screen() -> None:
         assert not where, where
 
 
+@pytest.mark.slow
 def test_the_result_counts_down_to_a_timed_next_hand() -> None:
     timed = replace(HAND_RESULT, next_hand_ms=9_000)
     _, shots = _play(replace(sample_view(), seq=40), [timed])
@@ -298,6 +305,7 @@ def test_the_result_counts_down_to_a_timed_next_hand() -> None:
     assert "Next hand in" not in shots[0]  # not timed: no countdown
 
 
+@pytest.mark.slow
 def test_after_an_extension_fires_the_countdown_runs_on_from_its_new_time() -> None:
     from gbmj_tui.widgets import CountdownBar
 
@@ -317,6 +325,7 @@ def test_after_an_extension_fires_the_countdown_runs_on_from_its_new_time() -> N
     assert "extension armed" not in shots[0].splitlines()[0]  # one arming, one use
 
 
+@pytest.mark.slow
 def test_the_result_says_whether_the_wall_is_the_one_promised_before_the_deal() -> None:
     """The wall and salt revealed with the result are checked against the commitment
     announced at the hand's start: a wall changed since, even sent with a commitment of

@@ -96,6 +96,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("screen", "size", "lang", "ascii"), CASES)
 def test_main_screens_match_their_snapshots(screen, size, lang, ascii) -> None:
     look = f"{lang}-{'ascii' if ascii else 'unicode'}"

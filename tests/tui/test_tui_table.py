@@ -35,6 +35,7 @@ def _run(view, size, style=TileStyle.CJK, lang="zh", keys=(), check=None):
     return asyncio.run(go())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize(("style", "lang"), STYLES)
 def test_table_shows_hand_counts_discards_and_claim(size, style, lang) -> None:
@@ -154,6 +155,7 @@ def test_spectator_sees_no_hand_and_every_count() -> None:
     assert "[1]" not in text  # no hand row
 
 
+@pytest.mark.slow
 def test_before_the_first_deal_the_status_line_says_the_match_waits() -> None:
     waiting = replace(sample_view(), playing=False, dice=(), wall_count=0, hand=(), drawn=None)
     _app, text = _run(waiting, (100, 32), TileStyle.ASCII, "en")
@@ -163,6 +165,7 @@ def test_before_the_first_deal_the_status_line_says_the_match_waits() -> None:
     assert "round, hand" in text.splitlines()[0]  # a dealt hand shows its round
 
 
+@pytest.mark.slow
 def test_hand_selection_by_arrow_and_number_keys_then_enter_discards() -> None:
     view = turn_prompt(sample_view())  # 10 tiles + drawn 5p; the cursor starts on it
 
@@ -191,6 +194,7 @@ def test_hand_cannot_discard_without_a_turn_prompt_and_says_why() -> None:
     assert "Not your turn" in text  # the action line says why the keys did nothing
 
 
+@pytest.mark.slow
 def test_mouse_click_selects_then_discards() -> None:
     view = turn_prompt(sample_view())
 
@@ -215,6 +219,7 @@ def test_mouse_click_selects_then_discards() -> None:
     ("key", "expected"),
     [("1", Choice("chow", T.M2)), ("2", Choice("chow", T.M3)), ("space", Choice("pass"))],
 )
+@pytest.mark.slow
 def test_claim_bar_keys_send_the_choice(key, expected) -> None:
     view = claim_prompt(sample_view())
 
@@ -232,6 +237,7 @@ def test_claim_bar_ignores_keys_of_choices_not_offered() -> None:
     assert sent == []
 
 
+@pytest.mark.slow
 def test_self_drawn_win_key_on_own_turn() -> None:
     view = turn_prompt(sample_view())
     sent = _run(view, (100, 32), keys=["h"], check=lambda app, _: list(app.sent))
@@ -265,6 +271,7 @@ def test_table_redraws_a_new_hand_state() -> None:
     assert "Wall 12" in text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize(("style", "lang"), STYLES)
 def test_result_screen_reveals_hands_fans_and_points(size, style, lang) -> None:
@@ -322,6 +329,7 @@ def test_app_sends_the_action_for_the_prompt() -> None:
     assert sent == [("chow", T.M3, 7, 41)]
 
 
+@pytest.mark.slow
 def test_auto_pass_answers_a_claim_and_shows_in_the_status_line() -> None:
     sent, text = _offline(claim_prompt(sample_view()), ["x"])
     assert sent == [("pass", None, 7, 41)]

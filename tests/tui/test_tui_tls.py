@@ -84,6 +84,7 @@ async def sign_in_by_the_screen(
     )
 
 
+@pytest.mark.slow
 def test_the_first_connection_pins_the_certificate_and_the_next_trusts_it(
     tls_server: TlsServer, tmp_path: Path
 ) -> None:
@@ -118,6 +119,7 @@ def test_the_first_connection_pins_the_certificate_and_the_next_trusts_it(
     assert read_pins(known) == {tls_server.address: tls_server.fingerprint}
 
 
+@pytest.mark.slow
 def test_a_changed_certificate_is_refused_with_the_warning(
     tls_server: TlsServer, tmp_path: Path
 ) -> None:
@@ -140,6 +142,7 @@ def test_a_changed_certificate_is_refused_with_the_warning(
     assert read_pins(known) == {tls_server.address: OTHER}  # the pin is left as it was
 
 
+@pytest.mark.slow
 def test_a_plain_server_is_refused_unless_plain_tcp_is_chosen_and_the_choice_is_kept(
     tmp_path: Path,
 ) -> None:
@@ -174,6 +177,7 @@ def test_a_plain_server_is_refused_unless_plain_tcp_is_chosen_and_the_choice_is_
         proc.wait(10)
 
 
+@pytest.mark.slow
 def test_a_hosted_client_checks_the_fingerprint_its_front_door_gives(
     tls_server: TlsServer, tmp_path: Path
 ) -> None:
@@ -207,6 +211,7 @@ def test_a_hosted_client_checks_the_fingerprint_its_front_door_gives(
     assert not (tmp_path / KNOWN_SERVERS_NAME).exists() and not config.exists()  # no file
 
 
+@pytest.mark.slow
 def test_a_new_certificate_after_a_restart_ends_the_session_with_the_warning(
     tmp_path: Path,
 ) -> None:
