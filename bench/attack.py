@@ -16,7 +16,8 @@ prints one line per attack:
 
 ``result`` is ok when no honest client was dropped or refused, the honest requests'
 p99 (every request of the players and the lobby clients, from sending to its reply)
-stayed under 250 ms, the server's peak RSS under 300 MiB, the newcomers got in, the
+stayed under 250 ms (or, when the run includes ``baseline``, which runs first, within
+twice the baseline's p99), the server's peak RSS under 300 MiB, the newcomers got in, the
 lobby clients' table lists matched the server's, they got at most 3 lobby updates a
 second, and the attack was held where the limits say. What failed follows the line.
 """
@@ -32,6 +33,7 @@ import os
 import resource
 import signal
 import sqlite3
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -74,7 +76,19 @@ def settings(name: str = "table", **over: Any) -> dict[str, Any]:
 # -- one connection ----------------------------------------------------------------------
 
 
-async def open_from(address: str, port: int) -> trio.SocketStream:
+# Set when the server serves TLS (``tls=True`` in an attack's server settings): every
+# client of this process then speaks TLS, the certificate unchecked (its own test server).
+CLIENT_TLS: ssl.SSLContext | None = None
+
+
+def client_tls() -> ssl.SSLContext:
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
+
+
+async def open_tcp(address: str, port: int) -> trio.SocketStream:
     """A TCP connection to the server from ``address`` (any of 127/8)."""
     sock = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_STREAM)
     try:
@@ -84,6 +98,21 @@ async def open_from(address: str, port: int) -> trio.SocketStream:
         sock.close()
         raise
     return trio.SocketStream(sock)
+
+
+async def open_from(address: str, port: int) -> Any:
+    """A connection to the server from ``address``: TCP, or TLS over it (handshake done)
+    when the server serves TLS."""
+    stream = await open_tcp(address, port)
+    if CLIENT_TLS is None:
+        return stream
+    tls = trio.SSLStream(stream, CLIENT_TLS, server_hostname="gbmj-server")
+    try:
+        await tls.do_handshake()
+    except BaseException:
+        await trio.aclose_forcefully(stream)
+        raise
+    return tls
 
 
 def frame(wire: dict[str, Any]) -> bytes:
@@ -272,14 +301,21 @@ def serve(spec: dict[str, Any]) -> None:
         host="127.0.0.1",
         port=0,
         db=Path(spec["db"]),
-        insecure=True,
+        insecure=not spec.get("tls"),
         log_level="warning",
         bot_delay=spec.get("bot_delay", 0.5),
         hand_pause=spec.get("hand_pause", 1.0),
         limits=replace(Limits(), **spec.get("limits", {})),
     )
     logs.setup(config)
-    trio.run(run_server, config, None)
+    tls = None
+    if spec.get("tls"):  # the self-signed certificate, made next to the database
+        from gbmj_server.tls import server_tls
+
+        tls = server_tls(config)
+    if spec.get("metrics"):
+        config = replace(config, metrics_port=0)
+    trio.run(run_server, config, tls)
 
 
 @dataclass
@@ -288,6 +324,17 @@ class ServerProcess:
     port: int
     db: Path
     log: IO[str]
+    metrics_port: int | None = None
+
+    def status(self, field: str) -> int:
+        """A figure of /proc/PID/status (``VmRSS`` in KiB, ``Threads``...)."""
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+        raise KeyError(field)
+
+    def rss_mib(self) -> float:
+        return self.status("VmRSS") / 1024
 
     def cpu_seconds(self) -> float:
         fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -318,8 +365,15 @@ def start_server(where: Path, spec: dict[str, Any]) -> ServerProcess:
         command, stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True
     )
     lines = read_until(proc, LISTENING.pattern, 60)
+    if lines is not None and spec.get("metrics"):
+        more = read_until(proc, "metrics: http://", 60) or []
+        lines += more
     if lines is not None:
-        return ServerProcess(proc, game_port(lines), db, log)
+        server = ServerProcess(proc, game_port(lines), db, log)
+        for line in lines:
+            if line.startswith("metrics: http://"):
+                server.metrics_port = int(line.rsplit(":", 1)[1].split("/", 1)[0])
+        return server
     proc.kill()
     raise SystemExit(f"the server did not start: {(where / 'server.log').read_text()}")
 
@@ -549,8 +603,8 @@ async def newcomers(port: int, report: Report) -> None:
 class Honest:
     """The honest world's process, seen from the harness."""
 
-    def __init__(self, port: int) -> None:
-        command = [sys.executable, __file__, "--honest", str(port)]
+    def __init__(self, port: int, tls: bool = False) -> None:
+        command = [sys.executable, __file__, "--honest", str(port)] + ["--tls"] * tls
         self.proc = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
         )
@@ -1283,10 +1337,75 @@ async def outlive_ban(a: Attacker) -> Check:
     return check
 
 
+# -- TLS, the metrics port and the admin socket ----------------------------------------
+
+
+async def hold_open(streams: list[Any], seconds: float) -> int:
+    """How many of ``streams`` the server closes within ``seconds`` (read meanwhile)."""
+    closed = 0
+
+    async def one(stream: Any) -> None:
+        nonlocal closed
+        with trio.move_on_after(seconds):
+            await until_closed(stream)
+            closed += 1
+
+    async with trio.open_nursery() as nursery:
+        for stream in streams:
+            nursery.start_soon(one, stream)
+    return closed
+
+
+async def settle(server: ServerProcess, seconds: float = 7.0) -> float:
+    """The server's RSS in MiB ``seconds`` later (it gives memory back every 5 s)."""
+    await trio.sleep(seconds)
+    return server.rss_mib()
+
+
+@attack("tls-half-frames", tls=True)
+async def tls_half_frames(a: Attacker) -> Check:
+    """1,200 greeted TLS connections from 40 addresses each send 60 KiB of a 64 KiB frame
+    and hold it: what they hold, TLS's buffers included, counts against the 32 MiB
+    budget (those over it are dropped), and their memory comes back once they close."""
+    before = a.server.rss_mib()
+    streams: list[Any] = []
+
+    async def half(address: str) -> None:
+        stream = await a.raw(address)
+        streams.append(stream)
+        await stream.send_all(frame({"type": "hello", "id": 1, "version": 1, "client": "x"}))
+        await stream.send_all((65536).to_bytes(4, "big") + b"\x00" * 60 * 1024)
+
+    jobs = [lambda ad=ad: half(ad) for ad in a.addresses(40) for _ in range(30)]
+    failed = [r for r in await gather(jobs, limit=64) if r is not None]
+    dropped = await hold_open(streams, 4.0)
+    full = a.server.rss_mib()
+    for stream in streams:
+        await trio.aclose_forcefully(stream)
+    after = await settle(a.server)
+    print(
+        f"  tls-half-frames: {len(streams)} connections, {dropped} dropped by the budget, "
+        f"rss MiB {before:.0f} before, {full:.0f} held, {after:.0f} after they closed",
+        flush=True,
+    )
+
+    def check(report: Report) -> list[str]:
+        problems: list[str] = []
+        expect(problems, not failed, f"{len(failed)} connections failed: {failed[:2]}")
+        # 32 MiB hold about 500 such frames: the rest must go.
+        expect(problems, dropped >= 600, f"only {dropped} of {len(streams)} dropped")
+        expect(problems, after - before < 24, f"rss {before:.0f} -> {after:.0f} MiB after")
+        return problems
+
+    return check
+
+
 # -- the run -------------------------------------------------------------------------------
 
 
 async def run_attack(spec: AttackSpec, server: ServerProcess, honest: Honest) -> Check:
+    global CLIENT_TLS
+    CLIENT_TLS = client_tls() if spec.server.get("tls") else None
     honest.tell("measure")
     start = trio.current_time()
     async with trio.open_nursery() as nursery:
@@ -1298,12 +1417,13 @@ async def run_attack(spec: AttackSpec, server: ServerProcess, honest: Honest) ->
     return check
 
 
-def run_one(spec: AttackSpec, verbose: bool) -> bool:
+def run_one(spec: AttackSpec, verbose: bool, p99_limit: float = P99_MS) -> tuple[bool, float]:
+    """Run one attack and print its line: (ok, the honest p99 in ms)."""
     with tempfile.TemporaryDirectory(prefix="gbmj-attack-") as tmp:
         server = start_server(Path(tmp), spec.server)
         honest: Honest | None = None
         try:
-            honest = Honest(server.port)
+            honest = Honest(server.port, bool(spec.server.get("tls")))
             cpu, start = server.cpu_seconds(), time.monotonic()
             try:
                 check = trio.run(run_attack, spec, server, honest)
@@ -1328,8 +1448,8 @@ def run_one(spec: AttackSpec, verbose: bool) -> bool:
             problems.append(f"{len(slow)} newcomers took over {SIGN_IN_S} s ({worst:.0f} ms)")
         if report.updates_per_s > UPDATES_PER_S:
             problems.append(f"{report.updates_per_s} lobby updates in one second")
-        if report.p99_ms >= P99_MS:
-            problems.append(f"honest p99 {report.p99_ms:.0f} ms")
+        if report.p99_ms >= p99_limit:
+            problems.append(f"honest p99 {report.p99_ms:.0f} ms (limit {p99_limit:.0f})")
         if rss >= RSS_MIB:
             problems.append(f"server rss {rss:.0f} MiB")
         if not report.rtts_ms:
@@ -1354,7 +1474,7 @@ def run_one(spec: AttackSpec, verbose: bool) -> bool:
                 print(f"  slow: {slow}", flush=True)
             for line in server_log[-10:]:
                 print(f"  server: {line}", flush=True)
-        return not problems
+        return not problems, report.p99_ms
 
 
 def main() -> None:
@@ -1364,7 +1484,11 @@ def main() -> None:
     parser.add_argument("-v", "--verbose", action="store_true", help="more figures per attack")
     parser.add_argument("--serve", help=argparse.SUPPRESS)
     parser.add_argument("--honest", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--tls", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.tls:
+        global CLIENT_TLS
+        CLIENT_TLS = client_tls()
     if args.serve:
         serve(json.loads(args.serve))
         return
@@ -1384,7 +1508,14 @@ def main() -> None:
         if unknown:
             raise SystemExit(f"unknown attacks: {', '.join(sorted(unknown))}")
         chosen = [s for s in ATTACKS if s.name in wanted]
-    failed = [spec.name for spec in chosen if not run_one(spec, args.verbose)]
+    failed = []
+    limit = P99_MS
+    for spec in sorted(chosen, key=lambda s: s.name != "baseline"):  # the baseline first
+        ok, p99 = run_one(spec, args.verbose, limit)
+        if spec.name == "baseline":
+            limit = 2 * p99
+        if not ok:
+            failed.append(spec.name)
     if failed:
         print(f"failed: {', '.join(failed)}")
         sys.exit(1)

@@ -11,6 +11,13 @@ what is newer, and the pauses stay short. Frozen objects that later become cycli
 garbage (a connection's frames left in a cycle when it closes) are not collected while
 frozen: every ``FULL_EVERY`` seconds everything is thawed and collected once.
 
+A crowd of connections that came and went since the last freeze leaves its cycles (a
+closed connection's frames, held by the exceptions that ended them, and over TLS its
+OpenSSL state) to the next full collection, and glibc's ``malloc`` keeps freed pages for
+the process: the server would stay at its peak size. Once many connections have gone
+the server calls ``give_back``: a collection of what is not frozen (what came since the
+last freeze, no more), and the free pages back to the system.
+
 And the young generation is collected after ``THRESHOLDS[0]`` new objects, not
 CPython's 700: a step's objects (its frames, its events, its coroutines' state) live a
 few milliseconds, and at 700 they were caught alive, moved to the older generations and
@@ -21,7 +28,10 @@ every tenth of a second and a 100 ms one every 3 s, the tail of every latency
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import gc
+from functools import cache
 from typing import Any
 
 import trio
@@ -51,3 +61,22 @@ async def run(every: float = FULL_EVERY) -> None:
         await trio.sleep(every)
         gc.unfreeze()
         gc.collect()  # the callback freezes the survivors
+
+
+@cache
+def _malloc_trim() -> Any:
+    """glibc's ``malloc_trim`` (None where the C library has none)."""
+    name = ctypes.util.find_library("c")
+    try:
+        return getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
+    except OSError:
+        return None
+
+
+def give_back() -> None:
+    """Collect the garbage that is not frozen, and return the heap's free pages to the
+    system."""
+    gc.collect()  # the callback freezes the survivors: they are not scanned again
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)

@@ -40,7 +40,7 @@ from gbmj_server.tables.brains import Brains
 from gbmj_server.tables.context import TableContext
 from gbmj_server.tables.journal import Journal
 from gbmj_server.tables.registry import Tables
-from gbmj_server.tls import ServerTls, tls_listeners
+from gbmj_server.tls import Records, ServerTls, open_tls
 from protocol import messages as m
 from protocol.errors import ErrorCode
 from protocol.framing import encode
@@ -50,6 +50,7 @@ log = logging.getLogger(__name__)
 
 FAREWELL = 0.5  # seconds to let "the server restarts" reach the clients
 GAUGES_EVERY = 5.0  # seconds between two readings of the counts the metrics show
+GIVE_BACK_AFTER = 64  # connections closed before the freed memory goes back to the system
 
 
 class Server:
@@ -73,6 +74,7 @@ class Server:
         self.dispatcher: Dispatcher[Services] | None = None
         self.resumed = 0  # matches resumed at start
         self.port: int | None = None  # the first listener's port, once serving
+        self.tls: ssl.SSLContext | None = None  # what the listeners serve, once serving
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """The services, the tables (the interrupted matches resumed), until cancelled."""
@@ -114,20 +116,23 @@ class Server:
         """``run``, and accept connections on ``listeners`` (TLS with a ``tls`` context)."""
         if listeners:
             self.port = listeners[0].socket.getsockname()[1]
-        serving: Sequence[trio.abc.Listener[trio.abc.Stream]] = listeners
-        if tls is not None:
-            serving = tls_listeners(listeners, tls)
+        self.tls = tls
         async with trio.open_nursery() as nursery:
             await nursery.start(self.run)
-            await nursery.start(trio.serve_listeners, self.handle_stream, serving)
+            await nursery.start(trio.serve_listeners, self.handle_stream, listeners)
             task_status.started()
 
     async def _gauges(self) -> None:
-        """The metrics that are counts of what is now (players, tables by state)."""
+        """The metrics that are counts of what is now (players, tables by state); and
+        once a crowd of connections has gone, their memory back to the system."""
+        given_back = self.guard.released
         while True:
             metrics.set_signed_in(self.sessions.signed_in)
             counts = Counter(a.table.status for a in self.tables.actors.values())
             metrics.set_tables(counts)
+            if self.guard.released - given_back >= GIVE_BACK_AFTER:
+                given_back = self.guard.released
+                collector.give_back()
             await trio.sleep(GAUGES_EVERY)
 
     @property
@@ -143,16 +148,22 @@ class Server:
         await trio.sleep(FAREWELL)
 
     # -- one connection ------------------------------------------------------------
-    async def handle_stream(self, stream: trio.abc.Stream) -> None:
+    async def handle_stream(self, stream: trio.SocketStream) -> None:
         address = "?"
-        raw = stream.transport_stream if isinstance(stream, trio.SSLStream) else stream
-        if isinstance(raw, trio.SocketStream):
-            with contextlib.suppress(OSError):
-                address = str(raw.socket.getpeername()[0])
-        await self.handle_connection(stream, address)
+        with contextlib.suppress(OSError):
+            address = str(stream.socket.getpeername()[0])
+        if self.tls is not None and not self.guard.handshake(address, trio.current_time()):
+            # Over the address's rate: closed before any TLS work, the costly part.
+            log.debug("%s: over its rate of TLS handshakes, closed", address)
+            await trio.aclose_forcefully(stream)
+            return
+        await self.handle_connection(stream, address, self.tls)
 
-    async def handle_connection(self, stream: trio.abc.Stream, address: str) -> None:
-        """Serve one client on ``stream`` (a socket, or a memory stream in tests)."""
+    async def handle_connection(
+        self, stream: trio.abc.Stream, address: str, tls: ssl.SSLContext | None = None
+    ) -> None:
+        """Serve one client on ``stream`` (a socket, or a memory stream in tests), over
+        TLS with a ``tls`` context."""
         assert self.dispatcher is not None, "the server is not running"
         conn = Connection(address, self.config.limits)
         refused = self.guard.admit(conn)
@@ -166,9 +177,15 @@ class Server:
             return
         self.sessions.opened(conn)
         logs.event("connection_opened", connection=conn.id, address=address)
+        opening = None
+        if tls is not None:
+            assert isinstance(stream, trio.SocketStream)
+            opening = partial(self._secure, conn, stream, tls)
         try:
             with metrics.connection():
-                await conn.serve(stream, self.dispatcher.dispatch, self.dispatcher.bad_frame)
+                await conn.serve(
+                    stream, self.dispatcher.dispatch, self.dispatcher.bad_frame, opening
+                )
         except* (trio.BrokenResourceError, trio.ClosedResourceError):
             pass
         except* Exception:
@@ -192,6 +209,21 @@ class Server:
                     with contextlib.suppress(Exception):
                         await table.call(lambda t: t.disconnected(conn))
                 await trio.aclose_forcefully(stream)
+
+    async def _secure(
+        self,
+        conn: Connection,
+        socket: trio.SocketStream,
+        context: ssl.SSLContext,
+    ) -> trio.SSLStream[Records] | None:
+        """The connection's TLS: begun at its first bytes, the handshake in its turn and
+        in time (None: it was not)."""
+        stream = await open_tls(socket, context, conn.transport_holds)
+        async with self.guard.handshake_turn(conn.address):
+            with trio.move_on_after(self.config.limits.handshake_timeout):
+                await stream.do_handshake()
+                return stream
+        return None
 
 
 async def run_server(config: ServerConfig, tls: ServerTls | None = None) -> None:

@@ -60,6 +60,7 @@ class Play:
         self.deadlines: dict[int, float] = {}  # engine seat -> deadline of its decision
         self.bot_due = NOW  # when bots and auto-play may act on this decision
         self.prompted: dict[int, int] = {}  # engine seat -> seq of its open prompt
+        self.shown: dict[int, Presence] = {}  # slot -> the presence the members were told
         self.pause_until: float | None = None  # between two hands
         self.hold_until: float | None = None  # no human connected: abandoned then
         self.ended = False
@@ -251,8 +252,10 @@ class Play:
         conn = self.seat_at(s).conn
         if conn is None or hand.timer is None:
             return
-        conn.send_frame(
-            prompt_frame(table.id, table.seq, hand.legal_actions(s), hand.timer, self._ms_left(s))
+        conn.send_prompt(
+            table.id,
+            table.seq,
+            prompt_frame(table.id, table.seq, hand.legal_actions(s), hand.timer, self._ms_left(s)),
         )
 
     def _ms_left(self, s: int | None) -> int | None:
@@ -432,8 +435,11 @@ class Play:
 
     # -- who is there --------------------------------------------------------------------
     def _presence(self, slot: int) -> None:
+        """Tell the members a seat's presence, when it changed (a player who resyncs
+        changes nothing: asking again must not push a frame to everyone)."""
         seat = self.table.seats[slot]
-        if seat is not None:
+        if seat is not None and self.shown.get(slot) != seat.presence:
+            self.shown[slot] = seat.presence
             self.table.broadcast(
                 m.PresenceUpdate(
                     table_id=self.table.id, seat=self.st.match.seat_of(slot), presence=seat.presence
