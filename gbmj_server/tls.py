@@ -223,4 +223,3 @@ async def open_tls(
     TLS state exists before. The handshake itself is left to the caller."""
     await trio.lowlevel.wait_readable(socket.socket)
     return trio.SSLStream(Records(socket, report), context, server_side=True)
-

@@ -60,7 +60,8 @@ class Play:
         self.deadlines: dict[int, float] = {}  # engine seat -> deadline of its decision
         self.bot_due = NOW  # when bots and auto-play may act on this decision
         self.prompted: dict[int, int] = {}  # engine seat -> seq of its open prompt
-        self.shown: dict[int, Presence] = {}  # slot -> the presence the members were told
+        # slot -> the presence the members were last shown (in snapshots, or told)
+        self.shown = {i: seat.presence for i, seat in enumerate(table.seats) if seat is not None}
         self.pause_until: float | None = None  # between two hands
         self.hold_until: float | None = None  # no human connected: abandoned then
         self.ended = False
