@@ -1400,6 +1400,235 @@ async def tls_half_frames(a: Attacker) -> Check:
     return check
 
 
+@attack("tls-idle", tls=True, limits={"hello_timeout": 5.0})
+async def tls_idle(a: Attacker) -> Check:
+    """1,500 sockets from 50 addresses connect to the TLS port and send nothing: each
+    costs the server little (no TLS state before the client's first bytes), and all are
+    cut at the hello deadline."""
+    before = a.server.rss_mib()
+    streams = [await open_tcp(ad, a.port) for ad in a.addresses(50) for _ in range(30)]
+    await trio.sleep(1.0)
+    each = (a.server.rss_mib() - before) * 1024 / len(streams)
+    cut = await hold_open(streams, 5.0 + 4.0)
+    for stream in streams:
+        await trio.aclose_forcefully(stream)
+    print(f"  tls-idle: {len(streams)} silent sockets, {each:.1f} KiB each", flush=True)
+
+    def check(report: Report) -> list[str]:
+        problems: list[str] = []
+        expect(problems, each < 20, f"{each:.1f} KiB per silent socket")
+        expect(problems, cut == len(streams), f"{len(streams) - cut} silent sockets kept")
+        return problems
+
+    return check
+
+
+@attack("handshake-flood", tls=True)
+async def handshake_flood(a: Attacker) -> Check:
+    """8 addresses offer some 600 TLS handshakes a second for 8 s: each address gets its
+    burst and then its rate, the rest are closed before any TLS work, and the server's
+    CPU stays low."""
+    assert CLIENT_TLS is not None
+    done = refused = 0
+    cpu, start = a.server.cpu_seconds(), time.monotonic()
+    end = trio.current_time() + 8.0
+
+    async def flood(address: str) -> None:
+        nonlocal done, refused
+        while trio.current_time() < end:
+            await trio.sleep(1 / 10)  # 10 a second from each of 8 x 8 clients
+            try:
+                stream = await open_tcp(address, a.port)
+            except OSError:
+                continue
+            tls = trio.SSLStream(stream, CLIENT_TLS, server_hostname="gbmj-server")
+            try:
+                with trio.fail_after(5):
+                    await tls.do_handshake()
+                done += 1
+            except (trio.BrokenResourceError, trio.TooSlowError, OSError):
+                refused += 1
+            await trio.aclose_forcefully(tls)
+
+    async with trio.open_nursery() as nursery:
+        for address in a.addresses(8):
+            for _ in range(8):
+                nursery.start_soon(flood, address)
+    seconds = time.monotonic() - start
+    cpu = (a.server.cpu_seconds() - cpu) / seconds
+    print(
+        f"  handshake-flood: {(done + refused) / seconds:.0f} offered a second, "
+        f"{done / seconds:.0f} done a second, {refused} refused before TLS, "
+        f"server cpu {cpu:.0%} of a core",
+        flush=True,
+    )
+
+    def check(report: Report) -> list[str]:
+        problems: list[str] = []
+        most = 8 * (DEFAULTS.handshake_burst + DEFAULTS.handshakes_per_second * (seconds + 1))
+        expect(problems, done <= most, f"{done} handshakes done, at most {most:.0f} allowed")
+        expect(problems, cpu < 0.35, f"server cpu {cpu:.0%} of a core")
+        return problems
+
+    return check
+
+
+@attack("metrics-slowloris", metrics=True)
+async def metrics_slowloris(a: Attacker) -> Check:
+    """1,500 connections to the metrics port each send half a request and stop: no
+    thread each, every one cut (pushed out or at the read deadline), and a scrape is
+    answered meanwhile."""
+    port = a.server.metrics_port
+    assert port is not None
+    threads = a.server.status("Threads")
+    streams = []
+    for k in range(1500):
+        with contextlib.suppress(OSError):
+            stream = await open_tcp(f"127.0.3.{1 + k % 200}", port)
+            await stream.send_all(b"GET /metr")
+            streams.append(stream)
+    most_threads = a.server.status("Threads")
+    scrape = await trio.to_thread.run_sync(_scrape, port)
+    cut = await hold_open(streams, 10.0)
+    for stream in streams:
+        await trio.aclose_forcefully(stream)
+    print(
+        f"  metrics-slowloris: {len(streams)} half-sent requests, server threads "
+        f"{threads} before, {most_threads} with them open; a scrape answered {scrape}",
+        flush=True,
+    )
+
+    def check(report: Report) -> list[str]:
+        problems: list[str] = []
+        expect(problems, most_threads <= threads, f"threads {threads} -> {most_threads}")
+        expect(problems, scrape == 200, f"a scrape answered {scrape}")
+        expect(problems, cut == len(streams), f"{len(streams) - cut} half requests kept")
+        return problems
+
+    return check
+
+
+def _scrape(port: int) -> int:
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as reply:
+            return int(reply.status)
+    except (urllib.error.URLError, OSError) as exc:
+        return getattr(exc, "code", 0) or 0
+
+
+ADMIN_GARBAGE = [
+    b'{"command": "grant", "name": "honest0", "coins": "abc"}',
+    b'{"command": "grant", "name": "honest0", "coins": [1]}',
+    b'{"command": "grant", "name": "honest0", "coins": 1e400}',
+    b'{"command": "grant", "name": "honest0", "coins": 100000000000000000000000000000}',
+    b'{"command": "take", "name": "honest0", "coins": true}',
+    b'{"command": "ban", "name": {"x": 1}}',
+    b"[" * 100_000,
+    b"[" * 30_000,
+    b"\xff\xfe\x00",
+    b"",
+]
+
+
+@attack("admin-socket-garbage")
+async def admin_socket_garbage(a: Attacker) -> Check:
+    """Every kind of bad line, 20 times, to the admin socket: each answered with an error,
+    no coin moved, the server runs on."""
+    path = str(a.server.db) + ".admin"
+    answers: dict[str, int] = {}
+
+    def coins() -> int:
+        """The host's grants and takes so far."""
+        with sqlite3.connect(f"file:{a.server.db}?mode=ro", uri=True) as db:
+            query = "SELECT COUNT(*) FROM coin_transfer WHERE reason = 'admin'"
+            return int(db.execute(query).fetchone()[0])
+
+    moves = await trio.to_thread.run_sync(coins)
+    for _ in range(20):
+        for line in ADMIN_GARBAGE:
+            sock = trio.socket.socket(trio.socket.AF_UNIX, trio.socket.SOCK_STREAM)
+            await sock.connect(path)
+            stream = trio.SocketStream(sock)
+            await stream.send_all(line + b"\n")
+            reply = b""
+            with trio.move_on_after(10), contextlib.suppress(trio.BrokenResourceError):
+                while not reply.endswith(b"\n") and (data := await stream.receive_some()):
+                    reply += data
+            await stream.aclose()
+            ok = json.loads(reply).get("ok") if reply else None
+            answers[str(ok)] = answers.get(str(ok), 0) + 1
+    after = await trio.to_thread.run_sync(coins)
+    alive = a.server.proc.poll() is None
+    print(f"  admin-socket-garbage: answers {answers}, server running {alive}", flush=True)
+
+    def check(report: Report) -> list[str]:
+        problems: list[str] = []
+        expect(problems, alive, "the server stopped")
+        expect(problems, answers == {"False": 20 * len(ADMIN_GARBAGE)}, f"answers {answers}")
+        expect(problems, after == moves, f"ledger entries {moves} -> {after}")
+        return problems
+
+    return check
+
+
+@attack("bot-speed", bot_delay=0.01)
+async def bot_speed(a: Attacker) -> Check:
+    """Two players, each with three bots that think 10 ms, answer every prompt at once
+    for 10 s while they ping at 19 a second (just within the request rate): no legal
+    answer and no ping is refused (prompts pace the answers, which spend nothing); what
+    they then send unprompted beyond the rate, a flood of pings, is throttled."""
+    codes: dict[str, int] = {}
+    prompts = 0
+
+    async def play_fast(address: str) -> None:
+        nonlocal prompts
+        answered = trio.Event()
+
+        async def on_push(peer: Peer, message: m.Message) -> None:
+            nonlocal prompts
+            if isinstance(message, m.Prompt):
+                prompts += 1
+                kinds = [c.kind for c in message.actions]
+                choice = message.actions[kinds.index("pass") if "pass" in kinds else 0]
+                await peer.post("action", table_id=table_id, seq=message.seq, **choice.to_wire())
+                answered.set()
+
+        peer = await Peer.open(a.nursery, address, a.port, on_push=on_push)
+        await peer.ok("guest")
+        snap = await peer.ok("create_table", settings=settings("fast"))
+        assert isinstance(snap, m.Snapshot)
+        table_id = snap.table.table_id
+        await peer.ok("sit", table_id=table_id, seat=0)
+        for seat in (1, 2, 3):
+            await peer.ok("add_bot", table_id=table_id, seat=seat, level="normal")
+        await peer.ok("ready", table_id=table_id, ready=True)
+        end = trio.current_time() + 10.0
+        while trio.current_time() < end:
+            await peer.post("ping")
+            await trio.sleep(1 / 19)
+        await trio.sleep(0.5)  # the last replies
+        for code, n in peer.answers.items():
+            codes[code] = codes.get(code, 0) + n
+        pinged = [await peer.code("ping") for _ in range(80)]
+        key = "ping " + ("rate_limited" if "rate_limited" in pinged else "all answered")
+        codes[key] = codes.get(key, 0) + 1
+
+    await gather([lambda ad=ad: play_fast(ad) for ad in a.addresses(2)])
+    print(f"  bot-speed: {prompts} prompts answered at once, answers {codes}", flush=True)
+
+    def check(report: Report) -> list[str]:
+        problems: list[str] = []
+        expect(problems, prompts >= 2 * 60, f"only {prompts} prompts")
+        expect(problems, not codes.get("rate_limited"), f"answers refused: {codes}")
+        expect(problems, codes.get("ping rate_limited") == 2, "unprompted pings not throttled")
+        return problems
+
+    return check
+
+
 # -- the run -------------------------------------------------------------------------------
 
 

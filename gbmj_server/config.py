@@ -43,8 +43,8 @@ class Limits:
     hello_timeout: float = 10.0  # seconds from connecting to ``hello``
     sign_in_timeout: float = 120.0  # seconds from ``hello`` to a session
     frame_timeout: float = 30.0  # seconds a begun frame may take to arrive whole
-    handshakes_per_second: float = 2.0  # TLS handshakes an address may start, on average
-    handshake_burst: int = 32  # TLS handshakes an address saves up
+    handshakes_per_second: float = 1.0  # TLS handshakes an address may start, on average
+    handshake_burst: int = 10  # TLS handshakes an address saves up
     handshakes_in_flight: int = 64  # TLS handshakes under way at once, in all
     handshakes_in_flight_per_address: int = 4  # of those, from one address
     handshake_timeout: float = 5.0  # seconds from a client's first TLS bytes to the end
