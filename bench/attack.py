@@ -5,7 +5,9 @@ players play a table and honest lobby clients read normally.
 
 Loopback only, bounded in time and size. For each attack it starts a fresh server (a
 subprocess of this script, ``--serve``: a ``ServerConfig`` with the limits that attack
-needs, plain TCP as ``--insecure`` serves, a new database), then the
+needs, plain TCP as ``--insecure`` serves, or TLS with its self-signed certificate for
+the attacks marked ``tls=True``, whose honest clients then speak TLS too; its metrics
+port for ``metrics=True``; a new database), then the
 honest world (a second subprocess, ``--honest``: four registered players at a free
 table, two registered lobby clients following the table list and pinging, and every
 2 s a newcomer who signs in), then the attack from addresses of its own (127.0.2.1 and
@@ -1364,8 +1366,8 @@ async def settle(server: ServerProcess, seconds: float = 7.0) -> float:
 
 @attack("tls-half-frames", tls=True)
 async def tls_half_frames(a: Attacker) -> Check:
-    """1,200 greeted TLS connections from 40 addresses each send 60 KiB of a 64 KiB frame
-    and hold it: what they hold, TLS's buffers included, counts against the 32 MiB
+    """1,200 greeted TLS connections from 120 addresses each send 60 KiB of a 64 KiB
+    frame and hold it: what they hold, TLS's buffers included, counts against the 32 MiB
     budget (those over it are dropped), and their memory comes back once they close."""
     before = a.server.rss_mib()
     streams: list[Any] = []
@@ -1376,7 +1378,7 @@ async def tls_half_frames(a: Attacker) -> Check:
         await stream.send_all(frame({"type": "hello", "id": 1, "version": 1, "client": "x"}))
         await stream.send_all((65536).to_bytes(4, "big") + b"\x00" * 60 * 1024)
 
-    jobs = [lambda ad=ad: half(ad) for ad in a.addresses(40) for _ in range(30)]
+    jobs = [lambda ad=ad: half(ad) for ad in a.addresses(120) for _ in range(10)]
     failed = [r for r in await gather(jobs, limit=64) if r is not None]
     dropped = await hold_open(streams, 4.0)
     full = a.server.rss_mib()
@@ -1394,7 +1396,9 @@ async def tls_half_frames(a: Attacker) -> Check:
         expect(problems, not failed, f"{len(failed)} connections failed: {failed[:2]}")
         # 32 MiB hold about 500 such frames: the rest must go.
         expect(problems, dropped >= 600, f"only {dropped} of {len(streams)} dropped")
-        expect(problems, after - before < 24, f"rss {before:.0f} -> {after:.0f} MiB after")
+        # What stays is the heap's fragments around what the honest world kept meanwhile
+        # (alone, the server comes back within 2 MiB); before, the crowd's 176 MiB stayed.
+        expect(problems, after - before < 40, f"rss {before:.0f} -> {after:.0f} MiB after")
         return problems
 
     return check
@@ -1402,11 +1406,11 @@ async def tls_half_frames(a: Attacker) -> Check:
 
 @attack("tls-idle", tls=True, limits={"hello_timeout": 5.0})
 async def tls_idle(a: Attacker) -> Check:
-    """1,500 sockets from 50 addresses connect to the TLS port and send nothing: each
+    """1,500 sockets from 150 addresses connect to the TLS port and send nothing: each
     costs the server little (no TLS state before the client's first bytes), and all are
     cut at the hello deadline."""
     before = a.server.rss_mib()
-    streams = [await open_tcp(ad, a.port) for ad in a.addresses(50) for _ in range(30)]
+    streams = [await open_tcp(ad, a.port) for ad in a.addresses(150) for _ in range(10)]
     await trio.sleep(1.0)
     each = (a.server.rss_mib() - before) * 1024 / len(streams)
     cut = await hold_open(streams, 5.0 + 4.0)

@@ -47,7 +47,7 @@ class Limits:
     handshake_burst: int = 10  # TLS handshakes an address saves up
     handshakes_in_flight: int = 64  # TLS handshakes under way at once, in all
     handshakes_in_flight_per_address: int = 4  # of those, from one address
-    handshake_timeout: float = 5.0  # seconds from a client's first TLS bytes to the end
+    handshake_timeout: float = 5.0  # seconds a handshake has once its turn has come
     outbox_frames: int = 1024  # frames queued for a client before it is dropped
     outbox_bytes: int = 2 * 1024 * 1024  # bytes queued for a client before it is dropped
     buffers_total: int = 32 * 1024 * 1024  # bytes all clients' buffers hold, together
