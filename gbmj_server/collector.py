@@ -15,8 +15,10 @@ A crowd of connections that came and went since the last freeze leaves its cycle
 closed connection's frames, held by the exceptions that ended them, and over TLS its
 OpenSSL state) to the next full collection, and glibc's ``malloc`` keeps freed pages for
 the process: the server would stay at its peak size. Once many connections have gone
-the server calls ``give_back``: a collection of what is not frozen (what came since the
-last freeze, no more), and the free pages back to the system.
+(as many as half of those open: the work stays in proportion to what went) the server
+calls ``give_back``: a collection of what is not frozen, whose survivors are left
+unfrozen (connections still open now may go soon, and frozen they would stay until the
+next full collection), and the free pages back to the system.
 
 And the young generation is collected after ``THRESHOLDS[0]`` new objects, not
 CPython's 700: a step's objects (its frames, its events, its coroutines' state) live a
@@ -40,8 +42,11 @@ FULL_EVERY = 600.0  # seconds between two collections of everything
 THRESHOLDS = (50_000, 50, 50)  # gc.set_threshold: new objects, then collections of each
 
 
+_giving_back = False  # a give_back's collection: its survivors stay unfrozen
+
+
 def _freeze_after_full(phase: str, info: dict[str, Any]) -> None:
-    if phase == "stop" and info["generation"] == 2:
+    if phase == "stop" and info["generation"] == 2 and not _giving_back:
         gc.freeze()
 
 
@@ -74,9 +79,14 @@ def _malloc_trim() -> Any:
 
 
 def give_back() -> None:
-    """Collect the garbage that is not frozen, and return the heap's free pages to the
-    system."""
-    gc.collect()  # the callback freezes the survivors: they are not scanned again
+    """Collect the garbage that is not frozen (what survives stays unfrozen), and return
+    the heap's free pages to the system."""
+    global _giving_back
+    _giving_back = True
+    try:
+        gc.collect()
+    finally:
+        _giving_back = False
     trim = _malloc_trim()
     if trim is not None:
         trim(0)

@@ -50,7 +50,7 @@ log = logging.getLogger(__name__)
 
 FAREWELL = 0.5  # seconds to let "the server restarts" reach the clients
 GAUGES_EVERY = 5.0  # seconds between two readings of the counts the metrics show
-GIVE_BACK_AFTER = 64  # connections closed before the freed memory goes back to the system
+GIVE_BACK_AFTER = 64  # connections gone (and half those open) before memory goes back
 
 
 class Server:
@@ -130,7 +130,8 @@ class Server:
             metrics.set_signed_in(self.sessions.signed_in)
             counts = Counter(a.table.status for a in self.tables.actors.values())
             metrics.set_tables(counts)
-            if self.guard.released - given_back >= GIVE_BACK_AFTER:
+            gone = self.guard.released - given_back
+            if gone >= max(GIVE_BACK_AFTER, self.guard.open // 2):
                 given_back = self.guard.released
                 collector.give_back()
             await trio.sleep(GAUGES_EVERY)
