@@ -170,10 +170,16 @@ class Server:
         refused = self.guard.admit(conn)
         if refused is not None:
             with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
-                with trio.move_on_after(1):
-                    await stream.send_all(
-                        encode(m.Error(code=ErrorCode.SERVER_BUSY, message=refused))
-                    )
+                told: trio.abc.Stream | None = stream
+                if tls is not None:  # told over TLS, which the client speaks
+                    assert isinstance(stream, trio.SocketStream)
+                    with trio.move_on_at(conn.opened + self.config.limits.hello_timeout):
+                        told = await self._secure(conn, stream, tls)
+                if told is not None:
+                    with trio.move_on_after(1):
+                        await told.send_all(
+                            encode(m.Error(code=ErrorCode.SERVER_BUSY, message=refused))
+                        )
             await trio.aclose_forcefully(stream)
             return
         self.sessions.opened(conn)

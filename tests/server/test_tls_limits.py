@@ -248,6 +248,17 @@ async def test_a_turn_is_one_of_so_many_in_all_and_of_one_address() -> None:
     assert not guard._in_flight_of  # nothing kept for addresses with no turn
 
 
+async def test_a_connection_over_the_address_cap_is_told_why_over_tls(
+    tls_server: MakeTls,
+) -> None:
+    srv, _ = await tls_server(connections_per_address=1)
+    first = await tls_client(srv, "127.0.11.1")
+    second = await tls_client(srv, "127.0.11.1", hello=False)
+    refused = await second.expect("error")
+    assert refused["code"] == "server_busy" and "your address" in refused["message"]
+    assert (await first.ok("ping"))["type"] == "pong"
+
+
 # -- sockets that send nothing -------------------------------------------------------------
 
 
