@@ -172,6 +172,7 @@ class Guard:
         key = self._open.pop(conn, None)
         if key is not None:
             self.released += 1
+            self.requests.forget(str(conn.id))
             if key not in self.trusted:
                 self.connections.release(key)
 
