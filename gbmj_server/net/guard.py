@@ -182,6 +182,11 @@ class Guard:
         connects, before any TLS work)."""
         return self.per_address(self.handshakes, address, now)
 
+    @property
+    def handshakes_under_way(self) -> int:
+        """TLS handshakes that have their turn now."""
+        return self.limits.handshakes_in_flight - self._in_flight.value
+
     @asynccontextmanager
     async def handshake_turn(self, address: str) -> AsyncIterator[None]:
         """A turn to do a TLS handshake: one of ``handshakes_in_flight`` in all and of

@@ -218,7 +218,7 @@ async def test_handshakes_take_turns_and_a_stalled_one_loses_its_turn(
         stalled.tls.do_handshake()
     hello = stalled.outgoing.read()
     await stalled.tcp.send_all(hello[:20])  # the start of its hello, and no more
-    await wait_until(lambda: srv.guard.open == 1)
+    await wait_until(lambda: srv.guard.handshakes_under_way == 1)
     # The only turn is the stalled client's until its time is up: the next handshake
     # is done once the server has let it go.
     honest = await tls_client(srv, "127.0.9.2")
@@ -246,6 +246,7 @@ async def test_a_turn_is_one_of_so_many_in_all_and_of_one_address() -> None:
         leave.set()
     assert sorted(inside) == ["10.0.0.1"] * 3 + ["10.0.0.2", "10.0.0.3"]
     assert not guard._in_flight_of  # nothing kept for addresses with no turn
+    assert guard.handshakes_under_way == 0
 
 
 async def test_a_connection_over_the_address_cap_is_told_why_over_tls(
