@@ -15,11 +15,12 @@ A crowd of connections that came and went since the last freeze leaves its cycle
 closed connection's frames, held by the exceptions that ended them, and over TLS its
 OpenSSL state) to the next full collection, and glibc's ``malloc`` keeps freed pages for
 the process: the server would stay at its peak size. Once many connections have gone
-(at least as many as are still open: the collection's work, which grows with what is
-alive and not frozen, stays in proportion to what went) the server calls
-``give_back``: a collection of what is not frozen, whose survivors are left unfrozen
-(connections still open now may go soon, and frozen they would stay until the next full
-collection), and the free pages back to the system.
+(twice as many as are still open: the collection's work, which grows with what is alive
+and not frozen, stays small beside what went; a crowd still there is not scanned) the
+server calls ``give_back``: a collection of what is not frozen, whose survivors are left
+unfrozen (connections still open now may go soon, and frozen they would stay until the
+next full collection), and the free pages back to the system. It costs a pause of about
+0.07 ms per connection gone (88 ms after a crowd of 1,200), once.
 
 And the young generation is collected after ``THRESHOLDS[0]`` new objects, not
 CPython's 700: a step's objects (its frames, its events, its coroutines' state) live a

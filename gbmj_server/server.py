@@ -50,7 +50,7 @@ log = logging.getLogger(__name__)
 
 FAREWELL = 0.5  # seconds to let "the server restarts" reach the clients
 GAUGES_EVERY = 5.0  # seconds between two readings of the counts the metrics show
-GIVE_BACK_AFTER = 64  # connections gone (and as many as are open) before memory goes back
+GIVE_BACK_AFTER = 64  # connections gone (and twice those open) before memory goes back
 
 
 class Server:
@@ -131,7 +131,7 @@ class Server:
             counts = Counter(a.table.status for a in self.tables.actors.values())
             metrics.set_tables(counts)
             gone = self.guard.released - given_back
-            if gone >= max(GIVE_BACK_AFTER, self.guard.open):
+            if gone >= max(GIVE_BACK_AFTER, 2 * self.guard.open):
                 given_back = self.guard.released
                 collector.give_back()
             await trio.sleep(GAUGES_EVERY)
