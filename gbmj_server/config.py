@@ -45,7 +45,7 @@ class Limits:
     frame_timeout: float = 30.0  # seconds a begun frame may take to arrive whole
     handshakes_per_second: float = 1.0  # TLS handshakes an address may start, on average
     handshake_burst: int = 10  # TLS handshakes an address saves up
-    handshakes_in_flight: int = 64  # TLS handshakes under way at once, in all
+    handshakes_in_flight: int = 256  # TLS handshakes under way at once, in all (50 KiB each)
     handshakes_in_flight_per_address: int = 4  # of those, from one address
     handshake_timeout: float = 5.0  # seconds a handshake has once its turn has come
     outbox_frames: int = 1024  # frames queued for a client before it is dropped
