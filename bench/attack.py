@@ -5,7 +5,9 @@ players play a table and honest lobby clients read normally.
 
 Loopback only, bounded in time and size. For each attack it starts a fresh server (a
 subprocess of this script, ``--serve``: a ``ServerConfig`` with the limits that attack
-needs, plain TCP as ``--insecure`` serves, a new database), then the
+needs, plain TCP as ``--insecure`` serves, or TLS with its self-signed certificate for
+the attacks marked ``tls=True``, whose honest clients then speak TLS too; its metrics
+port for ``metrics=True``; a new database), then the
 honest world (a second subprocess, ``--honest``: four registered players at a free
 table, two registered lobby clients following the table list and pinging, and every
 2 s a newcomer who signs in), then the attack from addresses of its own (127.0.2.1 and
@@ -17,9 +19,11 @@ attack:
 
 ``result`` is ok when no honest client was dropped or refused, the honest requests'
 p99 (every request of the players and the lobby clients, from sending to its reply)
-stayed under 250 ms, the server's peak RSS under 300 MiB, the newcomers got in, the
-lobby clients' table lists matched the server's, they got at most 3 lobby updates a
-second, and the attack was held where the limits say. What failed follows the line.
+stayed under 250 ms (or, when the run includes ``baseline``, which runs first, within
+twice the baseline's p99; for the attacks over TLS, ``baseline-tls``'s), the server's
+peak RSS under 300 MiB, the newcomers got in, the lobby clients' table lists matched
+the server's, they got at most 3 lobby updates a second, and the attack was held where
+the limits say. What failed follows the line.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import re
 import resource
 import signal
 import sqlite3
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -77,7 +82,19 @@ def settings(name: str = "table", **over: Any) -> dict[str, Any]:
 # -- one connection ----------------------------------------------------------------------
 
 
-async def open_from(address: str, port: int) -> trio.SocketStream:
+# Set when the server serves TLS (``tls=True`` in an attack's server settings): every
+# client of this process then speaks TLS, the certificate unchecked (its own test server).
+CLIENT_TLS: ssl.SSLContext | None = None
+
+
+def client_tls() -> ssl.SSLContext:
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
+
+
+async def open_tcp(address: str, port: int) -> trio.SocketStream:
     """A TCP connection to the server from ``address`` (any of 127/8)."""
     sock = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_STREAM)
     try:
@@ -87,6 +104,21 @@ async def open_from(address: str, port: int) -> trio.SocketStream:
         sock.close()
         raise
     return trio.SocketStream(sock)
+
+
+async def open_from(address: str, port: int) -> Any:
+    """A connection to the server from ``address``: TCP, or TLS over it (handshake done)
+    when the server serves TLS."""
+    stream = await open_tcp(address, port)
+    if CLIENT_TLS is None:
+        return stream
+    tls = trio.SSLStream(stream, CLIENT_TLS, server_hostname="gbmj-server")
+    try:
+        await tls.do_handshake()
+    except BaseException:
+        await trio.aclose_forcefully(stream)
+        raise
+    return tls
 
 
 def frame(wire: dict[str, Any]) -> bytes:
@@ -276,7 +308,7 @@ def serve(spec: dict[str, Any]) -> None:
         host="127.0.0.1",
         port=0,
         db=Path(spec["db"]),
-        insecure=True,
+        insecure=not spec.get("tls"),
         log_level="warning",
         bot_delay=spec.get("bot_delay", 0.5),
         hand_pause=spec.get("hand_pause", 1.0),
@@ -284,7 +316,14 @@ def serve(spec: dict[str, Any]) -> None:
         web=WebSettings(port=0) if spec.get("web") else WebSettings(),
     )
     logs.setup(config)
-    trio.run(run_server, config, None)
+    tls = None
+    if spec.get("tls"):  # the self-signed certificate, made next to the database
+        from gbmj_server.tls import server_tls
+
+        tls = server_tls(config)
+    if spec.get("metrics"):
+        config = replace(config, metrics_port=0)
+    trio.run(run_server, config, tls)
 
 
 @dataclass
@@ -294,6 +333,17 @@ class ServerProcess:
     db: Path
     log: IO[str]
     web_port: int = 0  # the web page's, when the attack wants one
+    metrics_port: int | None = None
+
+    def status(self, field: str) -> int:
+        """A figure of /proc/PID/status (``VmRSS`` in KiB, ``Threads``...)."""
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+        raise KeyError(field)
+
+    def rss_mib(self) -> float:
+        return self.status("VmRSS") / 1024
 
     def cpu_seconds(self) -> float:
         fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -324,12 +374,20 @@ def start_server(where: Path, spec: dict[str, Any]) -> ServerProcess:
         command, stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True
     )
     lines = read_until(proc, LISTENING.pattern, 60)
-    if lines is not None and spec.get("web"):
-        page = read_until(proc, WEB_DOOR.pattern, 60)
-        if page is not None and (found := WEB_DOOR.match(page[-1])):
-            return ServerProcess(proc, game_port(lines), db, log, int(found[1]))
-    elif lines is not None:
-        return ServerProcess(proc, game_port(lines), db, log)
+    # The lines the attack waits for, whichever the server prints first.
+    for wanted, pattern in (("metrics", "metrics: http://"), ("web", WEB_DOOR.pattern)):
+        seen = lines is not None and any(re.search(pattern, line) for line in lines)
+        if lines is not None and spec.get(wanted) and not seen:
+            more = read_until(proc, pattern, 60)
+            lines = None if more is None else lines + more
+    if lines is not None:
+        server = ServerProcess(proc, game_port(lines), db, log)
+        for line in lines:
+            if line.startswith("metrics: http://"):
+                server.metrics_port = int(line.rsplit(":", 1)[1].split("/", 1)[0])
+            elif found := WEB_DOOR.match(line):
+                server.web_port = int(found[1])
+        return server
     proc.kill()
     raise SystemExit(f"the server did not start: {(where / 'server.log').read_text()}")
 
@@ -559,8 +617,8 @@ async def newcomers(port: int, report: Report) -> None:
 class Honest:
     """The honest world's process, seen from the harness."""
 
-    def __init__(self, port: int) -> None:
-        command = [sys.executable, __file__, "--honest", str(port)]
+    def __init__(self, port: int, tls: bool = False) -> None:
+        command = [sys.executable, __file__, "--honest", str(port)] + ["--tls"] * tls
         self.proc = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
         )
@@ -665,6 +723,13 @@ async def gather(fns: list[Callable[[], Awaitable[Any]]], limit: int = 64) -> li
 @attack("baseline")
 async def baseline(a: Attacker) -> Check:
     """No attack: what the honest clients get from the machine as it is (the control)."""
+    await trio.sleep(MIN_SECONDS)
+    return lambda report: []
+
+
+@attack("baseline-tls", tls=True)
+async def baseline_tls(a: Attacker) -> Check:
+    """No attack, the honest clients over TLS: the control of the attacks over TLS."""
     await trio.sleep(MIN_SECONDS)
     return lambda report: []
 
@@ -1577,10 +1642,320 @@ async def outlive_ban(a: Attacker) -> Check:
     return check
 
 
+# -- TLS, the metrics port and the admin socket ----------------------------------------
+
+
+async def hold_open(streams: list[Any], seconds: float) -> int:
+    """How many of ``streams`` the server closes within ``seconds`` (read meanwhile)."""
+    closed = 0
+
+    async def one(stream: Any) -> None:
+        nonlocal closed
+        with trio.move_on_after(seconds):
+            await until_closed(stream)
+            closed += 1
+
+    async with trio.open_nursery() as nursery:
+        for stream in streams:
+            nursery.start_soon(one, stream)
+    return closed
+
+
+async def rss_floor(server: ServerProcess, seconds: float = 2.5) -> float:
+    """The server's least RSS in MiB over ``seconds``: a newcomer's password check (every
+    2 s, argon2's 64 MiB for a moment) is not counted as what the attack left."""
+    least = server.rss_mib()
+    end = trio.current_time() + seconds
+    while trio.current_time() < end:
+        await trio.sleep(0.1)
+        least = min(least, server.rss_mib())
+    return least
+
+
+async def settle(server: ServerProcess, seconds: float = 7.0) -> float:
+    """The server's RSS in MiB ``seconds`` later (it gives memory back every 5 s)."""
+    await trio.sleep(seconds)
+    return await rss_floor(server)
+
+
+@attack("tls-half-frames", tls=True)
+async def tls_half_frames(a: Attacker) -> Check:
+    """1,200 greeted TLS connections from 120 addresses each send 60 KiB of a 64 KiB
+    frame and hold it: what they hold, TLS's buffers included, counts against the 32 MiB
+    budget (those over it are dropped), and their memory comes back once they close."""
+    before = await rss_floor(a.server)
+    streams: list[Any] = []
+
+    async def half(address: str, k: int) -> None:
+        await trio.sleep(k / 200)  # 200 new connections a second, for 6 s
+        stream = await a.raw(address)
+        streams.append(stream)
+        await stream.send_all(frame({"type": "hello", "id": 1, "version": 1, "client": "x"}))
+        await stream.send_all((65536).to_bytes(4, "big") + b"\x00" * 60 * 1024)
+
+    addresses = [ad for ad in a.addresses(120) for _ in range(10)]
+    jobs = [lambda ad=ad, k=k: half(ad, k) for k, ad in enumerate(addresses)]
+    failed = [r for r in await gather(jobs, limit=1200) if r is not None]
+    dropped = await hold_open(streams, 4.0)
+    full = await rss_floor(a.server)
+    for stream in streams:
+        await trio.aclose_forcefully(stream)
+    after = await settle(a.server)
+    print(
+        f"  tls-half-frames: {len(streams)} connections, {dropped} dropped by the budget, "
+        f"rss MiB {before:.0f} before, {full:.0f} held, {after:.0f} after they closed",
+        flush=True,
+    )
+
+    def check(report: Report) -> list[str]:
+        problems: list[str] = []
+        expect(problems, not failed, f"{len(failed)} connections failed: {failed[:2]}")
+        # 32 MiB hold about 500 such frames: the rest must go.
+        expect(problems, dropped >= 600, f"only {dropped} of {len(streams)} dropped")
+        # What stays is the heap's fragments around what the honest world kept meanwhile
+        # (alone, the server comes back within 2 MiB); before, the crowd's 176 MiB stayed.
+        expect(problems, after - before < 40, f"rss {before:.0f} -> {after:.0f} MiB after")
+        return problems
+
+    return check
+
+
+@attack("tls-idle", tls=True, limits={"hello_timeout": 8.0})
+async def tls_idle(a: Attacker) -> Check:
+    """1,500 sockets from 150 addresses connect to the TLS port and send nothing: each
+    costs the server little (no TLS state before the client's first bytes), and all are
+    cut at the hello deadline."""
+    before = await rss_floor(a.server)
+    streams = [await open_tcp(ad, a.port) for ad in a.addresses(150) for _ in range(10)]
+    await trio.sleep(1.5)  # the server has taken them all from its backlog
+    each = (await rss_floor(a.server) - before) * 1024 / len(streams)
+    cut = await hold_open(streams, 8.0 + 4.0)
+    for stream in streams:
+        await trio.aclose_forcefully(stream)
+    print(f"  tls-idle: {len(streams)} silent sockets, {each:.1f} KiB each", flush=True)
+
+    def check(report: Report) -> list[str]:
+        problems: list[str] = []
+        expect(problems, each < 20, f"{each:.1f} KiB per silent socket")
+        expect(problems, cut == len(streams), f"{len(streams) - cut} silent sockets kept")
+        return problems
+
+    return check
+
+
+@attack("handshake-flood", tls=True)
+async def handshake_flood(a: Attacker) -> Check:
+    """8 addresses offer some 600 TLS handshakes a second for 8 s: each address gets its
+    burst and then its rate, the rest are closed before any TLS work, and the server's
+    CPU stays low."""
+    assert CLIENT_TLS is not None
+    done = refused = 0
+    cpu, start = a.server.cpu_seconds(), time.monotonic()
+    end = trio.current_time() + 8.0
+
+    async def flood(address: str) -> None:
+        nonlocal done, refused
+        while trio.current_time() < end:
+            await trio.sleep(1 / 10)  # 10 a second from each of 8 x 8 clients
+            try:
+                stream = await open_tcp(address, a.port)
+            except OSError:
+                continue
+            tls = trio.SSLStream(stream, CLIENT_TLS, server_hostname="gbmj-server")
+            try:
+                with trio.fail_after(5):
+                    await tls.do_handshake()
+                done += 1
+            except (trio.BrokenResourceError, trio.TooSlowError, OSError):
+                refused += 1
+            await trio.aclose_forcefully(tls)
+
+    async with trio.open_nursery() as nursery:
+        for address in a.addresses(8):
+            for _ in range(8):
+                nursery.start_soon(flood, address)
+    seconds = time.monotonic() - start
+    cpu = (a.server.cpu_seconds() - cpu) / seconds
+    print(
+        f"  handshake-flood: {(done + refused) / seconds:.0f} offered a second, "
+        f"{done / seconds:.0f} done a second, {refused} refused before TLS, "
+        f"server cpu {cpu:.0%} of a core",
+        flush=True,
+    )
+
+    def check(report: Report) -> list[str]:
+        problems: list[str] = []
+        most = 8 * (DEFAULTS.handshake_burst + DEFAULTS.handshakes_per_second * (seconds + 1))
+        expect(problems, done <= most, f"{done} handshakes done, at most {most:.0f} allowed")
+        expect(problems, cpu < 0.35, f"server cpu {cpu:.0%} of a core")
+        return problems
+
+    return check
+
+
+@attack("metrics-slowloris", metrics=True)
+async def metrics_slowloris(a: Attacker) -> Check:
+    """1,500 connections to the metrics port each send half a request and stop: no
+    thread each, every one cut (pushed out or at the read deadline), and a scrape is
+    answered meanwhile."""
+    port = a.server.metrics_port
+    assert port is not None
+    threads = a.server.status("Threads")
+    streams = []
+    for k in range(1500):
+        with contextlib.suppress(OSError):
+            stream = await open_tcp(f"127.0.3.{1 + k % 200}", port)
+            await stream.send_all(b"GET /metr")
+            streams.append(stream)
+    most_threads = a.server.status("Threads")
+    scrape = await trio.to_thread.run_sync(_scrape, port)
+    cut = await hold_open(streams, 10.0)
+    for stream in streams:
+        await trio.aclose_forcefully(stream)
+    print(
+        f"  metrics-slowloris: {len(streams)} half-sent requests, server threads "
+        f"{threads} before, {most_threads} with them open; a scrape answered {scrape}",
+        flush=True,
+    )
+
+    def check(report: Report) -> list[str]:
+        problems: list[str] = []
+        expect(problems, most_threads <= threads, f"threads {threads} -> {most_threads}")
+        expect(problems, scrape == 200, f"a scrape answered {scrape}")
+        expect(problems, cut == len(streams), f"{len(streams) - cut} half requests kept")
+        return problems
+
+    return check
+
+
+def _scrape(port: int) -> int:
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as reply:
+            return int(reply.status)
+    except (urllib.error.URLError, OSError) as exc:
+        return getattr(exc, "code", 0) or 0
+
+
+ADMIN_GARBAGE = [
+    b'{"command": "grant", "name": "honest0", "coins": "abc"}',
+    b'{"command": "grant", "name": "honest0", "coins": [1]}',
+    b'{"command": "grant", "name": "honest0", "coins": 1e400}',
+    b'{"command": "grant", "name": "honest0", "coins": 100000000000000000000000000000}',
+    b'{"command": "take", "name": "honest0", "coins": true}',
+    b'{"command": "ban", "name": {"x": 1}}',
+    b"[" * 100_000,
+    b"[" * 30_000,
+    b"\xff\xfe\x00",
+    b"",
+]
+
+
+@attack("admin-socket-garbage")
+async def admin_socket_garbage(a: Attacker) -> Check:
+    """Every kind of bad line, 20 times, to the admin socket: each answered with an error,
+    no coin moved, the server runs on."""
+    path = str(a.server.db) + ".admin"
+    answers: dict[str, int] = {}
+
+    def coins() -> int:
+        """The host's grants and takes so far."""
+        with sqlite3.connect(f"file:{a.server.db}?mode=ro", uri=True) as db:
+            query = "SELECT COUNT(*) FROM coin_transfer WHERE reason = 'admin'"
+            return int(db.execute(query).fetchone()[0])
+
+    moves = await trio.to_thread.run_sync(coins)
+    for _ in range(20):
+        for line in ADMIN_GARBAGE:
+            sock = trio.socket.socket(trio.socket.AF_UNIX, trio.socket.SOCK_STREAM)
+            await sock.connect(path)
+            stream = trio.SocketStream(sock)
+            await stream.send_all(line + b"\n")
+            reply = b""
+            with trio.move_on_after(10), contextlib.suppress(trio.BrokenResourceError):
+                while not reply.endswith(b"\n") and (data := await stream.receive_some()):
+                    reply += data
+            await stream.aclose()
+            ok = json.loads(reply).get("ok") if reply else None
+            answers[str(ok)] = answers.get(str(ok), 0) + 1
+    after = await trio.to_thread.run_sync(coins)
+    alive = a.server.proc.poll() is None
+    print(f"  admin-socket-garbage: answers {answers}, server running {alive}", flush=True)
+
+    def check(report: Report) -> list[str]:
+        problems: list[str] = []
+        expect(problems, alive, "the server stopped")
+        expect(problems, answers == {"False": 20 * len(ADMIN_GARBAGE)}, f"answers {answers}")
+        expect(problems, after == moves, f"ledger entries {moves} -> {after}")
+        return problems
+
+    return check
+
+
+@attack("bot-speed", bot_delay=0.01, limits={"request_burst": 20})
+async def bot_speed(a: Attacker) -> Check:
+    """A player with three bots that think 10 ms answers every prompt at once for 10 s
+    while pinging at 19 a second, just within the request rate (20 a second, 20 saved
+    up): no legal answer and no ping is refused (prompts pace the answers, which spend
+    nothing); what it then sends unprompted beyond the rate, a flood of pings, is
+    throttled."""
+    codes: dict[str, int] = {}
+    prompts = 0
+
+    async def play_fast(address: str) -> None:
+        nonlocal prompts
+        answered = trio.Event()
+
+        async def on_push(peer: Peer, message: m.Message) -> None:
+            nonlocal prompts
+            if isinstance(message, m.Prompt):
+                prompts += 1
+                kinds = [c.kind for c in message.actions]
+                choice = message.actions[kinds.index("pass") if "pass" in kinds else 0]
+                await peer.post("action", table_id=table_id, seq=message.seq, **choice.to_wire())
+                answered.set()
+
+        peer = await Peer.open(a.nursery, address, a.port, on_push=on_push)
+        await peer.ok("guest")
+        snap = await peer.ok("create_table", settings=settings("fast"))
+        assert isinstance(snap, m.Snapshot)
+        table_id = snap.table.table_id
+        await peer.ok("sit", table_id=table_id, seat=0)
+        for seat in (1, 2, 3):
+            await peer.ok("add_bot", table_id=table_id, seat=seat, level="normal")
+        await peer.ok("ready", table_id=table_id, ready=True)
+        end = trio.current_time() + 10.0
+        while trio.current_time() < end:
+            await peer.post("ping")
+            await trio.sleep(1 / 19)
+        await trio.sleep(0.5)  # the last replies
+        for code, n in peer.answers.items():
+            codes[code] = codes.get(code, 0) + n
+        pinged = [await peer.code("ping") for _ in range(80)]
+        key = "ping " + ("rate_limited" if "rate_limited" in pinged else "all answered")
+        codes[key] = codes.get(key, 0) + 1
+
+    await play_fast(a.addresses(1)[0])
+    print(f"  bot-speed: {prompts} prompts answered at once, answers {codes}", flush=True)
+
+    def check(report: Report) -> list[str]:
+        problems: list[str] = []
+        expect(problems, prompts >= 60, f"only {prompts} prompts")
+        expect(problems, not codes.get("rate_limited"), f"answers refused: {codes}")
+        expect(problems, codes.get("ping rate_limited") == 1, "unprompted pings not throttled")
+        return problems
+
+    return check
+
+
 # -- the run -------------------------------------------------------------------------------
 
 
 async def run_attack(spec: AttackSpec, server: ServerProcess, honest: Honest) -> Check:
+    global CLIENT_TLS
+    CLIENT_TLS = client_tls() if spec.server.get("tls") else None
     honest.tell("measure")
     start = trio.current_time()
     async with trio.open_nursery() as nursery:
@@ -1592,12 +1967,13 @@ async def run_attack(spec: AttackSpec, server: ServerProcess, honest: Honest) ->
     return check
 
 
-def run_one(spec: AttackSpec, verbose: bool) -> bool:
+def run_one(spec: AttackSpec, verbose: bool, p99_limit: float = P99_MS) -> tuple[bool, float]:
+    """Run one attack and print its line: (ok, the honest p99 in ms)."""
     with tempfile.TemporaryDirectory(prefix="gbmj-attack-") as tmp:
         server = start_server(Path(tmp), spec.server)
         honest: Honest | None = None
         try:
-            honest = Honest(server.port)
+            honest = Honest(server.port, bool(spec.server.get("tls")))
             cpu, start = server.cpu_seconds(), time.monotonic()
             try:
                 check = trio.run(run_attack, spec, server, honest)
@@ -1622,8 +1998,8 @@ def run_one(spec: AttackSpec, verbose: bool) -> bool:
             problems.append(f"{len(slow)} newcomers took over {SIGN_IN_S} s ({worst:.0f} ms)")
         if report.updates_per_s > UPDATES_PER_S:
             problems.append(f"{report.updates_per_s} lobby updates in one second")
-        if report.p99_ms >= P99_MS:
-            problems.append(f"honest p99 {report.p99_ms:.0f} ms")
+        if report.p99_ms >= p99_limit:
+            problems.append(f"honest p99 {report.p99_ms:.0f} ms (limit {p99_limit:.0f})")
         if rss >= RSS_MIB:
             problems.append(f"server rss {rss:.0f} MiB")
         if not report.rtts_ms:
@@ -1648,7 +2024,7 @@ def run_one(spec: AttackSpec, verbose: bool) -> bool:
                 print(f"  slow: {slow}", flush=True)
             for line in server_log[-10:]:
                 print(f"  server: {line}", flush=True)
-        return not problems
+        return not problems, report.p99_ms
 
 
 def main() -> None:
@@ -1658,7 +2034,11 @@ def main() -> None:
     parser.add_argument("-v", "--verbose", action="store_true", help="more figures per attack")
     parser.add_argument("--serve", help=argparse.SUPPRESS)
     parser.add_argument("--honest", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--tls", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.tls:
+        global CLIENT_TLS
+        CLIENT_TLS = client_tls()
     if args.serve:
         serve(json.loads(args.serve))
         return
@@ -1678,7 +2058,15 @@ def main() -> None:
         if unknown:
             raise SystemExit(f"unknown attacks: {', '.join(sorted(unknown))}")
         chosen = [s for s in ATTACKS if s.name in wanted]
-    failed = [spec.name for spec in chosen if not run_one(spec, args.verbose)]
+    failed = []
+    limits = {False: P99_MS, True: P99_MS}  # honest p99 limits, plain and over TLS
+    for spec in sorted(chosen, key=lambda s: not s.name.startswith("baseline")):
+        tls = bool(spec.server.get("tls"))
+        ok, p99 = run_one(spec, args.verbose, limits[tls])
+        if spec.name.startswith("baseline"):
+            limits[tls] = 2 * p99
+        if not ok:
+            failed.append(spec.name)
     if failed:
         print(f"failed: {', '.join(failed)}")
         sys.exit(1)

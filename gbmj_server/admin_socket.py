@@ -5,6 +5,10 @@ the database itself), one JSON object a line each way: ``{"command": "ban", "nam
 "x"}`` in, ``{"ok": true, "message": "..."}`` out. Whoever may read the database may
 moderate; nobody else can open the socket. Without a running server there is no socket,
 and the admin command acts on the file alone (``call`` answers None).
+
+A line that is no such request (not JSON, nested too deep, over ``MAX_LINE``, a field of
+the wrong type, an amount out of range) is answered ``{"ok": false}`` with the reason
+and changes nothing; nothing a line holds ends the server.
 """
 
 from __future__ import annotations
@@ -27,31 +31,61 @@ log = logging.getLogger(__name__)
 
 MAX_LINE = 64 * 1024
 TIMEOUT = 30.0
+MAX_COINS = 10**9  # the most one grant or take moves
+
+
+class BadRequest(Exception):
+    """The line is no admin request; the reason, for the reply."""
 
 
 def socket_path(db_path: Path) -> Path:
     return db_path.with_name(db_path.name + ".admin")
 
 
-async def _answer(moderator: Moderator, request: Any) -> dict[str, Any]:
+def parse(line: bytes) -> dict[str, Any]:
+    """The request a line holds; ``BadRequest`` when it holds none."""
+    try:
+        request = json.loads(line)
+    except RecursionError:
+        raise BadRequest("the request is nested too deeply") from None
+    except ValueError as exc:  # not JSON, not UTF-8
+        raise BadRequest(f"not a JSON line: {exc}") from None
     if not isinstance(request, dict) or not isinstance(request.get("command"), str):
-        return {"ok": False, "message": "a request is a JSON object with a command"}
+        raise BadRequest("a request is a JSON object with a command")
+    return request
+
+
+def _text(request: dict[str, Any], key: str) -> str:
+    value = request.get(key)
+    if not isinstance(value, str):
+        raise BadRequest(f"{key} must be a string")
+    return value
+
+
+def _coins(request: dict[str, Any]) -> int:
+    coins = request.get("coins")
+    if not isinstance(coins, int) or isinstance(coins, bool) or not 0 < coins <= MAX_COINS:
+        raise BadRequest(f"coins must be a whole number of 1-{MAX_COINS:,}")
+    return coins
+
+
+async def _answer(moderator: Moderator, request: dict[str, Any]) -> dict[str, Any]:
     command = request["command"]
-    name = request.get("name")
     try:
         if command in ("ban", "unban"):
-            message = await moderator.ban(str(name), command == "ban")
+            message = await moderator.ban(_text(request, "name"), command == "ban")
         elif command in ("mute", "unmute"):
-            message = await moderator.mute(str(name), command == "mute")
+            message = await moderator.mute(_text(request, "name"), command == "mute")
         elif command == "kick":
-            message = await moderator.kick(str(name))
+            message = await moderator.kick(_text(request, "name"))
         elif command in ("grant", "take"):
-            coins = int(request.get("coins", 0))
-            message = await moderator.adjust(str(name), coins if command == "grant" else -coins)
+            coins = _coins(request)
+            name = _text(request, "name")
+            message = await moderator.adjust(name, coins if command == "grant" else -coins)
         elif command == "reset-password":
-            message = await moderator.reset_password(str(name), str(request.get("hash")))
+            message = await moderator.reset_password(_text(request, "name"), _text(request, "hash"))
         elif command == "announce":
-            message = await moderator.announce(str(request.get("text", "")))
+            message = await moderator.announce(_text(request, "text"))
         elif command == "tournament":
             tournaments = moderator.services.tournaments
             if tournaments is None:
@@ -62,9 +96,21 @@ async def _answer(moderator: Moderator, request: Any) -> dict[str, Any]:
                 return {"ok": False, "message": str(exc)}
         else:
             return {"ok": False, "message": f"no admin command {command!r}"}
-    except ModerationError as exc:
+    except (ModerationError, BadRequest) as exc:
         return {"ok": False, "message": str(exc)}
     return {"ok": True, "message": message}
+
+
+async def answer_line(moderator: Moderator, line: bytes) -> dict[str, Any]:
+    """The reply to one line: bad input is told why and changes nothing; a fault of the
+    server's own is logged and answered, and ends nothing."""
+    try:
+        return await _answer(moderator, parse(line))
+    except BadRequest as exc:
+        return {"ok": False, "message": str(exc)}
+    except Exception:
+        log.exception("the admin request failed")
+        return {"ok": False, "message": "internal error: the request had no effect"}
 
 
 async def serve_admin(
@@ -88,18 +134,18 @@ async def serve_admin(
     async def handle(stream: trio.SocketStream) -> None:
         buffer = b""
         with trio.move_on_after(TIMEOUT), contextlib.suppress(trio.BrokenResourceError):
-            while b"\n" not in buffer and len(buffer) < MAX_LINE:
+            while b"\n" not in buffer and len(buffer) <= MAX_LINE:
                 data = await stream.receive_some(MAX_LINE)
                 if not data:
-                    return
+                    break
                 buffer += data
-            try:
-                request = json.loads(buffer.split(b"\n", 1)[0])
-            except ValueError:
-                request = None
-            reply = await _answer(moderator, request)
+            line = buffer.split(b"\n", 1)[0]
+            if len(line) > MAX_LINE:
+                reply = {"ok": False, "message": f"a request is at most {MAX_LINE} bytes"}
+            else:
+                reply = await answer_line(moderator, line)
             await stream.send_all(json.dumps(reply).encode() + b"\n")
-        await stream.aclose()
+        await trio.aclose_forcefully(stream)
 
     try:
         task_status.started(path)

@@ -11,6 +11,17 @@ what is newer, and the pauses stay short. Frozen objects that later become cycli
 garbage (a connection's frames left in a cycle when it closes) are not collected while
 frozen: every ``FULL_EVERY`` seconds everything is thawed and collected once.
 
+A crowd of connections that came and went since the last freeze leaves its cycles (a
+closed connection's frames, held by the exceptions that ended them, and over TLS its
+OpenSSL state) to the next full collection, and glibc's ``malloc`` keeps freed pages for
+the process: the server would stay at its peak size. Once many connections have gone
+(twice as many as are still open: the collection's work, which grows with what is alive
+and not frozen, stays small beside what went; a crowd still there is not scanned) the
+server calls ``give_back``: a collection of what is not frozen, whose survivors are left
+unfrozen (connections still open now may go soon, and frozen they would stay until the
+next full collection), and the free pages back to the system. It costs a pause of about
+0.07 ms per connection gone (88 ms after a crowd of 1,200), once.
+
 And the young generation is collected after ``THRESHOLDS[0]`` new objects, not
 CPython's 700: a step's objects (its frames, its events, its coroutines' state) live a
 few milliseconds, and at 700 they were caught alive, moved to the older generations and
@@ -21,7 +32,10 @@ every tenth of a second and a 100 ms one every 3 s, the tail of every latency
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import gc
+from functools import cache
 from typing import Any
 
 import trio
@@ -30,8 +44,11 @@ FULL_EVERY = 600.0  # seconds between two collections of everything
 THRESHOLDS = (50_000, 50, 50)  # gc.set_threshold: new objects, then collections of each
 
 
+_giving_back = False  # a give_back's collection: its survivors stay unfrozen
+
+
 def _freeze_after_full(phase: str, info: dict[str, Any]) -> None:
-    if phase == "stop" and info["generation"] == 2:
+    if phase == "stop" and info["generation"] == 2 and not _giving_back:
         gc.freeze()
 
 
@@ -51,3 +68,27 @@ async def run(every: float = FULL_EVERY) -> None:
         await trio.sleep(every)
         gc.unfreeze()
         gc.collect()  # the callback freezes the survivors
+
+
+@cache
+def _malloc_trim() -> Any:
+    """glibc's ``malloc_trim`` (None where the C library has none)."""
+    name = ctypes.util.find_library("c")
+    try:
+        return getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
+    except OSError:
+        return None
+
+
+def give_back() -> None:
+    """Collect the garbage that is not frozen (what survives stays unfrozen), and return
+    the heap's free pages to the system."""
+    global _giving_back
+    _giving_back = True
+    try:
+        gc.collect()
+    finally:
+        _giving_back = False
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)

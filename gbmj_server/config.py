@@ -55,6 +55,11 @@ class Limits:
     hello_timeout: float = 10.0  # seconds from connecting to ``hello``
     sign_in_timeout: float = 120.0  # seconds from ``hello`` to a session
     frame_timeout: float = 30.0  # seconds a begun frame may take to arrive whole
+    handshakes_per_second: float = 1.0  # TLS handshakes an address may start, on average
+    handshake_burst: int = 10  # TLS handshakes an address saves up
+    handshakes_in_flight: int = 256  # TLS handshakes under way at once, in all (50 KiB each)
+    handshakes_in_flight_per_address: int = 4  # of those, from one address
+    handshake_timeout: float = 5.0  # seconds a handshake has once its turn has come
     outbox_frames: int = 1024  # frames queued for a client before it is dropped
     outbox_bytes: int = 2 * 1024 * 1024  # bytes queued for a client before it is dropped
     buffers_total: int = 32 * 1024 * 1024  # bytes all clients' buffers hold, together

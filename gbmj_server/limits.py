@@ -102,6 +102,10 @@ class TokenBucket:
         )
         return True
 
+    def forget(self, key: str) -> None:
+        """``key`` is gone for good (a closed connection's bucket)."""
+        self._table.drop(key)
+
     def __len__(self) -> int:
         return len(self._table)
 

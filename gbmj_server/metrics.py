@@ -6,7 +6,8 @@ server moves them through the small functions below (``hand_played()``,
 nanoseconds under a lock and does no I/O, so trio code calls them directly.
 
 ``serve_metrics`` (a task for ``nursery.start``, with ``metrics_port`` set) serves, from
-a thread of its own:
+a thread of its own running a trio loop of its own (so that a stuck server loop still
+gets its ``503``):
 
 - ``/metrics``: every metric in Prometheus' text format, the process's memory, CPU and
   open files (``process_*``) included;
@@ -15,21 +16,24 @@ a thread of its own:
   seconds (a loop stuck in a blocking call) or before the first beat.
 
 It listens on loopback unless ``metrics_host`` says otherwise: the figures are for the
-host, not for players.
+host, not for players. Whoever can reach it costs little: at most ``MAX_CLIENTS``
+requests are read at once (a newcomer pushes out the one that has been sending its
+request longest), each must arrive whole within ``READ_TIMEOUT`` seconds and at most
+``MAX_REQUEST`` bytes long, and the answer must be taken within the same time.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
-from socketserver import ThreadingMixIn
 from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
+import h11
 import trio
 from prometheus_client import (
     CollectorRegistry,
@@ -38,8 +42,8 @@ from prometheus_client import (
     Histogram,
     Info,
     ProcessCollector,
-    make_wsgi_app,
 )
+from prometheus_client.exposition import choose_encoder
 
 from protocol.errors import ErrorCode
 from protocol.vocabulary import TableStatus
@@ -77,6 +81,9 @@ for _status in TableStatus:  # every state shows, 0 until a table is in it
 
 BEAT_EVERY = 1.0  # seconds between heartbeats
 STALL_AFTER = 10.0  # seconds without a heartbeat before /healthz answers 503
+MAX_CLIENTS = 16  # requests read at once
+READ_TIMEOUT = 5.0  # seconds to send a whole request, and to take the answer
+MAX_REQUEST = 8192  # bytes of a request's line and headers
 
 
 # -- what the server calls -------------------------------------------------------------
@@ -163,60 +170,120 @@ HEARTBEAT = Heartbeat()
 # -- the HTTP endpoint -------------------------------------------------------------------
 
 
-def wsgi_app(heartbeat: Heartbeat = HEARTBEAT) -> Callable[..., Iterable[bytes]]:
-    """``/metrics`` and ``/healthz``; anything else is 404."""
-    metrics = make_wsgi_app(REGISTRY)
-
-    def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        path = environ.get("PATH_INFO", "")
-        if environ.get("REQUEST_METHOD") not in ("GET", "HEAD"):
-            return _text(start_response, "405 Method Not Allowed", "GET only")
-        if path == "/metrics":
-            body: Iterable[bytes] = metrics(environ, start_response)
-            return body
-        if path == "/healthz":
-            healthy, line = heartbeat.status()
-            return _text(start_response, "200 OK" if healthy else "503 Service Unavailable", line)
-        return _text(start_response, "404 Not Found", "not found: /metrics or /healthz")
-
-    return app
+def answer(method: str, path: str, accept: str, heartbeat: Heartbeat) -> tuple[int, str, bytes]:
+    """(status, content type, body) for a request: ``/metrics`` (in the format the
+    scraper accepts), ``/healthz``; anything else is 404."""
+    if method not in ("GET", "HEAD"):
+        return _text(405, "GET only")
+    if path == "/metrics":
+        encoder, content_type = choose_encoder(accept)
+        return 200, content_type, encoder(REGISTRY)
+    if path == "/healthz":
+        healthy, line = heartbeat.status()
+        return _text(200 if healthy else 503, line)
+    return _text(404, "not found: /metrics or /healthz")
 
 
-def _text(start_response: Callable[..., Any], status: str, line: str) -> list[bytes]:
-    body = (line + "\n").encode()
-    start_response(
-        status, [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(body)))]
-    )
-    return [body]
-
-
-class _Quiet(WSGIRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        """A scrape every few seconds is not worth a log line."""
+def _text(status: int, line: str) -> tuple[int, str, bytes]:
+    return status, "text/plain; charset=utf-8", (line + "\n").encode()
 
 
 class Endpoint:
-    """The HTTP server in its daemon thread; ``stop()`` closes it."""
+    """The HTTP server: a trio loop in a daemon thread of its own; ``stop()`` ends it.
+    The port is bound at once (an ``OSError`` if it cannot be had)."""
 
-    def __init__(self, host: str, port: int, heartbeat: Heartbeat = HEARTBEAT) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        heartbeat: Heartbeat = HEARTBEAT,
+        *,
+        read_timeout: float = READ_TIMEOUT,
+        max_clients: int = MAX_CLIENTS,
+    ) -> None:
         family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
-
-        class Server(ThreadingMixIn, WSGIServer):
-            address_family = family
-            daemon_threads = True  # a slow scraper does not hold up the stop
-
-        self._httpd = make_server(host, port, wsgi_app(heartbeat), Server, _Quiet)
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((host, port))
+            sock.listen(64)
+        except OSError:
+            sock.close()
+            raise
         self.host = host
-        self.port: int = self._httpd.server_address[1]
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, name="gbmj-metrics", daemon=True
-        )
+        self.port: int = sock.getsockname()[1]
+        self.heartbeat = heartbeat
+        self.read_timeout = read_timeout
+        self.max_clients = max_clients
+        self._sock = sock
+        self._reading: dict[trio.CancelScope, None] = {}  # oldest first
+        self._scope = trio.CancelScope()
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=trio.run, args=(self._serve,), daemon=True)
+        self._thread.name = "gbmj-metrics"
         self._thread.start()
+        self._ready.wait()
+
+    async def _serve(self) -> None:
+        self._token = trio.lowlevel.current_trio_token()
+        listener = trio.SocketListener(trio.socket.from_stdlib_socket(self._sock))
+        with self._scope:
+            self._ready.set()
+            await trio.serve_listeners(self._handle, [listener])
 
     def stop(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        if self._token is not None:
+            with contextlib.suppress(trio.RunFinishedError):
+                trio.from_thread.run_sync(self._scope.cancel, trio_token=self._token)
         self._thread.join()
+
+    async def _handle(self, stream: trio.SocketStream) -> None:
+        try:
+            if len(self._reading) >= self.max_clients:  # the slowest sender goes
+                oldest = next(iter(self._reading))
+                del self._reading[oldest]
+                oldest.cancel()
+            request = None
+            conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_REQUEST)
+            with trio.CancelScope(deadline=trio.current_time() + self.read_timeout) as reading:
+                self._reading[reading] = None
+                try:
+                    request = await _read_request(stream, conn)
+                finally:
+                    self._reading.pop(reading, None)
+            if request is None:
+                return
+            method = request.method.decode("ascii", "replace")
+            path = request.target.decode("ascii", "replace").split("?", 1)[0]
+            accept = ", ".join(v.decode("latin-1") for k, v in request.headers if k == b"accept")
+            status, content_type, body = answer(method, path, accept, self.heartbeat)
+            headers = [
+                ("Content-Type", content_type),
+                ("Content-Length", str(len(body))),
+                ("Connection", "close"),
+            ]
+            with trio.move_on_after(self.read_timeout):
+                await stream.send_all(conn.send(h11.Response(status_code=status, headers=headers)))
+                if method != "HEAD":
+                    await stream.send_all(conn.send(h11.Data(data=body)))
+                await stream.send_all(conn.send(h11.EndOfMessage()))
+        except (trio.BrokenResourceError, trio.ClosedResourceError, h11.ProtocolError):
+            pass  # a client that broke off or did not speak HTTP: nothing to answer
+        finally:
+            await trio.aclose_forcefully(stream)
+
+
+async def _read_request(stream: trio.SocketStream, conn: h11.Connection) -> h11.Request | None:
+    """The request's line and headers (None: the client closed first)."""
+    while True:
+        event = conn.next_event()
+        if isinstance(event, h11.Request):
+            return event
+        if event is h11.NEED_DATA:
+            conn.receive_data(await stream.receive_some(4096))
+        else:  # the connection closed
+            return None
 
 
 async def serve_metrics(

@@ -43,7 +43,7 @@ from gbmj_server.tables.brains import Brains
 from gbmj_server.tables.context import TableContext
 from gbmj_server.tables.journal import Journal
 from gbmj_server.tables.registry import Tables
-from gbmj_server.tls import ServerTls, tls_listeners
+from gbmj_server.tls import Records, ServerTls, open_tls
 from gbmj_server.tournaments import Tournaments
 from protocol import messages as m
 from protocol.errors import ErrorCode
@@ -55,6 +55,7 @@ log = logging.getLogger(__name__)
 DOOR_HOST = "127.0.0.1"  # where the front doors' clients reach the game
 FAREWELL = 0.5  # seconds to let "the server restarts" reach the clients
 GAUGES_EVERY = 5.0  # seconds between two readings of the counts the metrics show
+GIVE_BACK_AFTER = 64  # connections gone (and twice those open) before memory goes back
 
 
 class Server:
@@ -81,6 +82,7 @@ class Server:
         self.resumed = 0  # matches resumed at start
         self.signer = signer  # signs what the history tells (None: nothing signed)
         self.port: int | None = None  # the first listener's port, once serving
+        self.tls: ssl.SSLContext | None = None  # what the listeners serve, once serving
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """The services, the tables (the interrupted matches resumed), until cancelled."""
@@ -134,20 +136,24 @@ class Server:
         """``run``, and accept connections on ``listeners`` (TLS with a ``tls`` context)."""
         if listeners:
             self.port = listeners[0].socket.getsockname()[1]
-        serving: Sequence[trio.abc.Listener[trio.abc.Stream]] = listeners
-        if tls is not None:
-            serving = tls_listeners(listeners, tls)
+        self.tls = tls
         async with trio.open_nursery() as nursery:
             await nursery.start(self.run)
-            await nursery.start(trio.serve_listeners, self.handle_stream, serving)
+            await nursery.start(trio.serve_listeners, self.handle_stream, listeners)
             task_status.started()
 
     async def _gauges(self) -> None:
-        """The metrics that are counts of what is now (players, tables by state)."""
+        """The metrics that are counts of what is now (players, tables by state); and
+        once a crowd of connections has gone, their memory back to the system."""
+        given_back = self.guard.released
         while True:
             metrics.set_signed_in(self.sessions.signed_in)
             counts = Counter(a.table.status for a in self.tables.actors.values())
             metrics.set_tables(counts)
+            gone = self.guard.released - given_back
+            if gone >= max(GIVE_BACK_AFTER, 2 * self.guard.open):
+                given_back = self.guard.released
+                collector.give_back()
             await trio.sleep(GAUGES_EVERY)
 
     @property
@@ -163,47 +169,68 @@ class Server:
         await trio.sleep(FAREWELL)
 
     # -- one connection ------------------------------------------------------------
-    async def handle_stream(self, stream: trio.abc.Stream) -> None:
+    async def handle_stream(self, stream: trio.SocketStream) -> None:
         address = "?"
-        raw = stream.transport_stream if isinstance(stream, trio.SSLStream) else stream
-        if isinstance(raw, trio.SocketStream):
-            with contextlib.suppress(OSError):
-                address = str(raw.socket.getpeername()[0])
-            if self.guard.key(address) in self.guard.proxies:
-                try:  # the player's address, from the header the host's proxy puts first
-                    with trio.fail_after(self.config.limits.hello_timeout):
-                        address = await proxied_address(raw.socket, address)
-                except (ProxyHeaderError, trio.TooSlowError, OSError) as exc:
-                    logs.event("proxy_header_refused", address=address, reason=str(exc))
-                    await trio.aclose_forcefully(stream)
-                    return
-        await self.handle_connection(stream, address)
+        with contextlib.suppress(OSError):
+            address = str(stream.socket.getpeername()[0])
+        if self.guard.key(address) in self.guard.proxies:
+            try:  # the player's address, from the header the host's proxy puts first
+                with trio.fail_after(self.config.limits.hello_timeout):
+                    address = await proxied_address(stream.socket, address)
+            except (ProxyHeaderError, trio.TooSlowError, OSError) as exc:
+                logs.event("proxy_header_refused", address=address, reason=str(exc))
+                await trio.aclose_forcefully(stream)
+                return
+        if self.tls is not None and not self.guard.handshake(address, trio.current_time()):
+            # Over the address's rate: closed before any TLS work, the costly part.
+            log.debug("%s: over its rate of TLS handshakes, closed", address)
+            await trio.aclose_forcefully(stream)
+            return
+        await self.handle_connection(stream, address, self.tls)
 
     async def handle_door_stream(self, stream: trio.abc.Stream) -> None:
-        """A client of the server's own SSH or web door, on the doors' listener: its
-        hello names the player (``gbmj_server.net.peers``)."""
+        """A client of the server's own SSH or web door, on the doors' listener (plain
+        TCP on loopback): its hello names the player (``gbmj_server.net.peers``)."""
         await self.handle_connection(stream, DOOR_ADDRESS, door=True)
 
     async def handle_connection(
-        self, stream: trio.abc.Stream, address: str, *, door: bool = False
+        self,
+        stream: trio.abc.Stream,
+        address: str,
+        tls: ssl.SSLContext | None = None,
+        *,
+        door: bool = False,
     ) -> None:
-        """Serve one client on ``stream`` (a socket, or a memory stream in tests)."""
+        """Serve one client on ``stream`` (a socket, or a memory stream in tests), over
+        TLS with a ``tls`` context."""
         assert self.dispatcher is not None, "the server is not running"
         conn = Connection(address, self.config.limits, door=door)
         refused = self.guard.admit(conn)
         if refused is not None:
             with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
-                with trio.move_on_after(1):
-                    await stream.send_all(
-                        encode(m.Error(code=ErrorCode.SERVER_BUSY, message=refused))
-                    )
+                told: trio.abc.Stream | None = stream
+                if tls is not None:  # told over TLS, which the client speaks
+                    assert isinstance(stream, trio.SocketStream)
+                    with trio.move_on_at(conn.opened + self.config.limits.hello_timeout):
+                        told = await self._secure(conn, stream, tls)
+                if told is not None:
+                    with trio.move_on_after(1):
+                        await told.send_all(
+                            encode(m.Error(code=ErrorCode.SERVER_BUSY, message=refused))
+                        )
             await trio.aclose_forcefully(stream)
             return
         self.sessions.opened(conn)
         logs.event("connection_opened", connection=conn.id, address=address)
+        opening = None
+        if tls is not None:
+            assert isinstance(stream, trio.SocketStream)
+            opening = partial(self._secure, conn, stream, tls)
         try:
             with metrics.connection():
-                await conn.serve(stream, self.dispatcher.dispatch, self.dispatcher.bad_frame)
+                await conn.serve(
+                    stream, self.dispatcher.dispatch, self.dispatcher.bad_frame, opening
+                )
         except* (trio.BrokenResourceError, trio.ClosedResourceError):
             pass
         except* Exception:
@@ -227,6 +254,21 @@ class Server:
                     with contextlib.suppress(Exception):
                         await table.call(lambda t: t.disconnected(conn))
                 await trio.aclose_forcefully(stream)
+
+    async def _secure(
+        self,
+        conn: Connection,
+        socket: trio.SocketStream,
+        context: ssl.SSLContext,
+    ) -> trio.SSLStream[Records] | None:
+        """The connection's TLS: begun at its first bytes, the handshake in its turn and
+        in time (None: it was not)."""
+        stream = await open_tls(socket, context, conn.transport_holds)
+        async with self.guard.handshake_turn(conn.address):
+            with trio.move_on_after(self.config.limits.handshake_timeout):
+                await stream.do_handshake()
+                return stream
+        return None
 
 
 async def run_server(

@@ -7,15 +7,18 @@ like the SSH host key, and keeps it: clients pin its fingerprint (``protocol.tls
 a new certificate means a warning on every player's client. It never expires for the
 same reason; the pin, not a date or a CA, is what a client trusts.
 
-The server wraps its TCP listeners with ``tls_listeners``; the frames inside are the
-same as on a plain port.
+The frames inside are the same as on a plain port. The server starts a connection's TLS
+itself (``open_tls``), at its first bytes and no sooner: a socket that sends nothing
+holds no TLS state (OpenSSL's buffers for a handshake are some 50 KiB). What TLS then
+holds for the connection stays small, and what it holds of a record still arriving is
+reported to the server's buffer budget (``Records``).
 """
 
 from __future__ import annotations
 
 import os
 import ssl
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -158,3 +161,65 @@ def tls_listeners(
     write, so a client that never completes it costs only its own connection (and fails
     it with ``trio.BrokenResourceError``, like any broken peer)."""
     return [trio.SSLListener(listener, context) for listener in listeners]
+
+
+# What one read takes from a TLS client's socket. trio hands each read whole to OpenSSL's
+# incoming buffer, which keeps the size of the largest read for the connection's life:
+# small reads keep it small (clients send small requests; a frame of 64 KiB is 16 reads).
+TLS_READ = 4096
+RECORD_HEADER = 5
+# What OpenSSL holds while a record has partly arrived: its read buffer, one record long.
+RECORD_BUFFER = 16 * 1024 + 2048
+
+
+class Records(trio.abc.Stream):
+    """The socket under a connection's TLS: reads at most ``TLS_READ`` bytes at a time and
+    follows the TLS records in them, so that what OpenSSL holds of a record still
+    arriving is known; ``report(bytes)`` hears it after each read (``RECORD_BUFFER``
+    while a record is incomplete, else 0). A client that sends part of a record and
+    stops holds that buffer, as a client that sends part of a frame holds the frame."""
+
+    def __init__(self, socket: trio.SocketStream, report: Callable[[int], None]) -> None:
+        self.socket = socket
+        self.report = report
+        self._header = bytearray()  # the record header read so far
+        self._body = 0  # bytes of the current record's body still to come
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        data = await self.socket.receive_some(TLS_READ)
+        self._follow(data)
+        self.report(RECORD_BUFFER if self._header or self._body else 0)
+        return data
+
+    def _follow(self, data: bytes) -> None:
+        at = 0
+        while at < len(data):
+            if self._body:
+                step = min(self._body, len(data) - at)
+                self._body -= step
+                at += step
+                continue
+            step = min(RECORD_HEADER - len(self._header), len(data) - at)
+            self._header += data[at : at + step]
+            at += step
+            if len(self._header) == RECORD_HEADER:
+                self._body = int.from_bytes(self._header[3:5], "big")
+                self._header.clear()
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        await self.socket.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.socket.wait_send_all_might_not_block()
+
+    async def aclose(self) -> None:
+        await self.socket.aclose()
+
+
+async def open_tls(
+    socket: trio.SocketStream, context: ssl.SSLContext, report: Callable[[int], None]
+) -> trio.SSLStream[Records]:
+    """The connection's TLS, once its first bytes (the client's hello) have arrived: no
+    TLS state exists before. The handshake itself is left to the caller."""
+    await trio.lowlevel.wait_readable(socket.socket)
+    return trio.SSLStream(Records(socket, report), context, server_side=True)

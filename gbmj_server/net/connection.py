@@ -69,6 +69,10 @@ class Connection:
         self.decoder = FrameDecoder()
         self.buffers: Buffers | None = None  # the server's budget (set on admission)
         self._writing = 0  # bytes of the write in progress
+        self._transport = 0  # bytes the transport (TLS) holds of what is arriving
+        self.opened = trio.current_time()
+        # The prompt last sent, (table, seq): its answer is not counted as a request.
+        self.open_prompt: tuple[int, int] | None = None
         self.cancel_scope = trio.CancelScope()
         self.greeted = False
         self.account: Account | None = None
@@ -106,6 +110,22 @@ class Connection:
             metrics.error_sent(message.code)
         self.send_frame(frame)
 
+    def send_prompt(self, table_id: int, seq: int, frame: bytes) -> None:
+        """Queue a prompt's frame: the answer to it is paced by the server, not the client."""
+        self.open_prompt = (table_id, seq)
+        self.send_frame(frame)
+
+    def answers_prompt(self, message: m.Message) -> bool:
+        """``message`` is the first answer to the prompt last sent (which it closes)."""
+        if (
+            isinstance(message, m.Action)
+            and self.open_prompt is not None
+            and self.open_prompt == (message.table_id, message.seq)
+        ):
+            self.open_prompt = None
+            return True
+        return False
+
     def send_frame(self, frame: bytes) -> None:
         """Queue an encoded frame (encoded once for everyone who gets the same bytes)."""
         if self.closed:
@@ -118,11 +138,19 @@ class Connection:
             self._held()
 
     def _held(self) -> None:
-        """Tell the budget what this connection holds: a frame arriving, and what its
-        client leaves unread beyond ``FREE_OUTBOX`` (the moment's traffic costs nothing)."""
+        """Tell the budget what this connection holds: a frame arriving (and what its
+        transport holds of it), and what its client leaves unread beyond
+        ``FREE_OUTBOX`` (the moment's traffic costs nothing)."""
         if self.buffers is not None and not self.closed:
             unread = self.outbox.queued_bytes + self._writing - FREE_OUTBOX
-            self.buffers.update(self, self.decoder.buffered + max(0, unread))
+            arriving = self.decoder.buffered + self._transport
+            self.buffers.update(self, arriving + max(0, unread))
+
+    def transport_holds(self, held: int) -> None:
+        """The transport under the frames (TLS) holds ``held`` bytes of what arrives."""
+        if held != self._transport:
+            self._transport = held
+            self._held()
 
     def close(self, reason: str, *, flush: bool = False) -> None:
         """End the connection. With ``flush`` what is queued (a last error or notice) is
@@ -147,16 +175,38 @@ class Connection:
         self.close(code.value, flush=True)
 
     # -- serving -------------------------------------------------------------------
-    async def serve(self, stream: trio.abc.Stream, dispatch: Dispatch, bad_frame: BadFrame) -> None:
-        """Read and write until either side ends the connection."""
+    async def serve(
+        self,
+        stream: trio.abc.Stream,
+        dispatch: Dispatch,
+        bad_frame: BadFrame,
+        opening: Callable[[], Awaitable[trio.abc.Stream | None]] | None = None,
+    ) -> None:
+        """Read and write until either side ends the connection. ``opening`` (TLS) first
+        makes the stream the frames travel in over ``stream``, by the ``hello``
+        deadline (None: it could not)."""
         with self.cancel_scope:
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(self._writer, stream)
-                await self._reader(stream, dispatch, bad_frame)
-                if not self.closed:  # the peer went away: stop writing too
+            if opening is not None:
+                opened = None
+                with trio.move_on_at(self.opened + self.limits.hello_timeout):
+                    opened = await opening()
+                if opened is None:
                     self.closed = True
-                    self.close_reason = self.close_reason or "closed by the client"
-                    nursery.cancel_scope.cancel()
+                    self.close_reason = self.close_reason or "no TLS handshake in time"
+                    return
+                stream = opened
+            try:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._writer, stream)
+                    await self._reader(stream, dispatch, bad_frame)
+                    if not self.closed:  # the peer went away: stop writing too
+                        self.closed = True
+                        self.close_reason = self.close_reason or "closed by the client"
+                        nursery.cancel_scope.cancel()
+            finally:
+                # Freed now: the frames that served the connection may outlive it.
+                self.decoder = FrameDecoder()
+                self.outbox.discard()
 
     async def _writer(self, stream: trio.abc.Stream) -> None:
         while data := await self.outbox.take():
@@ -167,8 +217,7 @@ class Connection:
         self.cancel_scope.cancel()  # the outbox was closed and is sent: the end
 
     async def _reader(self, stream: trio.abc.Stream, dispatch: Dispatch, bad: BadFrame) -> None:
-        decoder = self.decoder
-        opened = trio.current_time()
+        opened = self.opened
         greeted_at = math.inf
         frame_began = math.inf
         limits = self.limits
@@ -193,11 +242,14 @@ class Connection:
             if not data:
                 return
             was_greeted = self.greeted
-            decoder.receive_data(data)
+            # The decoder and the bytes are not kept in this frame across reads: a frame
+            # that ends the connection by an exception may outlive it (serve's end).
+            self.decoder.receive_data(data)
+            del data
             framed = False  # a frame ended in these bytes: the next one begins now
             while not self.closed:
                 try:
-                    message = decoder.next_message()
+                    message = self.decoder.next_message()
                 except ProtocolError as exc:
                     framed = True
                     await bad(self, exc)
@@ -208,7 +260,7 @@ class Connection:
                 await dispatch(self, message)
             if self.greeted and not was_greeted:
                 greeted_at = trio.current_time()
-            if not decoder.in_frame:
+            if not self.decoder.in_frame:
                 frame_began = math.inf
             elif framed or math.isinf(frame_began):
                 frame_began = trio.current_time()

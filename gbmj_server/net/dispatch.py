@@ -9,7 +9,10 @@ to refuse. Each domain registers its own in a ``Handlers`` table (``@handlers.on
 Each request spends tokens of its connection's bucket (``Limits.request_rate`` a
 second, ``request_burst`` saved up): one, or what ``COSTS`` says for the requests whose
 answer is costly to build (a page of 60 tables takes as long to encode as dozens of
-small answers). A refused request and every bad frame count towards ``MAX_ERRORS``.
+small answers). The first answer to the prompt last sent spends none: the server's own
+prompts pace it, so a player who answers at once is never refused (docs/hosting.md,
+"Limits"); what a client sends unprompted is what the bucket throttles. A refused request
+and every bad frame count towards ``MAX_ERRORS``.
 """
 
 from __future__ import annotations
@@ -112,7 +115,9 @@ class Dispatcher(Generic[S]):
             if conn.account is None and not entry.signed_out:
                 raise RequestError(ErrorCode.NOT_LOGGED_IN, "sign in first")
             cost = COSTS.get(type(message), 1)
-            if not self.services.guard.request(conn.id, trio.current_time(), cost):
+            if not conn.answers_prompt(message) and not self.services.guard.request(
+                conn.id, trio.current_time(), cost
+            ):
                 self.abuse(conn)
                 raise RequestError(ErrorCode.RATE_LIMITED, "too many requests: slow down")
             reply = await entry.handler(self.services, conn, message)

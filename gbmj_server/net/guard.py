@@ -13,10 +13,17 @@ Two rules keep a crowd of connections from locking anyone out or filling the mem
   limit), a new connection pushes out the oldest connection that has not signed in;
   only when every one has signed in is it refused (``server_busy``). Sockets that never
   sign in cannot keep a player out, and each is closed by its deadline anyway.
-- **One memory budget.** What connections hold in buffers — a frame still arriving,
-  and what a client has left unread beyond ``connection.FREE_OUTBOX`` — counts against
-  ``buffers_total``; over it, the connection that has held bytes the longest is dropped.
-  A client that reads at a normal pace holds nothing for long, so it is never the one.
+- **One memory budget.** What connections hold in buffers — a frame still arriving
+  (and over TLS a record still arriving), and what a client has left unread beyond
+  ``connection.FREE_OUTBOX`` — counts against ``buffers_total``; over it, the
+  connection that has held bytes the longest is dropped. A client that reads at a
+  normal pace holds nothing for long, so it is never the one.
+
+TLS handshakes are what a connection costs the CPU most: an address may start
+``handshakes_per_second`` of them (``handshake_burst`` saved up), counted when it
+connects, before any TLS work; beyond, the socket is closed at once. Those admitted
+take turns: ``handshakes_in_flight`` under way at once (``handshakes_in_flight_per_address``
+of one address), each done within ``handshake_timeout`` of its turn.
 """
 
 from __future__ import annotations
@@ -99,6 +106,7 @@ class Guard:
         self._open: dict[Connection, str | None] = {}
         self._unsigned: dict[Connection, None] = {}  # oldest first (signed-in ones skipped)
         self._closing: set[Connection] = set()  # pushed out, not yet gone
+        self.released = 0  # connections gone since the start
         # One bucket per open connection: the table must hold them all.
         keys = max(MAX_KEYS, 2 * self.max_connections)
         self.requests = TokenBucket(limits.request_rate, limits.request_burst, max_keys=keys)
@@ -112,6 +120,13 @@ class Guard:
         self.chat = _allowance(limits.chat_lines, 10.0)
         self._hashing: dict[str, _Turn] = {}  # addresses with password checks under way
         self._hash_gate = _HashGate(HASH_THREADS)
+        self.handshakes = (
+            TokenBucket(limits.handshakes_per_second, max(1, limits.handshake_burst))
+            if limits.handshakes_per_second > 0
+            else None
+        )
+        self._in_flight = trio.Semaphore(limits.handshakes_in_flight)
+        self._in_flight_of: dict[str, trio.Semaphore] = {}
 
     def key(self, address: str) -> str:
         return address_key(address)
@@ -161,9 +176,54 @@ class Guard:
         self._closing.discard(conn)
         self._unsigned.pop(conn, None)
         self.buffers.forget(conn)
-        key = self._open.pop(conn, None)
+        was_open = conn in self._open
+        key = self._open.pop(conn, None)  # None: counted under no address
         if key is not None:
             self.connections.release(key)
+        if was_open:
+            self.released += 1
+            self.requests.forget(str(conn.id))
+
+    # -- TLS handshakes ----------------------------------------------------------------
+    def handshake(self, address: str, now: float) -> bool:
+        """One more TLS handshake from ``address``, within its rate (asked when it
+        connects, before any TLS work)."""
+        return self.per_address(self.handshakes, address, now)
+
+    @property
+    def handshakes_under_way(self) -> int:
+        """TLS handshakes that have their turn now."""
+        return self.limits.handshakes_in_flight - self._in_flight.value
+
+    @asynccontextmanager
+    async def handshake_turn(self, address: str) -> AsyncIterator[None]:
+        """A turn to do a TLS handshake: one of ``handshakes_in_flight`` in all and of
+        ``handshakes_in_flight_per_address`` of the address (the host's own addresses
+        take only the first), waited for in order."""
+        key = address_key(address)
+        own: trio.Semaphore | None = None
+        if key not in self.trusted:
+            own = self._in_flight_of.get(key)
+            if own is None:
+                own = self._in_flight_of[key] = trio.Semaphore(
+                    self.limits.handshakes_in_flight_per_address
+                )
+        try:
+            if own is not None:
+                await own.acquire()
+            try:
+                async with self._in_flight:
+                    yield
+            finally:
+                if own is not None:
+                    own.release()
+        finally:
+            if (
+                own is not None
+                and own.value == self.limits.handshakes_in_flight_per_address
+                and not _waiting(own)
+            ):
+                del self._in_flight_of[key]
 
     def readdress(self, conn: Connection, address: str) -> str | None:
         """A door's connection names its player (``hello``): from now on it is counted
@@ -247,6 +307,10 @@ class _HashGate:
                 queue.popleft().set()  # the slot goes straight to the next in line
                 return
         self.free += 1
+
+
+def _waiting(semaphore: trio.Semaphore) -> int:
+    return semaphore.statistics().tasks_waiting
 
 
 def _allowance(count: int, seconds: float) -> TokenBucket | None:

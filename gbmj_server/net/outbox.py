@@ -47,6 +47,13 @@ class Outbox:
         if self._wake is not None:
             self._wake.set()
 
+    def discard(self) -> None:
+        """The connection is gone: what is queued goes now, not when the rest of the
+        connection's objects are collected."""
+        self.closed = True
+        self._frames.clear()
+        self._bytes = 0
+
     async def take(self) -> bytes:
         """Everything queued, as one write (``b""`` once closed and empty)."""
         while not self._frames:

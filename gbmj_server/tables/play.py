@@ -84,6 +84,8 @@ class Play:
         self.reading: set[int] = set()  # slots whose player still reads the hand's result
         self.bot_due = NOW  # when bots and auto-play may act on this decision
         self.prompted: dict[int, int] = {}  # engine seat -> seq of its open prompt
+        # slot -> the presence the members were last shown (in snapshots, or told)
+        self.shown = {i: seat.presence for i, seat in enumerate(table.seats) if seat is not None}
         self.pause_until: float | None = None  # between two hands
         self.hold_until: float | None = None  # no human connected: abandoned then
         self.ended = False
@@ -307,7 +309,7 @@ class Play:
         frame = prompt_frame(
             table.id, table.seq, hand.legal_actions(s), hand.timer, ms_left, reserve_ms
         )
-        conn.send_frame(frame)
+        conn.send_prompt(table.id, table.seq, frame)
 
     def _ms_left(self, s: int | None) -> int | None:
         hand = self.st.hand
@@ -536,8 +538,11 @@ class Play:
 
     # -- who is there --------------------------------------------------------------------
     def _presence(self, slot: int) -> None:
+        """Tell the members a seat's presence, when it changed (a player who resyncs
+        changes nothing: asking again must not push a frame to everyone)."""
         seat = self.table.seats[slot]
-        if seat is not None:
+        if seat is not None and self.shown.get(slot) != seat.presence:
+            self.shown[slot] = seat.presence
             self.table.broadcast(
                 m.PresenceUpdate(
                     table_id=self.table.id, seat=self.st.match.seat_of(slot), presence=seat.presence

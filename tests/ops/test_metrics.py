@@ -1,9 +1,12 @@
 """The metrics endpoint over real HTTP: scraped and parsed, the metrics the server moves
-change, ``/healthz`` answers from the trio loop's heartbeat."""
+change, ``/healthz`` answers from the trio loop's heartbeat, and whoever connects costs
+no thread and is cut at the read deadline."""
 
 from __future__ import annotations
 
 import importlib.metadata
+import socket
+import threading
 import urllib.error
 import urllib.request
 
@@ -114,3 +117,48 @@ def test_bad_figures_are_refused_and_metrics_stay_on_loopback() -> None:
     with pytest.raises(ValueError):
         metrics.set_signed_in(-1)
     assert ServerConfig().metrics_host == "127.0.0.1" and ServerConfig().metrics_port is None
+
+
+def test_half_sent_requests_cost_no_thread_and_are_cut_at_the_read_deadline() -> None:
+    endpoint = metrics.Endpoint("127.0.0.1", 0, read_timeout=1.0, max_clients=4)
+    threads = threading.active_count()
+    slow = []
+    try:
+        for _ in range(40):  # each sends part of a request and stops
+            sock = socket.create_connection(("127.0.0.1", endpoint.port), timeout=10)
+            sock.sendall(b"GET /metr")
+            slow.append(sock)
+        assert threading.active_count() == threads  # no thread per connection
+        # A scrape gets its answer: the slowest senders make room.
+        status, text = _get(endpoint.port, "/metrics")
+        assert status == 200 and "gbmj_connections" in text
+        # Every half-sent request is closed: pushed out, or at its read deadline.
+        assert all(cut(sock) for sock in slow)
+    finally:
+        for sock in slow:
+            sock.close()
+        endpoint.stop()
+
+
+def test_requests_that_are_not_http_or_too_long_are_closed() -> None:
+    endpoint = metrics.Endpoint("127.0.0.1", 0, metrics.Heartbeat(), read_timeout=5.0)
+    try:
+        with socket.create_connection(("127.0.0.1", endpoint.port), timeout=10) as sock:
+            sock.sendall(b"GET / HTTP/1.1\r\nX: " + b"a" * (metrics.MAX_REQUEST + 100))
+            assert cut(sock)
+        with socket.create_connection(("127.0.0.1", endpoint.port), timeout=10) as sock:
+            sock.sendall(b"\x16\x03\x01 not http\r\n\r\n")
+            assert cut(sock)
+        assert _get(endpoint.port, "/healthz")[0] == 503  # and it serves on
+        status, _ = _get(endpoint.port, "/metrics")
+        assert status == 200
+    finally:
+        endpoint.stop()
+
+
+def cut(sock: socket.socket) -> bool:
+    """The server closes ``sock`` without an answer (a reset if it left bytes unread)."""
+    try:
+        return sock.recv(100) == b""
+    except ConnectionResetError:
+        return True

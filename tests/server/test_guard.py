@@ -18,7 +18,7 @@ from gbmj_server.net.guard import Buffers, Guard
 from gbmj_server.server import Server
 from gbmj_server.storage.threads import HASH_THREADS
 from server.conftest import Make, table_of
-from server.wireclient import WireClient, connect_from, play
+from server.wireclient import WireClient, connect_from, play, seat_four, solo_table
 
 pytestmark = pytest.mark.trio
 
@@ -167,6 +167,47 @@ async def test_requests_over_the_rate_are_refused_and_a_flood_is_closed(limited:
         await client.send({"type": "ping", "id": 500 + n})
     assert await closed(client)
     assert (await other.ok("ping"))["type"] == "pong"  # its own bucket
+    with trio.fail_after(5):  # a closed connection's bucket goes with it
+        while len(srv.guard.requests) != 1:
+            await trio.sleep(0.02)
+
+
+async def test_answers_to_prompts_are_never_throttled_what_is_unprompted_is(
+    limited: Make,
+) -> None:
+    srv = await limited(request_rate=0.001, request_burst=12)
+    human, table_id = await solo_table(partial(connect_from, srv, "127.0.9.3"))
+    # Seven requests to sit down with three bots: five tokens are left, and a match
+    # asks for many more answers than that, each answered at once.
+    await play(human, table_id, prompts=30)
+    pings = [(await human.request("ping"))["type"] for _ in range(6)]
+    assert pings[-1] == "error" and pings.count("pong") == 5  # unprompted: the bucket's
+    # A second answer to a prompt already answered is unprompted too.
+    prompt = await human.expect("prompt")
+    action = {"type": "action", "table_id": table_id, "seq": prompt["seq"]}
+    choice = {k: v for k, v in prompt["actions"][0].items() if k != "type"}
+    await human.send({**action, **choice, "id": 900})
+    again = await human.request("action", table_id=table_id, seq=prompt["seq"], **choice)
+    assert again["code"] == "rate_limited"
+
+
+async def test_a_resync_pushes_nothing_to_the_others_at_the_table(connect) -> None:
+    clients, table_id = await seat_four(connect)
+    await clients[2].expect("event")  # the match runs
+    await clients[2].ok("join_table", table_id=table_id)  # all sent so far has arrived
+    told = len([x for x in clients[2].seen if x["type"] == "presence"])
+    for _ in range(5):  # resyncs: a snapshot each, for the one who asked
+        snapshot = await clients[1].ok("join_table", table_id=table_id)
+        assert snapshot["type"] == "snapshot"
+    await clients[2].ok("join_table", table_id=table_id)
+    assert len([x for x in clients[2].seen if x["type"] == "presence"]) == told
+    # A change is told: the player goes, and comes back.
+    await clients[1].aclose()
+    gone = await clients[2].expect("presence")
+    assert gone["presence"] == "offline"
+    back = await connect()
+    await back.ok("login", name="player1", password="secret-pw")
+    assert (await clients[2].expect("presence"))["presence"] == "online"
 
 
 # -- accounts --------------------------------------------------------------------------------
