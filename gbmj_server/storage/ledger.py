@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gbmj.economy.items import ITEM_RULES, SLOTS
+from gbmj_server.storage.postgres import retry_conflicts
 from protocol.vocabulary import Item
 
 HOUSE_WALLET = 1
@@ -185,6 +186,7 @@ class LedgerMixin:
         ).fetchone()[0]
         return bool(off == 0)
 
+    @retry_conflicts
     def transfer(self, payment: Payment, *, match_id: int | None = None) -> None:
         """One payment, whole or refused (``NotEnoughCoins``): never capped."""
         with self._write() as db:
@@ -201,6 +203,7 @@ class LedgerMixin:
                 raise NotEnoughCoins(f"{p.amount} coins needed")
             self._move(db, source, self._wallet(db, p.payee), p.amount, p.reason, None, match_id)
 
+    @retry_conflicts
     def admin_adjust(self, name: str, amount: int, reason: str = "admin") -> int:
         """Grant (``amount`` > 0) or take (< 0) coins through the house; the new balance.
         Refused (nothing changes): zero, over ``MAX_ADMIN_AMOUNT``, more than the account
@@ -306,6 +309,7 @@ class LedgerMixin:
                 (account_id, row[0]),
             )
 
+    @retry_conflicts
     def buy(self, account_id: int, item: str, count: int, price: int) -> list[Slot]:
         """Buy ``count`` items at ``price`` each (coins to the house); the new inventory.
         Too few coins or no room: refused, nothing changes."""
@@ -316,11 +320,13 @@ class LedgerMixin:
             self._add_items(db, account_id, item, count)
         return self.inventory(account_id)
 
+    @retry_conflicts
     def give_item(self, account_id: int, item: str, count: int = 1) -> None:
         """Put items in an inventory (admin, tests); ``InventoryFull`` changes nothing."""
         with self._write() as db:
             self._add_items(db, account_id, item, count)
 
+    @retry_conflicts
     def use_item(
         self,
         account_id: int,
@@ -336,6 +342,7 @@ class LedgerMixin:
 
     # -- a hand's settlement -----------------------------------------------------------
 
+    @retry_conflicts
     def settle_hand(
         self,
         match_id: int,

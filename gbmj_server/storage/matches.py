@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gbmj_server.storage.logs import read_log
+from gbmj_server.storage.postgres import retry_conflicts
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +101,7 @@ class MatchesMixin:
 
     _write: Callable[[], AbstractContextManager[sqlite3.Connection]]
 
+    @retry_conflicts
     def start_match(
         self,
         table_id: int,
@@ -144,15 +146,19 @@ class MatchesMixin:
             (p.match_id, p.n, p.slot, p.account_id, p.name, int(p.guest), p.bot_level),
         )
 
+    @retry_conflicts
     def journal(self, entries: Sequence[JournalEntry]) -> None:
         """Write entries of one or more matches, in order, in one transaction."""
         with self._write() as db:
             for e in entries:
                 if isinstance(e, ActionDone):
                     db.execute(
-                        "INSERT OR REPLACE INTO match_action "
+                        "INSERT INTO match_action "
                         "(match_id, hand, idx, seat, kind, tile, ms, seq) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                        "ON CONFLICT (match_id, hand, idx) DO UPDATE SET seat = excluded.seat, "
+                        "kind = excluded.kind, tile = excluded.tile, ms = excluded.ms, "
+                        "seq = excluded.seq",
                         (e.match_id, e.hand, e.idx, e.seat, e.kind, e.tile, e.ms, e.seq),
                     )
                 elif isinstance(e, PlayerJoined):
@@ -163,6 +169,7 @@ class MatchesMixin:
                         (e.reason, e.match_id, e.n),
                     )
 
+    @retry_conflicts
     def end_match(
         self, match_id: int, reason: str, standings: Sequence[dict[str, Any]] | None = None
     ) -> None:
@@ -179,6 +186,7 @@ class MatchesMixin:
             )
             db.execute("DELETE FROM match_action WHERE match_id = ?", (match_id,))
 
+    @retry_conflicts
     def running_matches(self) -> list[RunningMatch]:
         """Every match not ended, as it stood; matches written before this format (no
         seed) cannot be resumed and are ended as abandoned."""

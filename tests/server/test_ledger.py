@@ -9,6 +9,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from storage.pg import db_target, pg_server, pg_url  # noqa: F401 (fixtures)
 
 from gbmj.economy.counter import unseen_counts
 from gbmj.economy.items import ITEM_RULES, roll_drop, shop_prices
@@ -31,8 +32,8 @@ from protocol.vocabulary import MeldKind
 
 
 @pytest.fixture
-def store(tmp_path: Path):
-    with Storage(tmp_path / "ledger.sqlite3") as storage:
+def store(db_target: str | Path):
+    with Storage(db_target) as storage:
         yield storage
 
 
