@@ -9,7 +9,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from storage.pg import db_target, pg_server, pg_url  # noqa: F401 (fixtures)
 
 from gbmj.economy.counter import unseen_counts
 from gbmj.economy.items import ITEM_RULES, roll_drop, shop_prices

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from storage.pg import db_target, pg_server, pg_url  # noqa: F401 (fixtures)
 
 from gbmj_server.storage import (
     MIGRATIONS,
@@ -22,7 +21,6 @@ from gbmj_server.storage import (
 )
 from gbmj_server.storage.logs import write_log
 from gbmj_server.storage.matches import ActionDone, PlayerJoined, PlayerLeft
-
 
 # What a refused constraint raises, by engine.
 INTEGRITY_ERRORS = (sqlite3.IntegrityError, psycopg.errors.IntegrityError)

@@ -6,7 +6,6 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from storage.pg import db_target, pg_server, pg_url  # noqa: F401 (fixtures)
 
 from gbmj_server.names import name_skeleton
 from gbmj_server.storage import MIGRATIONS, NameTaken, Storage, hash_password

@@ -1,11 +1,11 @@
-"""Tournaments on disk: registration, sessions, tables and results (a real SQLite file, and a PostgreSQL database)."""
+"""Tournaments in the store: registration, sessions, tables and results (a real SQLite
+file, and a PostgreSQL database)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from storage.pg import db_target, pg_server, pg_url  # noqa: F401 (fixtures)
 
 from gbmj_server.storage import Storage
 from gbmj_server.storage.tournaments import ResultRecord, TournamentError
