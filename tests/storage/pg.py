@@ -5,8 +5,9 @@ user (``initdb`` refuses root): Debian's ``postgres`` user, or one made for the 
 ``initdb -A trust --no-sync`` and ``fsync=off``: nothing here needs to survive a crash of
 the machine. Each test gets a database of its own (``pg_url``).
 
-Where PostgreSQL is not installed these tests skip, saying so, except in CI (``CI`` set),
-where ``.ci/run`` installs it and a missing server is a failure.
+Where PostgreSQL is not installed these tests skip, saying so, except in CI (``CI`` or
+``GBMJ_REQUIRE_POSTGRES`` set), where ``.ci/run`` installs it and a missing server is a
+failure.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ class PgServer:
 def pg_server() -> Iterator[PgServer]:
     bindir = _bindir()
     if bindir is None:
-        if os.environ.get("CI"):
+        if os.environ.get("CI") or os.environ.get("GBMJ_REQUIRE_POSTGRES"):
             pytest.fail("PostgreSQL is not installed (.ci/run installs it)")
         pytest.skip("PostgreSQL is not installed (apt-get install postgresql)")
     prefix, user = _as_user()
