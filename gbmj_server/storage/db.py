@@ -1,8 +1,10 @@
-"""``Storage``: the synchronous SQLite store behind the lobby server.
+"""``Storage``: the synchronous store behind the lobby server, on a SQLite file (the
+default) or a PostgreSQL database (a ``postgresql://`` URL; ``.postgres``).
 
 One connection, used from one thread at a time (the server's worker thread behind a
-``CapacityLimiter(1)``). WAL journal, a busy timeout and foreign keys on. Every write is
-one explicit transaction, so a crash leaves each change whole or absent.
+``CapacityLimiter(1)``). SQLite: WAL journal, a busy timeout and foreign keys on.
+Every write is one explicit transaction, so a crash leaves each change whole or absent;
+on PostgreSQL a SERIALIZABLE one, run again when it conflicts (``retry_conflicts``).
 
 Session tokens are random (``secrets``); only their SHA-256 is stored, so a copy of the
 database does not hand out live sessions.
