@@ -151,19 +151,19 @@ class _NumericLoader(Loader):
 class PgCursor:
     """What ``Storage`` reads of a sqlite3 cursor."""
 
-    def __init__(self, cursor: psycopg.Cursor[Any], lastrowid: int | None) -> None:
+    def __init__(self, cursor: psycopg.Cursor[Any] | None, lastrowid: int | None) -> None:
         self._cursor = cursor
         self.lastrowid = lastrowid
 
     @property
     def rowcount(self) -> int:
-        return self._cursor.rowcount
+        return -1 if self._cursor is None else self._cursor.rowcount
 
     def fetchone(self) -> Any:
-        return self._cursor.fetchone() if self._cursor.description else None
+        return self._cursor.fetchone() if self._cursor and self._cursor.description else None
 
     def fetchall(self) -> list[Any]:
-        return self._cursor.fetchall() if self._cursor.description else []
+        return self._cursor.fetchall() if self._cursor and self._cursor.description else []
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self.fetchall())
@@ -181,10 +181,18 @@ class PgConnection:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.raw = psycopg.connect(url, autocommit=True)
-        self.raw.adapters.register_loader("numeric", _NumericLoader)
+        self.raw = self._connect()
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        raw = psycopg.connect(self.url, autocommit=True)
+        raw.adapters.register_loader("numeric", _NumericLoader)
+        return raw
 
     def execute(self, sql: str, params: Sequence[object] = ()) -> PgCursor:
+        if self.raw.broken and sql == "ROLLBACK":
+            return PgCursor(None, None)  # the server rolled the transaction back
+        if self.raw.broken:  # the database restarted, or the network dropped: again
+            self.raw = self._connect()
         text, returning = statement_sql(sql)
         cursor = self.raw.execute(text.encode(), [_param(p) for p in params])
         lastrowid = None

@@ -217,3 +217,18 @@ def test_a_server_on_postgresql_plays_hands_and_the_books_check(
         account = store.account_by_name("player")
         assert account is not None
         assert [t for t in store.ledger(account.id) if t.hand_id is not None]  # stakes moved
+
+
+@pytest.mark.postgres
+def test_a_store_connects_again_after_its_connection_dropped(pg_url: str) -> None:
+    with Storage(pg_url) as store:
+        alice = store.create_account("alice", hash_password("a")).id
+        with psycopg.connect(pg_url, autocommit=True) as other:  # as a database restart does
+            other.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        with pytest.raises(psycopg.OperationalError):
+            store.admin_adjust("alice", 5)  # the call in flight fails, changing nothing
+        assert store.balance(alice) == 10_000  # the next one connects again
+        assert store.admin_adjust("alice", 5) == 10_005 and store.ledger_balanced()
