@@ -31,6 +31,7 @@ from typing import Any
 import platformdirs
 
 from gbmj_server.names import name_skeleton
+from gbmj_server.storage.engine import Database
 from gbmj_server.storage.history import HistoryMixin
 from gbmj_server.storage.ledger import LedgerMixin
 from gbmj_server.storage.matches import MatchesMixin, PlayerRecord
@@ -230,6 +231,7 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
         # closing the connection while another thread uses it can crash the interpreter.
         self.lock = threading.Lock()
         self._pg: PgConnection | None = None
+        self._sqlite: sqlite3.Connection | None = None
         self._begin = "BEGIN IMMEDIATE"
         if is_database_url(path):
             assert isinstance(path, str)
@@ -237,7 +239,7 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
             self.target = shown(path)
             self._pg = PgConnection(path)
             self._begin = "BEGIN ISOLATION LEVEL SERIALIZABLE"
-            self._db: sqlite3.Connection = self._pg  # type: ignore[assignment]  # the same execute
+            self._db: Database = self._pg
             self._migrate_postgres()
             return
         self.path = Path(path)
@@ -246,13 +248,14 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
             _make_private_folder(self.path.parent)
             _create_private_file(self.path)  # SQLite gives its -wal and -shm files this mode
         # isolation_level=None: no implicit transactions; ``_write`` opens them.
-        self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-        self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        self._db.execute("PRAGMA journal_mode = WAL")
-        self._db.execute("PRAGMA foreign_keys = ON")
-        self._db.execute("PRAGMA synchronous = NORMAL")  # durable enough under WAL
+        self._sqlite = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        self._db = self._sqlite
+        self._sqlite.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        self._sqlite.execute("PRAGMA journal_mode = WAL")
+        self._sqlite.execute("PRAGMA foreign_keys = ON")
+        self._sqlite.execute("PRAGMA synchronous = NORMAL")  # durable enough under WAL
         # Migration 4 fills the skeletons of the accounts that exist (gbmj_server.names).
-        self._db.create_function("name_skeleton", 1, name_skeleton, deterministic=True)
+        self._sqlite.create_function("name_skeleton", 1, name_skeleton, deterministic=True)
         self._migrate()
 
     @property
@@ -263,7 +266,10 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
     def close(self) -> None:
         """Close the file (after a worker thread's call in progress); later calls raise."""
         with self.lock:
-            self._db.close()
+            if self._pg is not None:
+                self._pg.close()
+            if self._sqlite is not None:
+                self._sqlite.close()
 
     def __enter__(self) -> Storage:
         return self
@@ -278,6 +284,8 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
         return 0 if row is None else row[0]
 
     def _migrate(self) -> None:
+        sqlite = self._sqlite
+        assert sqlite is not None
         self._db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
         version = self.schema_version()
         if version > SCHEMA_VERSION:
@@ -289,7 +297,7 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
             script = MIGRATIONS[number - 1]
             # The migration and its version bump commit together or not at all.
             try:
-                self._db.executescript(
+                sqlite.executescript(
                     "BEGIN IMMEDIATE;\n"
                     + script
                     + "\nDELETE FROM schema_version;"
@@ -297,8 +305,8 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
                     + "\nCOMMIT;"
                 )
             except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
+                if sqlite.in_transaction:
+                    sqlite.execute("ROLLBACK")
                 raise
 
     def _migrate_postgres(self) -> None:
@@ -345,7 +353,7 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
                 self._db.execute("ROLLBACK")
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _write(self) -> Iterator[Database]:
         """One write transaction: on SQLite taken at once, so concurrent writers wait, not
         fail; on PostgreSQL SERIALIZABLE, so one of two conflicting writers fails and its
         method runs again (``retry_conflicts``)."""
@@ -501,7 +509,7 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
 
     @staticmethod
     def _insert_hand(
-        db: sqlite3.Connection,
+        db: Database,
         match_id: int,
         number: int,
         round_: int,

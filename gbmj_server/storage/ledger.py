@@ -15,7 +15,6 @@ all, and a hand already recorded (same match and number) is never settled again.
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gbmj.economy.items import ITEM_RULES, SLOTS
+from gbmj_server.storage.engine import Database
 from gbmj_server.storage.postgres import retry_conflicts
 from protocol.vocabulary import Item
 
@@ -110,17 +110,17 @@ class LeaderRow:
 class LedgerMixin:
     """Mixed into ``Storage`` (which provides ``_db`` and ``_write``)."""
 
-    _db: sqlite3.Connection
+    _db: Database
 
-    _write: Callable[[], AbstractContextManager[sqlite3.Connection]]
+    _write: Callable[[], AbstractContextManager[Database]]
 
     # Storage's: the hand row inside the caller's transaction (db, match_id, number,
     # round, hand_number, result, event_log) -> the hand's id
-    _insert_hand: Callable[[sqlite3.Connection, int, int, int, int, dict[str, Any], bytes], int]
+    _insert_hand: Callable[[Database, int, int, int, int, dict[str, Any], bytes], int]
 
     # -- wallets -------------------------------------------------------------------
 
-    def _wallet(self, db: sqlite3.Connection, account_id: int | None) -> int:
+    def _wallet(self, db: Database, account_id: int | None) -> int:
         if account_id is None:
             return HOUSE_WALLET
         row = db.execute("SELECT id FROM wallet WHERE account_id = ?", (account_id,)).fetchone()
@@ -128,7 +128,7 @@ class LedgerMixin:
             raise NoWallet("guests play only free tables and hold no coins")
         return int(row[0])
 
-    def _open_wallet(self, db: sqlite3.Connection, account_id: int) -> None:
+    def _open_wallet(self, db: Database, account_id: int) -> None:
         """A new player's wallet with the starting coins from the house."""
         cur = db.execute("INSERT INTO wallet (account_id, balance) VALUES (?, 0)", (account_id,))
         wallet = cur.lastrowid
@@ -137,7 +137,7 @@ class LedgerMixin:
 
     def _move(
         self,
-        db: sqlite3.Connection,
+        db: Database,
         source: int,
         target: int,
         amount: int,
@@ -156,7 +156,7 @@ class LedgerMixin:
         db.execute("UPDATE wallet SET balance = balance - ? WHERE id = ?", (amount, source))
         db.execute("UPDATE wallet SET balance = balance + ? WHERE id = ?", (amount, target))
 
-    def _balance(self, db: sqlite3.Connection, wallet: int) -> int:
+    def _balance(self, db: Database, wallet: int) -> int:
         return int(db.execute("SELECT balance FROM wallet WHERE id = ?", (wallet,)).fetchone()[0])
 
     def balance(self, account_id: int | None) -> int | None:
@@ -193,7 +193,7 @@ class LedgerMixin:
             self._pay_in_full(db, [payment], match_id=match_id)
 
     def _pay_in_full(
-        self, db: sqlite3.Connection, payments: Sequence[Payment], match_id: int | None = None
+        self, db: Database, payments: Sequence[Payment], match_id: int | None = None
     ) -> None:
         for p in payments:
             if p.amount <= 0:
@@ -263,7 +263,7 @@ class LedgerMixin:
             ).fetchone()[0]
         )
 
-    def _add_items(self, db: sqlite3.Connection, account_id: int, item: str, count: int) -> None:
+    def _add_items(self, db: Database, account_id: int, item: str, count: int) -> None:
         """Fill the item's stacks, then free slots; ``InventoryFull`` if it does not fit
         (the caller's transaction then rolls back)."""
         stack = ITEM_RULES[Item(item)].stack
@@ -290,7 +290,7 @@ class LedgerMixin:
             )
             count -= add
 
-    def _take_item(self, db: sqlite3.Connection, account_id: int, item: str) -> None:
+    def _take_item(self, db: Database, account_id: int, item: str) -> None:
         """One item out of its fullest-last stack; ``NoSuchItem`` if there is none."""
         row = db.execute(
             "SELECT slot, count FROM inventory_item WHERE account_id = ? AND item = ? "

@@ -12,13 +12,13 @@ actions in the same transaction, since the hand row then holds its whole log.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
+from gbmj_server.storage.engine import Database
 from gbmj_server.storage.logs import read_log
 from gbmj_server.storage.postgres import retry_conflicts
 
@@ -97,9 +97,9 @@ class RunningMatch:
 class MatchesMixin:
     """Mixed into ``Storage`` (which provides ``_db`` and ``_write``)."""
 
-    _db: sqlite3.Connection
+    _db: Database
 
-    _write: Callable[[], AbstractContextManager[sqlite3.Connection]]
+    _write: Callable[[], AbstractContextManager[Database]]
 
     @retry_conflicts
     def start_match(
@@ -139,7 +139,7 @@ class MatchesMixin:
         return match_id
 
     @staticmethod
-    def _join(db: sqlite3.Connection, p: PlayerJoined) -> None:
+    def _join(db: Database, p: PlayerJoined) -> None:
         db.execute(
             "INSERT INTO match_player (match_id, n, slot, account_id, name, guest, bot_level) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",

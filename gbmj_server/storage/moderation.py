@@ -3,19 +3,19 @@ player's own list of the players whose chat they do not want to see."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 
+from gbmj_server.storage.engine import Database
 from gbmj_server.storage.postgres import retry_conflicts
 
 
 class ModerationMixin:
     """Mixed into ``Storage`` (which provides ``_db`` and ``_write``)."""
 
-    _db: sqlite3.Connection
+    _db: Database
 
-    _write: Callable[[], AbstractContextManager[sqlite3.Connection]]
+    _write: Callable[[], AbstractContextManager[Database]]
 
     def mutes_of(self, account_id: int) -> set[int]:
         """The accounts ``account_id`` has muted for themselves."""

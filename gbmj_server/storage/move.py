@@ -66,7 +66,8 @@ def migrate_to(source: Path, url: str) -> Moved:
 
 
 def _copy_table(old: Storage, pg: PgConnection, table: str) -> int:
-    cursor = old._db.execute(f"SELECT * FROM {table}")
+    assert old._sqlite is not None
+    cursor = old._sqlite.execute(f"SELECT * FROM {table}")
     columns = ", ".join(d[0] for d in cursor.description)
     n = 0
     with (

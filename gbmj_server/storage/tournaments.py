@@ -11,13 +11,13 @@ table's results in one transaction, once the table's match has ended.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
+from gbmj_server.storage.engine import Database
 from gbmj_server.storage.postgres import retry_conflicts
 
 STATES = ("open", "closed", "running", "finished")
@@ -121,9 +121,9 @@ def _tournament(row: Sequence[Any]) -> TournamentRecord:
 class TournamentsMixin:
     """Mixed into ``Storage`` (which provides ``_db`` and ``_write``)."""
 
-    _db: sqlite3.Connection
+    _db: Database
 
-    _write: Callable[[], AbstractContextManager[sqlite3.Connection]]
+    _write: Callable[[], AbstractContextManager[Database]]
 
     @retry_conflicts
     def create_tournament(

@@ -52,8 +52,9 @@ def test_settlements_racing_from_two_stores_leave_the_ledger_exact(
                 for number in range(1, SETTLEMENTS // 2 + 1):
                     payments = [Payment(alice, bob, STAKE, "hand", 0, 1)]
                     ratings = [(alice, -1), (bob, 1)]
-                    args = (match_id, number, 1, number, {}, b"")
-                    store.settle_hand(*args, payments=payments, ratings=ratings)
+                    store.settle_hand(
+                        match_id, number, 1, number, {}, b"", payments=payments, ratings=ratings
+                    )
         except BaseException as exc:
             errors.append(exc)
 
@@ -77,7 +78,7 @@ def test_settlements_racing_from_two_stores_leave_the_ledger_exact(
             assert (coins[0], coins[1]) == (-5_000, 5_000)
 
 
-def _sqlite_with_history(path: Path) -> dict[str, int]:
+def _sqlite_with_history(path: Path) -> dict[str, int | None]:
     """A SQLite database as a server leaves it: players, a guest, a settled hand, an item,
     a session, a tournament; the balances it holds."""
     with Storage(path) as store:
@@ -202,7 +203,7 @@ def test_a_server_on_postgresql_plays_hands_and_the_books_check(
         try:
             deadline = time.monotonic() + 120
             with psycopg.connect(pg_url) as conn:
-                while conn.execute("SELECT count(*) FROM hand").fetchone()[0] < 2:
+                while (conn.execute("SELECT count(*) FROM hand").fetchone() or (0,))[0] < 2:
                     assert time.monotonic() < deadline, "no hand was played"
                     assert proc.poll() is None
                     time.sleep(0.1)
