@@ -314,10 +314,10 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
         an advisory lock, so two processes starting at once migrate once."""
         assert self._pg is not None
         pg = self._pg
-        pg.script("CREATE EXTENSION IF NOT EXISTS citext")  # the names, case-insensitive
         pg.script("BEGIN")
         try:
             pg.script(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK_KEY})")
+            pg.script("CREATE EXTENSION IF NOT EXISTS citext")  # the names, case-insensitive
             pg.script("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
             version = self.schema_version()
             if version > SCHEMA_VERSION:

@@ -80,7 +80,11 @@ def retry_conflicts(method: Callable[P, T]) -> Callable[P, T]:
 # Every table whose key is ``id INTEGER PRIMARY KEY`` (SQLite's row id): an identity
 # column on PostgreSQL, whose new rows' ids ``lastrowid`` reads back.
 IDENTITY_TABLES = frozenset(
-    re.findall(r"CREATE TABLE (\w+) \(\s*id\s+INTEGER PRIMARY KEY\b", "\n".join(MIGRATIONS))
+    table
+    for table, columns in re.findall(
+        r"CREATE TABLE (\w+) \((.*?)\n\s*\)", "\n".join(MIGRATIONS), flags=re.DOTALL
+    )
+    if re.search(r"(^|,)\s*id\s+INTEGER PRIMARY KEY\b", columns)
 )
 
 _SCHEMA_RULES: tuple[tuple[str, str], ...] = (

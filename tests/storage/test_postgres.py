@@ -17,7 +17,7 @@ from server.crashing import AutoPlayer
 
 from gbmj_server.cli import main
 from gbmj_server.config import ServerConfig, load_config_file
-from gbmj_server.storage import Payment, Storage, hash_password
+from gbmj_server.storage import SCHEMA_VERSION, Payment, Storage, StorageError, hash_password
 from gbmj_server.storage.matches import PlayerJoined
 from gbmj_server.storage.postgres import shown
 from gbmj_tui.local_server import game_port, read_until
@@ -233,3 +233,42 @@ def test_a_store_connects_again_after_its_connection_dropped(pg_url: str) -> Non
             store.admin_adjust("alice", 5)  # the call in flight fails, changing nothing
         assert store.balance(alice) == 10_000  # the next one connects again
         assert store.admin_adjust("alice", 5) == 10_005 and store.ledger_balanced()
+
+
+@pytest.mark.postgres
+def test_the_migrations_run_once_even_from_two_stores_at_once(pg_url: str) -> None:
+    opened: list[Storage] = []
+    errors: list[BaseException] = []
+    start = threading.Barrier(2)
+
+    def open_store() -> None:
+        try:
+            start.wait()
+            opened.append(Storage(pg_url))
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_store) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
+    for store in opened:
+        store.close()
+    with Storage(pg_url) as store:
+        assert store.schema_version() == SCHEMA_VERSION
+        assert store._db.execute("SELECT count(*) FROM schema_version").fetchone()[0] == 1
+        assert store._db.execute("SELECT count(*) FROM wallet").fetchone()[0] == 1  # the house
+        store.create_account("alice", hash_password("a"))
+    with Storage(pg_url) as store:  # reopened: nothing applied again, the data kept
+        assert store.account_by_name("alice") is not None and store.ledger_balanced()
+
+
+@pytest.mark.postgres
+def test_a_newer_schema_is_refused_on_postgresql(pg_url: str) -> None:
+    Storage(pg_url).close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("UPDATE schema_version SET version = %s", (SCHEMA_VERSION + 1,))
+    with pytest.raises(StorageError, match="newer"):
+        Storage(pg_url)
