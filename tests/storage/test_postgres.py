@@ -26,6 +26,14 @@ SETTLEMENTS = 1000  # in all, half from each store
 STAKE = 10  # alice pays bob this much a hand: exactly her 10,000 coins in 1,000 hands
 
 
+@pytest.fixture(autouse=True)
+def data_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The data directory (where a server on PostgreSQL keeps its certificate, keys and
+    admin socket) in the test's folder, for this process and the servers it starts."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    return tmp_path / "data" / "gbmj"
+
+
 def _match(store: Storage, alice: int, bob: int, table: int) -> int:
     players = [
         PlayerJoined(0, 0, 0, alice, "alice"),
@@ -175,7 +183,7 @@ def test_an_unreachable_database_is_one_clear_line_at_start(tmp_path: Path) -> N
 
 @pytest.mark.postgres
 def test_a_server_on_postgresql_plays_hands_and_the_books_check(
-    tmp_path: Path, pg_url: str, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, pg_url: str, data_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = tmp_path / "server.toml"
     config.write_text(f'bot_delay = 0\nhand_pause = 0\nlog_level = "warning"\ndb = "{pg_url}"\n')
@@ -214,6 +222,8 @@ def test_a_server_on_postgresql_plays_hands_and_the_books_check(
         proc.wait(timeout=30)
     assert main(["admin", "--db", pg_url, "check"]) == 0
     assert "ledger balanced: total 0" in capsys.readouterr().out
+    assert (data_home / "tls_cert.pem").exists()  # the files beside a database: here
+    assert not list(data_home.glob("*.sqlite3"))  # and no SQLite file
     with Storage(pg_url) as store:
         account = store.account_by_name("player")
         assert account is not None
