@@ -48,14 +48,7 @@ def run(target: str | Path, hands: int, stores: int) -> None:
             for t in range(stores)
         ]
     times: list[float] = []
-    retried = [0]
-    sleep = pg.time.sleep
-
-    def counting_sleep(seconds: float) -> None:  # retry_conflicts pauses before each retry
-        retried[0] += 1
-        sleep(seconds)
-
-    pg.time.sleep = counting_sleep  # type: ignore[assignment]
+    retried_before = pg.retried_transactions()
     start = threading.Barrier(stores)
 
     def settle(match_id: int) -> None:
@@ -82,7 +75,6 @@ def run(target: str | Path, hands: int, stores: int) -> None:
     for thread in threads:
         thread.join()
     elapsed = time.perf_counter() - began
-    pg.time.sleep = sleep  # type: ignore[assignment]
     engine = "postgresql" if isinstance(target, str) else "sqlite"
     print(f"{engine} {stores} store(s): {len(times) / elapsed:.0f} settlements/s")
     print(
@@ -90,7 +82,8 @@ def run(target: str | Path, hands: int, stores: int) -> None:
         f" p99 {_percentile(times, 0.99) * 1000:.2f}"
     )
     if engine == "postgresql":
-        print(f"{engine} {stores} store(s): transactions run again {retried[0]}")
+        again = pg.retried_transactions() - retried_before
+        print(f"{engine} {stores} store(s): transactions run again {again}")
     with Storage(target) as store:
         print(f"{engine} {stores} store(s): ledger balanced {store.ledger_balanced()}")
 

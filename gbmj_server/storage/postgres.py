@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import random
 import re
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -57,6 +58,15 @@ def shown(url: str) -> str:
     return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)
 
 
+_retried = 0  # transactions run again, in this process (``retried_transactions``)
+_retried_lock = threading.Lock()
+
+
+def retried_transactions() -> int:
+    """How many transactions this process has run again after a conflict."""
+    return _retried
+
+
 def retry_conflicts(method: Callable[P, T]) -> Callable[P, T]:
     """Run a ``Storage`` write method again when PostgreSQL refused its transaction for
     a serialization conflict or a deadlock (SQLite's writers queue and never see one)."""
@@ -68,6 +78,9 @@ def retry_conflicts(method: Callable[P, T]) -> Callable[P, T]:
             try:
                 return method(*args, **kwargs)
             except (errors.SerializationFailure, errors.DeadlockDetected):
+                global _retried
+                with _retried_lock:
+                    _retried += 1
                 time.sleep(random.uniform(0, pause))
                 pause = min(pause * 2, CONFLICT_PAUSE_MAX)
         return method(*args, **kwargs)
