@@ -240,7 +240,11 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
             self._pg = PgConnection(path)
             self._begin = "BEGIN ISOLATION LEVEL SERIALIZABLE"
             self._db: Database = self._pg
-            self._migrate_postgres()
+            try:
+                self._migrate_postgres()
+            except BaseException:
+                self._pg.close()  # a refused database is not left connected
+                raise
             return
         self.path = Path(path)
         self.target = str(path)

@@ -19,7 +19,6 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 import psycopg
@@ -55,7 +54,8 @@ def is_database_url(target: object) -> bool:
 
 def shown(url: str) -> str:
     """The URL with its password hidden, for logs and messages."""
-    return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)
+    url = re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)
+    return re.sub(r"([?&]password=)[^&]*", r"\1***", url)
 
 
 _retried = 0  # transactions run again, in this process (``retried_transactions``)
@@ -233,7 +233,3 @@ class PgConnection:
 
     def close(self) -> None:
         self.raw.close()
-
-
-def display_target(target: str | Path) -> str:
-    return shown(target) if isinstance(target, str) else str(target)

@@ -170,6 +170,9 @@ def test_the_settings_file_and_the_flag_select_postgresql(tmp_path: Path) -> Non
     settings.write_text('db = "gbmj.sqlite3"\n')
     assert load_config_file(settings).database == tmp_path / "gbmj.sqlite3"
     assert shown("postgresql://gbmj:secret@db/gbmj") == "postgresql://gbmj:***@db/gbmj"
+    assert shown("postgresql:///gbmj?password=secret&host=/run") == (
+        "postgresql:///gbmj?password=***&host=/run"
+    )
 
 
 def test_an_unreachable_database_is_one_clear_line_at_start(tmp_path: Path) -> None:
