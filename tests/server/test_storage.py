@@ -204,3 +204,16 @@ def test_a_failed_write_leaves_nothing_behind(store: Storage) -> None:
         )
     assert store.match_ids() == [match_id]
     assert time.time() >= store.match(match_id).started_at
+
+
+def test_old_guests_are_purged_but_not_the_kept_the_seated_or_players(store: Storage) -> None:
+    old, kept, seated = (store.create_guest(f"guest-{n}") for n in range(3))
+    alice = store.create_account("alice", hash_password("a"))
+    store.set_mute(alice.id, old.id, True)
+    store.set_mute(alice.id, old.id, True)  # twice: still one mute
+    assert store.mutes_of(alice.id) == {old.id}
+    new_match(store, [PlayerJoined(0, 0, 0, seated.id, "guest-2", guest=True)])
+    assert store.purge_guests(time.time() + 1, keep=[kept.id]) == 1
+    assert store.account_by_id(old.id) is None and store.mutes_of(alice.id) == set()
+    assert all(store.account_by_id(a.id) for a in (kept, seated, alice))
+    assert store.purge_guests(time.time() + 1, keep=[kept.id]) == 0
