@@ -1,14 +1,15 @@
 """``gbmj-server``: run the lobby server, or administer its accounts.
 
-    gbmj-server [--host H] [--port P] [--ssh-port P] [--web-port P] [--db PATH]
+    gbmj-server [--host H] [--port P] [--ssh-port P] [--web-port P] [--db PATH|URL]
                 [--config FILE.toml] [--tls-cert PEM --tls-key PEM | --insecure]
                 [--metrics-port P] [--log-level L] [--log-format text|json]
                 [--log-file PATH] [--version]
-    gbmj-server admin [--db PATH] [--config FILE.toml] users
+    gbmj-server admin [--db PATH|URL] [--config FILE.toml] users
     gbmj-server admin ... reset-password NAME | ban NAME | unban NAME
     gbmj-server admin ... grant NAME COINS | take NAME COINS | ledger [NAME] | check
     gbmj-server admin ... give NAME ITEM [COUNT]
     gbmj-server admin ... backup FILE | restore FILE | export ID [--out FILE]
+    gbmj-server admin [--db PATH] migrate-to postgresql://...
     gbmj-server admin ... tournament create NAME [options] | open ID | close ID
                           | start ID | drop ID NAME | list | standings ID
                           | export ID [--out PREFIX] | allow NAME | disallow NAME
@@ -48,6 +49,9 @@ from gbmj_server.storage import (
     hash_password,
     hold_for_server,
 )
+from gbmj_server.storage.move import migrate_to
+from gbmj_server.storage.postgres import DatabaseError as PgError
+from gbmj_server.storage.postgres import is_database_url, shown
 from gbmj_server.storage.tournaments import TournamentError
 from gbmj_server.tls import TlsError
 from gbmj_server.tournaments.runner import load_detail
@@ -63,8 +67,17 @@ def _port(text: str) -> int:
     return port
 
 
+def _database(text: str) -> Path | str:
+    """``--db``: a PostgreSQL URL as it is, anything else a SQLite file."""
+    return text if is_database_url(text) else Path(text)
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", type=Path, help="SQLite database file (default: user data dir)")
+    parser.add_argument(
+        "--db",
+        type=_database,
+        help="SQLite database file (default: user data dir) or postgresql://... URL",
+    )
     parser.add_argument("--config", type=Path, help="TOML file with the same settings")
 
 
@@ -108,6 +121,9 @@ def _admin_parser() -> argparse.ArgumentParser:
     _common(parser)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("users", help="list the accounts")
+    sub.add_parser(
+        "migrate-to", help="copy the SQLite database into an empty PostgreSQL database"
+    ).add_argument("url", type=_database)
     for name, text in (
         ("reset-password", "set a new password (read from the terminal or stdin)"),
         ("ban", "ban an account and end its sessions"),
@@ -224,7 +240,7 @@ def _tournament(args: argparse.Namespace, config: ServerConfig) -> int:
             return 1
         print(reply.get("message", ""), file=sys.stdout if reply.get("ok") else sys.stderr)
         return 0 if reply.get("ok") else 1
-    with Storage(config.db_path) as store:
+    with Storage(config.database) as store:
         if args.action in ("allow", "disallow"):
             account = store.account_by_name(args.name)
             if account is None or account.is_guest:
@@ -301,9 +317,14 @@ def admin(argv: Sequence[str]) -> int:
     args = _admin_parser().parse_args(argv)
     config = _config(args)
     if args.command in ("backup", "restore"):  # on the file, not through the store
+        if isinstance(config.database, str):
+            print("backup and restore are SQLite's: use pg_dump and pg_restore", file=sys.stderr)
+            return 1
         return _backup_or_restore(args.command, args.file, config.db_path)
     if args.command == "tournament":
         return _tournament(args, config)
+    if args.command == "migrate-to":
+        return _migrate_to(config, args.url)
     if args.command in LIVE:  # through the running server, so that it acts at once
         request = {"command": args.command, "name": getattr(args, "name", None)}
         if args.command in ("grant", "take"):
@@ -328,7 +349,7 @@ def admin(argv: Sequence[str]) -> int:
             return 1
         if args.command == "reset-password":  # the hash made above: the file alone now
             args.password_hash = request["hash"]
-    with Storage(config.db_path) as store:
+    with Storage(config.database) as store:
         try:
             if args.command == "users":
                 for account in store.list_accounts():
@@ -370,6 +391,27 @@ def admin(argv: Sequence[str]) -> int:
         except (StorageError, LedgerError) as exc:
             print(str(exc), file=sys.stderr)
             return 1
+    return 0
+
+
+def _migrate_to(config: ServerConfig, url: Path | str) -> int:
+    """``admin migrate-to URL``: the SQLite database (``--db``, or the default file)
+    copied into the empty PostgreSQL database at ``url``, the ledger checked after."""
+    if not isinstance(url, str):
+        print("migrate-to takes a postgresql://... URL", file=sys.stderr)
+        return 1
+    if isinstance(config.database, str):
+        print("--db must name the SQLite file to copy", file=sys.stderr)
+        return 1
+    try:
+        moved = migrate_to(config.db_path, url)
+    except (StorageError, PgError) as exc:
+        print(f"nothing copied: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 1
+    for table, count in moved.rows.items():
+        print(f"{table}\t{count}")
+    print(f"copied into {shown(url)}; ledger balanced: total {moved.total_coins}")
+    print(f"start the server with --db {shown(url)}")
     return 0
 
 
@@ -425,7 +467,7 @@ def serve(argv: Sequence[str]) -> int:
 
     with contextlib.ExitStack() as held:
         try:  # the database checked and held first: a clear line and status 2, no traceback
-            held.enter_context(hold_for_server(config.db_path))
+            held.enter_context(hold_for_server(config.database))
             tls = server_tls(config)  # made on first start, next to the database
         except (StorageError, ConfigError) as exc:
             print(f"gbmj-server: {exc}", file=sys.stderr)

@@ -23,6 +23,7 @@ from gbmj.economy.items import ITEM_RULES
 from gbmj_server.ssh.config import TOML_KEYS as SSH_KEYS
 from gbmj_server.ssh.config import SshSettings, ssh_settings_from
 from gbmj_server.storage import default_db_path
+from gbmj_server.storage.postgres import is_database_url
 from gbmj_server.web.config import TOML_KEYS as WEB_KEYS
 from gbmj_server.web.config import WebSettings, web_settings_from
 from protocol.messages import INVENTORY_SLOTS, MAX_INVENTORY_SLOTS
@@ -83,7 +84,8 @@ class ServerConfig:
 
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
-    db: Path | None = None  # None: the file in the user's data directory
+    # A SQLite file (None: the file in the user's data directory) or a PostgreSQL URL.
+    db: Path | str | None = None
     log_level: str = "info"
     log_format: str = "text"  # gbmj_server.logs: "text" or "json", one line an event
     log_file: Path | None = None  # None: standard error
@@ -107,7 +109,14 @@ class ServerConfig:
 
     @property
     def db_path(self) -> Path:
-        return self.db if self.db is not None else default_db_path()
+        """The SQLite file; with a PostgreSQL ``db``, the default file's place, where
+        the files kept beside the database go (certificate, keys, admin socket)."""
+        return self.db if isinstance(self.db, Path) else default_db_path()
+
+    @property
+    def database(self) -> Path | str:
+        """What ``Storage`` opens: the SQLite file or the PostgreSQL URL."""
+        return self.db if isinstance(self.db, str) else self.db_path
 
 
 class ConfigError(Exception):
@@ -146,6 +155,8 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
             if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
                 raise ConfigError(f"{key} must be an integer 0-65535")
             config = replace(config, **_one(key, port))
+    if is_database_url(data.get("db")):
+        config = replace(config, db=data.pop("db"))
     for key in ("db", "log_file", "tls_cert", "tls_key"):
         if key in data:
             if not isinstance(data[key], str):

@@ -277,7 +277,7 @@ async def run_server(
     """Open the database, listen (TLS unless the config says ``insecure``: ``tls`` is the
     certificate to serve), print where, and serve until SIGINT or SIGTERM; what the
     history tells is signed by ``signer``."""
-    storage = Storage(config.db_path)
+    storage = Storage(config.database)
     try:
         server = Server(storage, config, signer=signer)
         # The signal handlers go in before the address is printed: whoever reads the
@@ -291,7 +291,7 @@ async def run_server(
                 nursery.start_soon(collector.run)
                 port = server.port
                 print(f"listening on {config.host}:{port}", flush=True)
-                print(f"database: {config.db_path}", flush=True)
+                print(f"database: {storage.target}", flush=True)
                 print(tls.banner if tls is not None else "tls: off (plain TCP)", flush=True)
                 if signer is not None and (tls is None or tls.fingerprint != signer.fingerprint):
                     print(signer.banner, flush=True)  # the TLS line names it otherwise
@@ -310,7 +310,9 @@ async def run_server(
                 if config.ssh.port is not None:  # play over SSH (gbmj_server.ssh)
                     from gbmj_server.ssh.service import serve_ssh
 
-                    await nursery.start(serve_ssh, config.ssh, config.host, game, config.db_path)
+                    await nursery.start(
+                        serve_ssh, config.ssh, config.host, game, config.db_path, config.database
+                    )
                 if config.web.port is not None:  # play in a browser (gbmj_server.web)
                     from gbmj_server.web.service import serve_web
 

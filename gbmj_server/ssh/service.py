@@ -116,12 +116,20 @@ class SshService(FrontDoor):
 
     thread_name = "gbmj-ssh"
 
-    def __init__(self, settings: SshSettings, host: str, game: GameDoor, db_path: Path) -> None:
+    def __init__(
+        self,
+        settings: SshSettings,
+        host: str,
+        game: GameDoor,
+        db_path: Path,
+        database: Path | str | None = None,  # a PostgreSQL URL; None: the file db_path
+    ) -> None:
         super().__init__()
         self.settings = settings
         self.host = host
         self.game = game  # how the clients reach the game server
         self.db_path = db_path
+        self.database = db_path if database is None else database
         self.host_key_path = db_path.parent / HOST_KEY_NAME
         self.fingerprint = ""
         self.throttle = LoginThrottle(settings.failed_logins)
@@ -141,7 +149,7 @@ class SshService(FrontDoor):
         super().start()
 
     async def listen(self) -> None:
-        self.storage = await self.db(Storage, self.db_path)
+        self.storage = await self.db(Storage, self.database)
         host_key = await self.db(load_host_key, self.host_key_path)
         self.dummy_hash = await self.hashing(hash_password, secrets.token_hex(16))
         self.fingerprint = host_key.get_fingerprint("sha256")
@@ -526,13 +534,19 @@ def _set_size(fd: int, size: tuple[int, int]) -> None:
 
 
 async def serve_ssh(
-    settings: SshSettings, host: str, game: GameDoor, db_path: Path, *, task_status: Any
+    settings: SshSettings,
+    host: str,
+    game: GameDoor,
+    db_path: Path,
+    database: Path | str | None = None,
+    *,
+    task_status: Any,
 ) -> None:
     """Run the SSH server from trio until cancelled (then stop it and wait for its thread).
 
     ``task_status.started(service)`` once it listens; ``host`` is where it listens (the
     game server's address), the clients reach the game server through ``game``."""
-    service = SshService(settings, host, game, db_path)
+    service = SshService(settings, host, game, db_path, database)
 
     def listening() -> str:
         return f"ssh: listening on {host}:{service.port}, host key {service.fingerprint}"

@@ -1,10 +1,10 @@
 """Persistence for the lobby server: accounts, sessions, match and hand history, and the
 coin ledger, inventories and ratings (``ledger``).
 
-A small synchronous interface (``Storage``) over one SQLite connection; the trio side
-calls it through ``trio.to_thread.run_sync`` with a ``CapacityLimiter(1)``
-(``gbmj_server.storage.threads.AsyncStorage``). Keeping it synchronous and narrow leaves room for
-another backend (PostgreSQL through psycopg 3 in threads) for hosts that outgrow one file.
+A small synchronous interface (``Storage``) over one SQLite connection, or one
+PostgreSQL connection (psycopg 3; ``gbmj_server.storage.postgres`` holds what differs);
+the trio side calls it through ``trio.to_thread.run_sync`` with a ``CapacityLimiter(1)``
+(``gbmj_server.storage.threads.AsyncStorage``).
 """
 
 from gbmj_server.storage.db import (

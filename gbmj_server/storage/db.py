@@ -1,8 +1,10 @@
-"""``Storage``: the synchronous SQLite store behind the lobby server.
+"""``Storage``: the synchronous store behind the lobby server, on a SQLite file (the
+default) or a PostgreSQL database (a ``postgresql://`` URL; ``.postgres``).
 
 One connection, used from one thread at a time (the server's worker thread behind a
-``CapacityLimiter(1)``). WAL journal, a busy timeout and foreign keys on. Every write is
-one explicit transaction, so a crash leaves each change whole or absent.
+``CapacityLimiter(1)``). SQLite: WAL journal, a busy timeout and foreign keys on.
+Every write is one explicit transaction, so a crash leaves each change whole or absent;
+on PostgreSQL a SERIALIZABLE one, run again when it conflicts (``retry_conflicts``).
 
 Session tokens are random (``secrets``); only their SHA-256 is stored, so a copy of the
 database does not hand out live sessions.
@@ -29,11 +31,23 @@ from typing import Any
 import platformdirs
 
 from gbmj_server.names import name_skeleton
+from gbmj_server.storage.engine import Database
 from gbmj_server.storage.history import HistoryMixin
 from gbmj_server.storage.ledger import LedgerMixin
 from gbmj_server.storage.matches import MatchesMixin, PlayerRecord
 from gbmj_server.storage.migrations import MIGRATIONS, SCHEMA_VERSION
 from gbmj_server.storage.moderation import ModerationMixin
+from gbmj_server.storage.postgres import (
+    MIGRATION_LOCK_KEY,
+    SERVER_LOCK_KEY,
+    PgConnection,
+    is_database_url,
+    retry_conflicts,
+    schema_sql,
+    shown,
+)
+from gbmj_server.storage.postgres import DatabaseError as PgError
+from gbmj_server.storage.postgres import IntegrityError as PgIntegrityError
 from gbmj_server.storage.tournaments import TournamentsMixin
 
 SESSION_TTL = 30 * 24 * 3600.0  # a session token is good for 30 days
@@ -124,6 +138,11 @@ def hold_for_server(path: str | Path) -> Iterator[None]:
     lock file beside it (``fcntl.flock``) is held until the block ends. Admin commands
     do not take it, so they run beside a live server. Any failure is a
     ``StorageError`` whose text is one line for the host."""
+    if is_database_url(path):
+        assert isinstance(path, str)
+        with _hold_postgres(path):
+            yield
+        return
     path = Path(path)
     try:
         _make_private_folder(path.parent)
@@ -157,6 +176,25 @@ def hold_for_server(path: str | Path) -> Iterator[None]:
         os.close(lock)  # closing the file lets the lock go
 
 
+@contextmanager
+def _hold_postgres(url: str) -> Iterator[None]:
+    """``hold_for_server`` for a PostgreSQL database: it answers, migrates, takes a write,
+    and no other server holds it (an advisory lock, held by a connection kept open)."""
+    try:
+        store = Storage(url)
+    except PgError as exc:
+        raise StorageError(f"cannot use the database {shown(url)}: {_why(exc)}") from None
+    with store:
+        try:
+            store._check_writable()
+            held = store.hold_server_lock()
+        except PgError as exc:
+            raise StorageError(f"cannot use the database {shown(url)}: {_why(exc)}") from None
+        if not held:
+            raise StorageError(f"another gbmj-server is using {shown(url)}")
+        yield
+
+
 def _why(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
         return "permission denied (read-only)"
@@ -187,27 +225,55 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
     ``.matches``; the history players read: ``.history``."""
 
     def __init__(self, path: str | Path) -> None:
+        """Open (and migrate) the SQLite file at ``path``, or the PostgreSQL database a
+        ``postgresql://`` URL names (``gbmj_server.storage.postgres``)."""
+        # Held by every call from a worker thread (``AsyncStorage.call``) and by ``close``:
+        # closing the connection while another thread uses it can crash the interpreter.
+        self.lock = threading.Lock()
+        self._pg: PgConnection | None = None
+        self._sqlite: sqlite3.Connection | None = None
+        self._begin = "BEGIN IMMEDIATE"
+        if is_database_url(path):
+            assert isinstance(path, str)
+            self.path: Path | None = None
+            self.target = shown(path)
+            self._pg = PgConnection(path)
+            self._begin = "BEGIN ISOLATION LEVEL SERIALIZABLE"
+            self._db: Database = self._pg
+            try:
+                self._migrate_postgres()
+            except BaseException:
+                self._pg.close()  # a refused database is not left connected
+                raise
+            return
         self.path = Path(path)
+        self.target = str(path)
         if str(path) != ":memory:":
             _make_private_folder(self.path.parent)
             _create_private_file(self.path)  # SQLite gives its -wal and -shm files this mode
         # isolation_level=None: no implicit transactions; ``_write`` opens them.
-        self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-        # Held by every call from a worker thread (``AsyncStorage.call``) and by ``close``:
-        # closing the connection while another thread uses it can crash the interpreter.
-        self.lock = threading.Lock()
-        self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        self._db.execute("PRAGMA journal_mode = WAL")
-        self._db.execute("PRAGMA foreign_keys = ON")
-        self._db.execute("PRAGMA synchronous = NORMAL")  # durable enough under WAL
+        self._sqlite = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        self._db = self._sqlite
+        self._sqlite.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        self._sqlite.execute("PRAGMA journal_mode = WAL")
+        self._sqlite.execute("PRAGMA foreign_keys = ON")
+        self._sqlite.execute("PRAGMA synchronous = NORMAL")  # durable enough under WAL
         # Migration 4 fills the skeletons of the accounts that exist (gbmj_server.names).
-        self._db.create_function("name_skeleton", 1, name_skeleton, deterministic=True)
+        self._sqlite.create_function("name_skeleton", 1, name_skeleton, deterministic=True)
         self._migrate()
+
+    @property
+    def engine(self) -> str:
+        """``sqlite`` or ``postgresql``."""
+        return "sqlite" if self._pg is None else "postgresql"
 
     def close(self) -> None:
         """Close the file (after a worker thread's call in progress); later calls raise."""
         with self.lock:
-            self._db.close()
+            if self._pg is not None:
+                self._pg.close()
+            if self._sqlite is not None:
+                self._sqlite.close()
 
     def __enter__(self) -> Storage:
         return self
@@ -222,6 +288,8 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
         return 0 if row is None else row[0]
 
     def _migrate(self) -> None:
+        sqlite = self._sqlite
+        assert sqlite is not None
         self._db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
         version = self.schema_version()
         if version > SCHEMA_VERSION:
@@ -233,7 +301,7 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
             script = MIGRATIONS[number - 1]
             # The migration and its version bump commit together or not at all.
             try:
-                self._db.executescript(
+                sqlite.executescript(
                     "BEGIN IMMEDIATE;\n"
                     + script
                     + "\nDELETE FROM schema_version;"
@@ -241,23 +309,59 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
                     + "\nCOMMIT;"
                 )
             except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
+                if sqlite.in_transaction:
+                    sqlite.execute("ROLLBACK")
                 raise
+
+    def _migrate_postgres(self) -> None:
+        """The same migrations, translated (``schema_sql``), all in one transaction under
+        an advisory lock, so two processes starting at once migrate once."""
+        assert self._pg is not None
+        pg = self._pg
+        pg.script("BEGIN")
+        try:
+            pg.script(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK_KEY})")
+            pg.script("CREATE EXTENSION IF NOT EXISTS citext")  # the names, case-insensitive
+            pg.script("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            version = self.schema_version()
+            if version > SCHEMA_VERSION:
+                raise StorageError(
+                    f"database schema version {version} is newer than this server's "
+                    f"{SCHEMA_VERSION}: upgrade gbmj"
+                )
+            for number in range(version + 1, SCHEMA_VERSION + 1):
+                pg.script(schema_sql(MIGRATIONS[number - 1]))
+                pg.script("DELETE FROM schema_version")
+                pg.script(f"INSERT INTO schema_version (version) VALUES ({number})")
+            if version < SCHEMA_VERSION:
+                pg.sync_identities()
+        except BaseException:
+            pg.script("ROLLBACK")
+            raise
+        pg.script("COMMIT")
+
+    def hold_server_lock(self) -> bool:
+        """PostgreSQL: take the lock one server holds on its database for as long as this
+        connection lives; False if another server holds it."""
+        assert self._pg is not None
+        row = self._db.execute(f"SELECT pg_try_advisory_lock({SERVER_LOCK_KEY})").fetchone()
+        return bool(row[0])
 
     def _check_writable(self) -> None:
         """A write that changes nothing, rolled back: fails on a read-only file or folder."""
         with self.lock:
-            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute(self._begin)
             try:
                 self._db.execute("UPDATE schema_version SET version = version")
             finally:
                 self._db.execute("ROLLBACK")
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction (taken at once, so concurrent writers wait, not fail)."""
-        self._db.execute("BEGIN IMMEDIATE")
+    def _write(self) -> Iterator[Database]:
+        """One write transaction: on SQLite taken at once, so concurrent writers wait, not
+        fail; on PostgreSQL SERIALIZABLE, so one of two conflicting writers fails and its
+        method runs again (``retry_conflicts``)."""
+        self._db.execute(self._begin)
         try:
             yield self._db
         except BaseException:
@@ -277,6 +381,7 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
         ``NameTaken`` as for ``create_account``."""
         return self._insert_account(name, AccountKind.GUEST, None)
 
+    @retry_conflicts
     def _insert_account(self, name: str, kind: AccountKind, password_hash: str | None) -> Account:
         try:
             with self._write() as db:
@@ -289,7 +394,7 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
                 assert account_id is not None  # an INSERT's row id
                 if kind is AccountKind.PLAYER:  # guests hold no coins
                     self._open_wallet(db, account_id)
-        except sqlite3.IntegrityError as exc:
+        except (sqlite3.IntegrityError, PgIntegrityError) as exc:
             raise NameTaken(name) from exc
         account = self.account_by_id(account_id)
         assert account is not None
@@ -314,6 +419,7 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
         ).fetchall()
         return [_account(r) for r in rows]
 
+    @retry_conflicts
     def set_password_hash(self, name: str, password_hash: str) -> Account:
         """Replace a player's password hash and end all its sessions."""
         with self._write() as db:
@@ -328,6 +434,7 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
         assert account is not None
         return account
 
+    @retry_conflicts
     def set_banned(self, name: str, banned: bool) -> Account:
         """Ban (ending all sessions) or unban an account."""
         with self._write() as db:
@@ -341,6 +448,7 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
         assert account is not None
         return account
 
+    @retry_conflicts
     def note_login(self, account_id: int) -> None:
         with self._write() as db:
             db.execute(
@@ -349,6 +457,7 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
 
     # -- sessions ---------------------------------------------------------------
 
+    @retry_conflicts
     def create_session(
         self, account_id: int, ttl: float = SESSION_TTL, *, only: bool = False
     ) -> str:
@@ -377,10 +486,12 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
         ).fetchone()
         return None if row is None else _account(row)
 
+    @retry_conflicts
     def delete_session(self, token: str) -> None:
         with self._write() as db:
             db.execute("DELETE FROM session WHERE token_hash = ?", (_token_hash(token),))
 
+    @retry_conflicts
     def purge_guests(self, seen_before: float, keep: Collection[int] = ()) -> int:
         """Delete the guests last signed in before ``seen_before`` (a ``time.time()``),
         but not those of ``keep`` (online or seated) nor a running match's players;
@@ -402,7 +513,7 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
 
     @staticmethod
     def _insert_hand(
-        db: sqlite3.Connection,
+        db: Database,
         match_id: int,
         number: int,
         round_: int,

@@ -19,7 +19,6 @@ them into the current form.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +26,7 @@ from typing import Any
 from gbmj.economy.stakes import hand_payments
 from gbmj.game.personal_walls import NO_DICE
 from gbmj.game.wall import commitment_of
+from gbmj_server.storage.engine import Database
 from gbmj_server.storage.logs import read_log
 from protocol.vocabulary import ActionKind, LeaveReason, MatchEnd, Outcome
 
@@ -141,7 +141,7 @@ class _Participant:
 class HistoryMixin:
     """Mixed into ``Storage`` (which provides ``_db``)."""
 
-    _db: sqlite3.Connection
+    _db: Database
 
     # -- who may read what ----------------------------------------------------------
     def may_read(self, account_id: int | None, match_id: int) -> bool:

@@ -15,7 +15,6 @@ all, and a hand already recorded (same match and number) is never settled again.
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
@@ -23,6 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from gbmj.economy.items import ITEM_RULES, SLOTS
+from gbmj_server.storage.engine import Database
+from gbmj_server.storage.postgres import retry_conflicts
 from protocol.vocabulary import Item
 
 HOUSE_WALLET = 1
@@ -116,18 +117,18 @@ class LeaderRow:
 class LedgerMixin:
     """Mixed into ``Storage`` (which provides ``_db`` and ``_write``)."""
 
-    _db: sqlite3.Connection
+    _db: Database
     inventory_slots: int = SLOTS  # the host's setting (docs/hosting.md)
 
-    _write: Callable[[], AbstractContextManager[sqlite3.Connection]]
+    _write: Callable[[], AbstractContextManager[Database]]
 
     # Storage's: the hand row inside the caller's transaction (db, match_id, number,
     # round, hand_number, result, event_log) -> the hand's id
-    _insert_hand: Callable[[sqlite3.Connection, int, int, int, int, dict[str, Any], bytes], int]
+    _insert_hand: Callable[[Database, int, int, int, int, dict[str, Any], bytes], int]
 
     # -- wallets -------------------------------------------------------------------
 
-    def _wallet(self, db: sqlite3.Connection, account_id: int | None) -> int:
+    def _wallet(self, db: Database, account_id: int | None) -> int:
         if account_id is None:
             return HOUSE_WALLET
         row = db.execute("SELECT id FROM wallet WHERE account_id = ?", (account_id,)).fetchone()
@@ -135,7 +136,7 @@ class LedgerMixin:
             raise NoWallet("guests play only free tables and hold no coins")
         return int(row[0])
 
-    def _open_wallet(self, db: sqlite3.Connection, account_id: int) -> None:
+    def _open_wallet(self, db: Database, account_id: int) -> None:
         """A new player's wallet with the starting coins from the house."""
         cur = db.execute("INSERT INTO wallet (account_id, balance) VALUES (?, 0)", (account_id,))
         wallet = cur.lastrowid
@@ -144,7 +145,7 @@ class LedgerMixin:
 
     def _move(
         self,
-        db: sqlite3.Connection,
+        db: Database,
         source: int,
         target: int,
         amount: int,
@@ -163,7 +164,7 @@ class LedgerMixin:
         db.execute("UPDATE wallet SET balance = balance - ? WHERE id = ?", (amount, source))
         db.execute("UPDATE wallet SET balance = balance + ? WHERE id = ?", (amount, target))
 
-    def _balance(self, db: sqlite3.Connection, wallet: int) -> int:
+    def _balance(self, db: Database, wallet: int) -> int:
         return int(db.execute("SELECT balance FROM wallet WHERE id = ?", (wallet,)).fetchone()[0])
 
     def balance(self, account_id: int | None) -> int | None:
@@ -193,13 +194,14 @@ class LedgerMixin:
         ).fetchone()[0]
         return bool(off == 0)
 
+    @retry_conflicts
     def transfer(self, payment: Payment, *, match_id: int | None = None) -> None:
         """One payment, whole or refused (``NotEnoughCoins``): never capped."""
         with self._write() as db:
             self._pay_in_full(db, [payment], match_id=match_id)
 
     def _pay_in_full(
-        self, db: sqlite3.Connection, payments: Sequence[Payment], match_id: int | None = None
+        self, db: Database, payments: Sequence[Payment], match_id: int | None = None
     ) -> None:
         for p in payments:
             if p.amount <= 0:
@@ -209,6 +211,7 @@ class LedgerMixin:
                 raise NotEnoughCoins(f"{p.amount} coins needed")
             self._move(db, source, self._wallet(db, p.payee), p.amount, p.reason, None, match_id)
 
+    @retry_conflicts
     def admin_adjust(self, name: str, amount: int, reason: str = "admin") -> int:
         """Grant (``amount`` > 0) or take (< 0) coins through the house; the new balance.
         Refused (nothing changes): zero, over ``MAX_ADMIN_AMOUNT``, more than the account
@@ -268,7 +271,7 @@ class LedgerMixin:
             ).fetchone()[0]
         )
 
-    def _add_items(self, db: sqlite3.Connection, account_id: int, item: str, count: int) -> None:
+    def _add_items(self, db: Database, account_id: int, item: str, count: int) -> None:
         """Fill the item's stacks, then free slots; ``InventoryFull`` if it does not fit
         (the caller's transaction then rolls back)."""
         stack = ITEM_RULES[Item(item)].stack
@@ -295,7 +298,7 @@ class LedgerMixin:
             )
             count -= add
 
-    def _take_item(self, db: sqlite3.Connection, account_id: int, item: str) -> None:
+    def _take_item(self, db: Database, account_id: int, item: str) -> None:
         """One item out of its fullest-last stack; ``NoSuchItem`` if there is none."""
         row = db.execute(
             "SELECT slot, count FROM inventory_item WHERE account_id = ? AND item = ? "
@@ -314,6 +317,7 @@ class LedgerMixin:
                 (account_id, row[0]),
             )
 
+    @retry_conflicts
     def buy(self, account_id: int, item: str, count: int, price: int) -> list[Slot]:
         """Buy ``count`` items at ``price`` each (coins to the house); the new inventory.
         Too few coins or no room: refused, nothing changes."""
@@ -324,6 +328,7 @@ class LedgerMixin:
             self._add_items(db, account_id, item, count)
         return self.inventory(account_id)
 
+    @retry_conflicts
     def give_item(self, account_id: int, item: str, count: int = 1) -> None:
         """Put items in an inventory (admin, tests); ``InventoryFull`` changes nothing."""
         with self._write() as db:
@@ -338,6 +343,7 @@ class LedgerMixin:
             return False
         return True
 
+    @retry_conflicts
     def move_item(self, account_id: int, from_slot: int, to_slot: int) -> None:
         """What is in ``from_slot`` goes to ``to_slot``, and what was there (if anything)
         to ``from_slot``: one transaction. Refused (nothing changes): ``to_slot`` outside
@@ -364,11 +370,14 @@ class LedgerMixin:
                 (account_id, from_slot, to_slot),
             )
             swapped = {from_slot: to_slot, to_slot: from_slot}
-            db.executemany(
-                "INSERT INTO inventory_item (account_id, slot, item, count) VALUES (?, ?, ?, ?)",
-                [(account_id, swapped[slot], item, n) for slot, item, n in rows],
-            )
+            for slot, item, n in rows:
+                db.execute(
+                    "INSERT INTO inventory_item (account_id, slot, item, count) "
+                    "VALUES (?, ?, ?, ?)",
+                    (account_id, swapped[slot], item, n),
+                )
 
+    @retry_conflicts
     def use_gem(self, account_id: int, item: str, cap: int | None) -> int:
         """Use one gem: its rating points added, in one transaction; the new rating.
         Refused (nothing changes): no such gem, or a rating at ``cap`` or above."""
@@ -383,6 +392,7 @@ class LedgerMixin:
             db.execute("UPDATE account SET rating = rating + ? WHERE id = ?", (points, account_id))
             return int(row[0]) + points
 
+    @retry_conflicts
     def use_item(
         self,
         account_id: int,
@@ -398,6 +408,7 @@ class LedgerMixin:
 
     # -- a hand's settlement -----------------------------------------------------------
 
+    @retry_conflicts
     def settle_hand(
         self,
         match_id: int,

@@ -12,14 +12,15 @@ actions in the same transaction, since the hand row then holds its whole log.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
+from gbmj_server.storage.engine import Database
 from gbmj_server.storage.logs import read_log
+from gbmj_server.storage.postgres import retry_conflicts
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,10 +97,11 @@ class RunningMatch:
 class MatchesMixin:
     """Mixed into ``Storage`` (which provides ``_db`` and ``_write``)."""
 
-    _db: sqlite3.Connection
+    _db: Database
 
-    _write: Callable[[], AbstractContextManager[sqlite3.Connection]]
+    _write: Callable[[], AbstractContextManager[Database]]
 
+    @retry_conflicts
     def start_match(
         self,
         table_id: int,
@@ -137,22 +139,26 @@ class MatchesMixin:
         return match_id
 
     @staticmethod
-    def _join(db: sqlite3.Connection, p: PlayerJoined) -> None:
+    def _join(db: Database, p: PlayerJoined) -> None:
         db.execute(
             "INSERT INTO match_player (match_id, n, slot, account_id, name, guest, bot_level) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
             (p.match_id, p.n, p.slot, p.account_id, p.name, int(p.guest), p.bot_level),
         )
 
+    @retry_conflicts
     def journal(self, entries: Sequence[JournalEntry]) -> None:
         """Write entries of one or more matches, in order, in one transaction."""
         with self._write() as db:
             for e in entries:
                 if isinstance(e, ActionDone):
                     db.execute(
-                        "INSERT OR REPLACE INTO match_action "
+                        "INSERT INTO match_action "
                         "(match_id, hand, idx, seat, kind, tile, ms, seq) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                        "ON CONFLICT (match_id, hand, idx) DO UPDATE SET seat = excluded.seat, "
+                        "kind = excluded.kind, tile = excluded.tile, ms = excluded.ms, "
+                        "seq = excluded.seq",
                         (e.match_id, e.hand, e.idx, e.seat, e.kind, e.tile, e.ms, e.seq),
                     )
                 elif isinstance(e, PlayerJoined):
@@ -163,6 +169,7 @@ class MatchesMixin:
                         (e.reason, e.match_id, e.n),
                     )
 
+    @retry_conflicts
     def end_match(
         self, match_id: int, reason: str, standings: Sequence[dict[str, Any]] | None = None
     ) -> None:
@@ -179,6 +186,7 @@ class MatchesMixin:
             )
             db.execute("DELETE FROM match_action WHERE match_id = ?", (match_id,))
 
+    @retry_conflicts
     def running_matches(self) -> list[RunningMatch]:
         """Every match not ended, as it stood; matches written before this format (no
         seed) cannot be resumed and are ended as abandoned."""

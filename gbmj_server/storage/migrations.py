@@ -5,6 +5,11 @@
 together with the version bump, so a crash leaves the schema at a whole version.
 Never edit a released migration: append a new one.
 
+The migrations are written for SQLite and run on PostgreSQL too: types, SQLite's row-id
+keys and the few functions that differ are translated in one place
+(``gbmj_server.storage.postgres.schema_sql``). A new migration that uses only standard
+SQL and these types needs nothing more; the storage tests run every migration on both.
+
 Migration 2 holds the coins and items (docs/rules.md §2.5-2.7): ``wallet`` (one per player
 account, and wallet 1, the house, with no account), ``coin_transfer`` (double-entry rows:
 from wallet, to wallet, amount > 0, reason, hand or match), ``inventory_item`` (account,

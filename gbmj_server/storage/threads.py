@@ -1,7 +1,8 @@
 """``AsyncStorage``: the synchronous ``Storage`` called from trio through worker threads.
 
-SQLite gets one ``CapacityLimiter(1)`` (one connection, one thread at a time); password
-hashing gets its own limiter so a burst of logins never holds up the database.
+The store gets one ``CapacityLimiter(1)`` (one connection, SQLite's or PostgreSQL's, one
+thread at a time); password hashing gets its own limiter so a burst of logins never holds
+up the database.
 """
 
 from __future__ import annotations

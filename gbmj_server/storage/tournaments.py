@@ -11,12 +11,14 @@ table's results in one transaction, once the table's match has ended.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
+
+from gbmj_server.storage.engine import Database
+from gbmj_server.storage.postgres import retry_conflicts
 
 STATES = ("open", "closed", "running", "finished")
 
@@ -121,10 +123,11 @@ def _tournament(row: Sequence[Any]) -> TournamentRecord:
 class TournamentsMixin:
     """Mixed into ``Storage`` (which provides ``_db`` and ``_write``)."""
 
-    _db: sqlite3.Connection
+    _db: Database
 
-    _write: Callable[[], AbstractContextManager[sqlite3.Connection]]
+    _write: Callable[[], AbstractContextManager[Database]]
 
+    @retry_conflicts
     def create_tournament(
         self,
         name: str,
@@ -175,12 +178,14 @@ class TournamentsMixin:
         assert found is not None
         return found
 
+    @retry_conflicts
     def set_organiser(self, account_id: int, allowed: bool) -> None:
         """The host lets a player create and run tournaments (or no longer)."""
         with self._write() as db:
             if allowed:
                 db.execute(
-                    "INSERT OR IGNORE INTO tournament_organiser (account_id) VALUES (?)",
+                    "INSERT INTO tournament_organiser (account_id) VALUES (?) "
+                    "ON CONFLICT DO NOTHING",
                     (account_id,),
                 )
             else:
@@ -208,12 +213,14 @@ class TournamentsMixin:
         ).fetchall()
         return [_tournament(row) for row in rows]
 
+    @retry_conflicts
     def set_tournament_state(self, tournament_id: int, state: str) -> None:
         if state not in STATES:
             raise ValueError(state)
         with self._write() as db:
             db.execute("UPDATE tournament SET state = ? WHERE id = ?", (state, tournament_id))
 
+    @retry_conflicts
     def enter_tournament(self, tournament_id: int, account_id: int, name: str) -> Entrant:
         """Register a player; refused unless registration is open, or if entered."""
         with self._write() as db:
@@ -240,6 +247,7 @@ class TournamentsMixin:
             )
         return Entrant(n, account_id, name, False)
 
+    @retry_conflicts
     def withdraw(self, tournament_id: int, account_id: int) -> None:
         """A player takes back their entry while registration is open."""
         with self._write() as db:
@@ -255,12 +263,13 @@ class TournamentsMixin:
             if not gone:
                 raise TournamentError("you are not entered")
 
+    @retry_conflicts
     def drop_entrant(self, tournament_id: int, name: str) -> Entrant:
         """The organiser drops a player: seated no more, their results kept."""
         with self._write() as db:
             row = db.execute(
                 "SELECT n, account_id, name FROM tournament_entrant "
-                "WHERE tournament_id = ? AND name = ? COLLATE NOCASE",
+                "WHERE tournament_id = ? AND lower(name) = lower(?)",
                 (tournament_id, name),
             ).fetchone()
             if row is None:
@@ -288,11 +297,12 @@ class TournamentsMixin:
             r[0]
             for r in self._db.execute(
                 "SELECT tournament_id FROM tournament_entrant "
-                "WHERE account_id = ? AND NOT dropped ORDER BY tournament_id",
+                "WHERE account_id = ? AND dropped = 0 ORDER BY tournament_id",
                 (account_id,),
             ).fetchall()
         ]
 
+    @retry_conflicts
     def start_session(
         self,
         tournament_id: int,
@@ -319,6 +329,7 @@ class TournamentsMixin:
                 (number, tournament_id),
             )
 
+    @retry_conflicts
     def set_session_ends(self, tournament_id: int, number: int, ends_at: float) -> None:
         """The session's time is called at ``ends_at`` (wall clock)."""
         with self._write() as db:
@@ -327,6 +338,7 @@ class TournamentsMixin:
                 (ends_at, tournament_id, number),
             )
 
+    @retry_conflicts
     def set_session_table_id(
         self, tournament_id: int, session: int, number: int, table_id: int, absent: Sequence[int]
     ) -> None:
@@ -339,6 +351,7 @@ class TournamentsMixin:
                 (table_id, json.dumps(list(absent)), tournament_id, session, number),
             )
 
+    @retry_conflicts
     def record_table(
         self,
         tournament_id: int,
@@ -356,9 +369,13 @@ class TournamentsMixin:
             )
             for r in results:
                 db.execute(
-                    "INSERT OR REPLACE INTO tournament_result (tournament_id, session, n, "
+                    "INSERT INTO tournament_result (tournament_id, session, n, "
                     "table_number, score, table_points, place, absent) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT (tournament_id, session, n) DO UPDATE SET "
+                    "table_number = excluded.table_number, score = excluded.score, "
+                    "table_points = excluded.table_points, place = excluded.place, "
+                    "absent = excluded.absent",
                     (
                         tournament_id,
                         r.session,
@@ -371,6 +388,7 @@ class TournamentsMixin:
                     ),
                 )
 
+    @retry_conflicts
     def finish_session(self, tournament_id: int, number: int, last: bool) -> None:
         """Every table of the session has its results; after the last, the tournament is
         finished."""

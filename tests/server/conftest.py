@@ -19,6 +19,8 @@ import trio.testing
 
 os.environ["GBMJ_CHECK"] = "1"
 
+from storage.pg import db_target, pg_server, pg_url  # noqa: F401 (fixtures: both engines)
+
 from gbmj.game.hand_state import HandState
 from gbmj.game.match import Match
 from gbmj_server.config import Limits, ServerConfig

@@ -31,8 +31,8 @@ from protocol.vocabulary import Item, MeldKind
 
 
 @pytest.fixture
-def store(tmp_path: Path):
-    with Storage(tmp_path / "ledger.sqlite3") as storage:
+def store(db_target: str | Path):
+    with Storage(db_target) as storage:
         yield storage
 
 

@@ -6,6 +6,7 @@ import sqlite3
 import time
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from gbmj_server.storage import (
@@ -21,10 +22,23 @@ from gbmj_server.storage import (
 from gbmj_server.storage.logs import write_log
 from gbmj_server.storage.matches import ActionDone, PlayerJoined, PlayerLeft
 
+# What a refused constraint raises, by engine.
+INTEGRITY_ERRORS = (sqlite3.IntegrityError, psycopg.errors.IntegrityError)
+
+
+def stored_bytes(store: Storage) -> bytes:
+    """Everything the store holds, as bytes: the SQLite file, or PostgreSQL's dump of the
+    tables that could hold a secret."""
+    if store.path is not None:
+        return store.path.read_bytes()
+    rows = store._db.execute("SELECT password_hash FROM account").fetchall()
+    rows += store._db.execute("SELECT token_hash FROM session").fetchall()
+    return repr(rows).encode()
+
 
 @pytest.fixture
-def store(tmp_path: Path):
-    with Storage(tmp_path / "gbmj.sqlite3") as s:
+def store(db_target: str | Path):
+    with Storage(db_target) as s:
         yield s
 
 
@@ -54,17 +68,17 @@ def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
 
 
 def test_foreign_keys_are_enforced(store: Storage) -> None:
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(INTEGRITY_ERRORS):
         store.create_session(account_id=999, ttl=60)
 
 
-def test_accounts_store_a_hash_never_the_password(store: Storage, tmp_path: Path) -> None:
+def test_accounts_store_a_hash_never_the_password(store: Storage) -> None:
     account = store.create_account("Alice", hash_password("correct horse"))
     assert account.kind is AccountKind.PLAYER and not account.banned
     assert account.password_hash and account.password_hash.startswith("$argon2id$")
     assert verify_password(account.password_hash, "correct horse")
     assert not verify_password(account.password_hash, "wrong")
-    assert b"correct horse" not in (tmp_path / "gbmj.sqlite3").read_bytes()
+    assert b"correct horse" not in stored_bytes(store)
 
 
 def test_names_are_unique_ignoring_case(store: Storage) -> None:
@@ -84,12 +98,12 @@ def test_guests_have_no_password_and_are_not_listed_by_default(store: Storage) -
     assert {a.name for a in store.list_accounts(include_guests=True)} == {"bob", "guest-1"}
 
 
-def test_sessions_resolve_expire_and_end(store: Storage, tmp_path: Path) -> None:
+def test_sessions_resolve_expire_and_end(store: Storage) -> None:
     alice = store.create_account("alice", hash_password("a"))
     token = store.create_session(alice.id)
     assert store.resolve_session(token).id == alice.id
     assert store.resolve_session(token + "x") is None
-    assert token.encode() not in (tmp_path / "gbmj.sqlite3").read_bytes()
+    assert token.encode() not in stored_bytes(store)
     store.delete_session(token)
     assert store.resolve_session(token) is None
     short = store.create_session(alice.id, ttl=-1)
@@ -180,7 +194,7 @@ def test_a_running_match_is_written_ahead_and_read_back_whole(store: Storage) ->
 def test_a_failed_write_leaves_nothing_behind(store: Storage) -> None:
     match_id = new_match(store)
     # Seat 9 violates a CHECK: the whole match insert must roll back.
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(INTEGRITY_ERRORS):
         new_match(
             store,
             [
@@ -190,3 +204,16 @@ def test_a_failed_write_leaves_nothing_behind(store: Storage) -> None:
         )
     assert store.match_ids() == [match_id]
     assert time.time() >= store.match(match_id).started_at
+
+
+def test_old_guests_are_purged_but_not_the_kept_the_seated_or_players(store: Storage) -> None:
+    old, kept, seated = (store.create_guest(f"guest-{n}") for n in range(3))
+    alice = store.create_account("alice", hash_password("a"))
+    store.set_mute(alice.id, old.id, True)
+    store.set_mute(alice.id, old.id, True)  # twice: still one mute
+    assert store.mutes_of(alice.id) == {old.id}
+    new_match(store, [PlayerJoined(0, 0, 0, seated.id, "guest-2", guest=True)])
+    assert store.purge_guests(time.time() + 1, keep=[kept.id]) == 1
+    assert store.account_by_id(old.id) is None and store.mutes_of(alice.id) == set()
+    assert all(store.account_by_id(a.id) for a in (kept, seated, alice))
+    assert store.purge_guests(time.time() + 1, keep=[kept.id]) == 0

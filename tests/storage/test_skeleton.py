@@ -40,8 +40,8 @@ def test_migration_4_fills_the_skeletons_and_keeps_old_look_alikes(tmp_path: Pat
             store.create_account("аlice", hash_password("pw-pw-pw"))  # Cyrillic а
 
 
-def test_a_new_name_that_looks_like_a_taken_one_is_refused(tmp_path: Path) -> None:
-    with Storage(tmp_path / "db.sqlite3") as store:
+def test_a_new_name_that_looks_like_a_taken_one_is_refused(db_target: str | Path) -> None:
+    with Storage(db_target) as store:
         store.create_account("alice", hash_password("pw-alice"))
         for look_alike in ("аlice", "ａlice", "AIice", "a1ice"):
             with pytest.raises(NameTaken):
@@ -52,8 +52,8 @@ def test_a_new_name_that_looks_like_a_taken_one_is_refused(tmp_path: Path) -> No
         assert store.create_account("alicia", hash_password("pw-alicia")).name == "alicia"
 
 
-def test_the_stored_skeleton_is_the_names(tmp_path: Path) -> None:
-    with Storage(tmp_path / "db.sqlite3") as store:
+def test_the_stored_skeleton_is_the_names(db_target: str | Path) -> None:
+    with Storage(db_target) as store:
         store.create_account("Ｄave", hash_password("pw-dave"))
         store.create_guest("guest-a1b2c3")
         rows = store._db.execute("SELECT name, skeleton FROM account ORDER BY id").fetchall()

@@ -1,4 +1,5 @@
-"""Tournaments on disk: registration, sessions, tables and results (a real SQLite file)."""
+"""Tournaments in the store: registration, sessions, tables and results (a real SQLite
+file, and a PostgreSQL database)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from gbmj_server.storage import Storage
 from gbmj_server.storage.tournaments import ResultRecord, TournamentError
 
 
-def test_a_tournament_from_registration_to_its_results(tmp_path: Path) -> None:
-    path = tmp_path / "gbmj.db"
+def test_a_tournament_from_registration_to_its_results(db_target: str | Path) -> None:
+    path = db_target
     with Storage(path) as store:
         t = store.create_tournament(
             "club night", "host", sessions=2, hands=4, minutes=60, drawn=True, seed=7
@@ -33,7 +34,7 @@ def test_a_tournament_from_registration_to_its_results(tmp_path: Path) -> None:
         results.append(ResultRecord(1, 3, 1, 0, 0, 4, True))
         store.record_table(t.id, 1, 1, None, results)
         store.finish_session(t.id, 1, last=False)
-    with Storage(path) as store:  # all of it back from the file
+    with Storage(path) as store:  # all of it back from the database
         again = store.tournament(t.id)
         assert again is not None and (again.state, again.current) == ("running", 1)
         (table,) = store.session_tables(t.id, 1)
