@@ -164,3 +164,75 @@ def test_contract_catches_a_forbidden_import(tmp_path: Path) -> None:
     result = _lint(tmp_path, copy)
     assert result.returncode != 0
     assert "_layering_probe" in result.stdout
+
+
+def _module_cycles(*packages: str) -> list[list[str]]:
+    """Every set of modules that import each other round a loop (the strongly connected
+    components of the import graph with more than one module), imports made only for
+    type checking included. The layer contracts above see a package as one layer, so a
+    loop between two modules of one layer shows only here."""
+    import grimp
+
+    graph = grimp.build_graph(*packages, exclude_type_checking_imports=False)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(root: str) -> None:
+        # Tarjan's algorithm with an explicit stack of (module, its imports left).
+        work = [(root, iter(sorted(graph.find_modules_directly_imported_by(root))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            module, imports = work[-1]
+            for imported in imports:
+                if imported not in index:
+                    index[imported] = low[imported] = len(index)
+                    stack.append(imported)
+                    on_stack.add(imported)
+                    work.append(
+                        (imported, iter(sorted(graph.find_modules_directly_imported_by(imported))))
+                    )
+                    break
+                if imported in on_stack:
+                    low[module] = min(low[module], index[imported])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[module])
+                if low[module] == index[module]:
+                    component: list[str] = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == module:
+                            break
+                    if len(component) > 1:
+                        cycles.append(sorted(component))
+
+    for module in sorted(graph.modules):
+        if module not in index:
+            visit(module)
+    return cycles
+
+
+def test_no_module_imports_itself_round_a_loop() -> None:
+    assert _module_cycles(*PACKAGES) == []
+
+
+def test_the_loop_check_finds_a_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check can fail: two modules of a package made for the test import each other."""
+    package = tmp_path / "loop_probe"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from loop_probe import b\n")
+    (package / "b.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from loop_probe import a\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert _module_cycles("loop_probe") == [["loop_probe.a", "loop_probe.b"]]

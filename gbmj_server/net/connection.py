@@ -7,7 +7,7 @@ drops the connection (``Outbox``). Deadlines guard the reader: ``hello`` must co
 a session soon after (and again after signing out), and a frame once begun must arrive
 whole in time; a peer that misses one is told why and closed. What the connection holds
 in its buffers (a frame arriving, frames unsent) is reported to the server's budget
-(``gbmj_server.net.guard.Buffers``), which drops the connection holding longest when
+(``gbmj_server.net.budget.Buffers``), which drops the connection holding longest when
 all of them together hold too much.
 
 Membership of a table (``table``) is set and cleared only by that table's actor.
@@ -20,20 +20,18 @@ import logging
 import math
 import os
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import trio
 
 from gbmj_server import metrics
 from gbmj_server.config import Limits
+from gbmj_server.net.budget import Buffers
 from gbmj_server.net.outbox import Outbox
 from gbmj_server.storage import Account
 from protocol import messages as m
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.framing import FrameDecoder, encode
-
-if TYPE_CHECKING:
-    from gbmj_server.net.guard import Buffers
 
 log = logging.getLogger(__name__)
 

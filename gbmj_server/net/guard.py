@@ -33,17 +33,16 @@ import resource
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 import trio
 
 from gbmj_server.config import Limits
 from gbmj_server.hosted import DoorPasses
 from gbmj_server.limits import MAX_KEYS, Backoff, Counter, TokenBucket, address_key
+from gbmj_server.net.budget import Buffers
+from gbmj_server.net.connection import Connection
 from gbmj_server.storage.threads import HASH_THREADS
-
-if TYPE_CHECKING:
-    from gbmj_server.net.connection import Connection
 
 log = logging.getLogger(__name__)
 
@@ -63,34 +62,6 @@ def file_limit() -> int:
         except (ValueError, OSError):
             pass
     return soft
-
-
-class Buffers:
-    """Bytes held in connections' buffers, at most ``total`` together. Each connection
-    reports what it holds; the table keeps them in the order they began to hold (one
-    that comes down to nothing leaves it), so the one holding longest is the first."""
-
-    def __init__(self, total: int) -> None:
-        self.total = total
-        self.held = 0
-        self._by: dict[Connection, int] = {}
-
-    def __len__(self) -> int:
-        return len(self._by)
-
-    def update(self, conn: Connection, held: int) -> None:
-        before = self._by.pop(conn, 0) if held <= 0 else self._by.get(conn, 0)
-        if held > 0:
-            self._by[conn] = held
-        self.held += max(held, 0) - before
-        while self.held > self.total and self._by:
-            oldest = next(iter(self._by))
-            self.forget(oldest)
-            log.info("%r: over the buffer budget (%d bytes held), dropped", oldest, self.held)
-            oldest.close("over the server's buffer budget")
-
-    def forget(self, conn: Connection) -> None:
-        self.held -= self._by.pop(conn, 0)
 
 
 class Guard:

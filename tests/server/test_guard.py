@@ -13,8 +13,9 @@ import trio
 import trio.testing
 
 from gbmj_server.config import Limits
+from gbmj_server.net.budget import Buffers
 from gbmj_server.net.dispatch import MAX_ERRORS
-from gbmj_server.net.guard import Buffers, Guard
+from gbmj_server.net.guard import Guard
 from gbmj_server.server import Server
 from gbmj_server.storage.threads import HASH_THREADS
 from server.conftest import Make, table_of
