@@ -1,6 +1,7 @@
 """Match history: the ``Storage`` methods behind ``list_matches``, ``get_match`` and
 ``get_hand`` (docs/rules.md §2.10), and the one rule of who may read what
-(``may_read``).
+(``may_read``); the hands kept with a recorder (``save_hand``, ``saved_hands``) and the
+pruning of the other hands' logs (``prune_hand_logs``, docs/rules.md §2.6).
 
 Everything here reads settled rows only: a ``hand`` row is written by the hand's
 settlement, so a hand in play (its actions are in ``match_action``) has no row and
@@ -20,16 +21,25 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
 from gbmj.economy.stakes import hand_payments
 from gbmj.game.wall import commitment_of
+from gbmj_server.storage.ledger import LedgerError
 from gbmj_server.storage.logs import read_log
 from protocol.vocabulary import ActionKind, LeaveReason, MatchEnd, Outcome
 
 PAGE_LIMIT = 50  # matches in one page at most (protocol: list_matches.limit)
+
+
+class NoSuchHand(LedgerError):
+    """No settled hand by that id whose log is kept, or not one the account played."""
+
+    code = "no_such_match"
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +136,24 @@ class HandLog:
 
 
 @dataclass(frozen=True, slots=True)
+class SavedHand:
+    """A hand an account keeps with a recorder."""
+
+    hand: HandSummary
+    match_id: int
+    table_name: str
+    saved_at: int  # Unix seconds
+
+
+@dataclass(frozen=True, slots=True)
+class SavedPage:
+    """One page of an account's saved hands, newest first, and how many there are."""
+
+    hands: tuple[SavedHand, ...]
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
 class _Participant:
     n: int
     slot: int
@@ -138,9 +166,12 @@ class _Participant:
 
 
 class HistoryMixin:
-    """Mixed into ``Storage`` (which provides ``_db``)."""
+    """Mixed into ``Storage`` (which provides ``_db``, ``_write`` and, from the ledger,
+    ``_take_item``)."""
 
     _db: sqlite3.Connection
+    _write: Callable[[], AbstractContextManager[sqlite3.Connection]]
+    _take_item: Callable[[sqlite3.Connection, int, str], None]
 
     # -- who may read what ----------------------------------------------------------
     def may_read(self, account_id: int | None, match_id: int) -> bool:
@@ -158,9 +189,87 @@ class HistoryMixin:
         return bool(played or (public and ended))
 
     def may_read_hand(self, account_id: int | None, hand_id: int) -> bool:
-        """``may_read`` for the match of a settled hand (False for an unknown hand)."""
-        row = self._db.execute("SELECT match_id FROM hand WHERE id = ?", (hand_id,)).fetchone()
-        return row is not None and self.may_read(account_id, row[0])
+        """``may_read`` for the match of a settled hand (False for an unknown hand); a
+        saved hand (docs/rules.md §2.6) anyone may read who has its id."""
+        row = self._db.execute(
+            "SELECT match_id, EXISTS (SELECT 1 FROM saved_hand s WHERE s.hand_id = h.id) "
+            "FROM hand h WHERE id = ?",
+            (hand_id,),
+        ).fetchone()
+        return row is not None and (bool(row[1]) or self.may_read(account_id, row[0]))
+
+    # -- the recorder ---------------------------------------------------------------
+    def save_hand(self, account_id: int, hand_id: int, item: str | None) -> bool:
+        """Keep a settled hand the account played for good, in its saved hands, using one
+        ``item`` (the recorder; None: the host keeps it for the account, nothing used),
+        in one transaction. True if saved now; False if the account had saved it before
+        (nothing used). Refused, nothing changes: ``NoSuchHand`` (unknown, its log no
+        longer kept, or a hand the account did not play), ``NoSuchItem``."""
+        with self._write() as db:
+            row = db.execute(
+                "SELECT match_id, result, length(event_log) FROM hand WHERE id = ?", (hand_id,)
+            ).fetchone()
+            if row is None or not row[2]:
+                raise NoSuchHand(f"no hand {hand_id} whose log is kept")
+            people = self._participants(row[0])
+            mine = {p.name for p in people if p.account_id == account_id and not p.bot}
+            if not mine & set(_seat_names(json.loads(row[1]), people)):
+                raise NoSuchHand(f"no hand {hand_id} you played")
+            if db.execute(
+                "SELECT 1 FROM saved_hand WHERE account_id = ? AND hand_id = ?",
+                (account_id, hand_id),
+            ).fetchone():
+                return False
+            if item is not None:
+                self._take_item(db, account_id, item)
+            db.execute(
+                "INSERT INTO saved_hand (account_id, hand_id, saved_at) VALUES (?, ?, ?)",
+                (account_id, hand_id, time.time()),
+            )
+            return True
+
+    def saved_hands(self, account_id: int, offset: int = 0, limit: int = 20) -> SavedPage:
+        """The hands the account saved, newest first, ``limit`` from ``offset``."""
+        if offset < 0 or not 1 <= limit <= PAGE_LIMIT:
+            raise ValueError(f"offset must be 0 or more and limit 1 to {PAGE_LIMIT}")
+        total = self._db.execute(
+            "SELECT count(*) FROM saved_hand WHERE account_id = ?", (account_id,)
+        ).fetchone()[0]
+        rows = self._db.execute(
+            "SELECT h.id, h.number, h.round, h.hand_number, h.result, h.match_id, "
+            "m.table_name, s.saved_at FROM saved_hand s JOIN hand h ON h.id = s.hand_id "
+            "JOIN match m ON m.id = h.match_id WHERE s.account_id = ? "
+            "ORDER BY s.saved_at DESC, s.hand_id DESC LIMIT ? OFFSET ?",
+            (account_id, limit, offset),
+        ).fetchall()
+        return SavedPage(
+            tuple(
+                SavedHand(
+                    self._hand_summary(r[:5], self._participants(r[5])), r[5], r[6], int(r[7])
+                )
+                for r in rows
+            ),
+            total,
+        )
+
+    def prune_hand_logs(self, played_before: float) -> int:
+        """Empty the logs of the hands played before ``played_before`` (a
+        ``time.time()``) in ended matches, but not of a saved hand: the hand's row stays
+        (its result, the ledger's rows), its replay goes. How many were pruned."""
+        with self._write() as db:
+            return db.execute(
+                "UPDATE hand SET event_log = X'' WHERE played_at < ? AND length(event_log) > 0 "
+                "AND NOT EXISTS (SELECT 1 FROM saved_hand s WHERE s.hand_id = hand.id) "
+                "AND match_id IN (SELECT id FROM match WHERE ended_at IS NOT NULL)",
+                (played_before,),
+            ).rowcount
+
+    def hand_log_kept(self, hand_id: int) -> bool:
+        """Whether a settled hand's log is still kept (not pruned)."""
+        row = self._db.execute(
+            "SELECT length(event_log) FROM hand WHERE id = ?", (hand_id,)
+        ).fetchone()
+        return row is not None and bool(row[0])
 
     # -- the list -------------------------------------------------------------------
     def matches_of(self, account_id: int, offset: int = 0, limit: int = 20) -> MatchPage:
@@ -281,14 +390,15 @@ class HistoryMixin:
     # -- one hand -------------------------------------------------------------------
     def hand_log(self, hand_id: int) -> HandLog | None:
         """A settled hand, complete: its wall, every action with its time, its result
-        and, at a stake table, the coins each seat won or lost (from the ledger)."""
+        and, at a stake table, the coins each seat won or lost (from the ledger); None
+        for an unknown hand or one whose log was pruned."""
         row = self._db.execute(
             "SELECT h.id, h.match_id, h.number, h.round, h.hand_number, h.result, "
             "h.event_log, m.settings FROM hand h JOIN match m ON m.id = h.match_id "
             "WHERE h.id = ?",
             (hand_id,),
         ).fetchone()
-        if row is None:
+        if row is None or not row[6]:
             return None
         hand_id, match_id, number, round_, hand_number, raw_result, blob, raw_settings = row
         result = json.loads(raw_result)
