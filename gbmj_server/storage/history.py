@@ -201,10 +201,11 @@ class HistoryMixin:
     # -- the recorder ---------------------------------------------------------------
     def save_hand(self, account_id: int, hand_id: int, item: str | None) -> bool:
         """Keep a settled hand the account played for good, in its saved hands, using one
-        ``item`` (the recorder; None: the host keeps it for the account, nothing used),
-        in one transaction. True if saved now; False if the account had saved it before
-        (nothing used). Refused, nothing changes: ``NoSuchHand`` (unknown, its log no
-        longer kept, or a hand the account did not play), ``NoSuchItem``."""
+        ``item`` (the recorder), in one transaction; ``item`` None: the host keeps it for
+        the account, played or not, nothing used. True if saved now; False if the
+        account had saved it before (nothing used). Refused, nothing changes:
+        ``NoSuchHand`` (unknown, its log no longer kept, or a hand the account did not
+        play), ``NoSuchItem``."""
         with self._write() as db:
             row = db.execute(
                 "SELECT match_id, result, length(event_log) FROM hand WHERE id = ?", (hand_id,)
@@ -213,7 +214,7 @@ class HistoryMixin:
                 raise NoSuchHand(f"no hand {hand_id} whose log is kept")
             people = self._participants(row[0])
             mine = {p.name for p in people if p.account_id == account_id and not p.bot}
-            if not mine & set(_seat_names(json.loads(row[1]), people)):
+            if item is not None and not mine & set(_seat_names(json.loads(row[1]), people)):
                 raise NoSuchHand(f"no hand {hand_id} you played")
             if db.execute(
                 "SELECT 1 FROM saved_hand WHERE account_id = ? AND hand_id = ?",

@@ -19,6 +19,7 @@ import trio.testing
 from history.recorder import PASSWORD, record_match, sitters
 
 from gbmj.economy.items import droppable, roll_drop
+from gbmj_server.cli import admin
 from gbmj_server.config import ConfigError, load_config_file
 from gbmj_server.handlers.history import DAY, PRUNE_EVERY, prune_hand_logs
 from gbmj_server.server import Server
@@ -237,3 +238,18 @@ async def test_the_host_sets_the_days_and_the_price(tmp_path: Path) -> None:
     config.write_text("hand_log_days = -1\n")
     with pytest.raises(ConfigError):
         load_config_file(config)
+
+
+async def test_the_host_keeps_a_hand_in_a_players_saved_hands(world, tmp_path, capsys) -> None:
+    """``admin save-hand``: the host keeps any hand, no recorder used; carol (who did not
+    play it) finds it in her saved hands and reads it."""
+    srv, (first, _) = world
+    db = str(tmp_path / "gbmj.sqlite3")
+    assert await trio.to_thread.run_sync(admin, ["--db", db, "save-hand", "carol", str(first)]) == 0
+    assert "kept for good in carol's saved hands" in capsys.readouterr().out
+    carol = await login(srv, "carol")
+    assert ids(await carol.ok("list_saved_hands")) == [first]
+    assert (await carol.ok("get_hand", hand_id=first))["hand_id"] == first
+    assert await trio.to_thread.run_sync(admin, ["--db", db, "save-hand", "carol", "9999"]) == 1
+    assert await trio.to_thread.run_sync(admin, ["--db", db, "save-hand", "nobody", "1"]) == 1
+    assert await ledger_ok(srv)
