@@ -265,12 +265,12 @@ class HistoryMixin:
                 (played_before,),
             ).rowcount
 
-    def hand_log_kept(self, hand_id: int) -> bool:
-        """Whether a settled hand's log is still kept (not pruned)."""
+    def hand_log_pruned(self, hand_id: int) -> bool:
+        """Whether a settled hand's log was pruned (False for an unknown hand)."""
         row = self._db.execute(
             "SELECT length(event_log) FROM hand WHERE id = ?", (hand_id,)
         ).fetchone()
-        return row is not None and bool(row[0])
+        return row is not None and not row[0]
 
     # -- the list -------------------------------------------------------------------
     def matches_of(self, account_id: int, offset: int = 0, limit: int = 20) -> MatchPage:

@@ -189,7 +189,9 @@ async def test_a_saved_hand_is_kept_while_its_unsaved_twin_is_pruned(
     storage.close()
 
 
-async def test_hand_logs_younger_than_the_days_or_at_0_days_are_kept(world, tmp_path) -> None:
+async def test_hand_logs_younger_than_the_days_or_at_0_days_are_kept(
+    world, tmp_path, capsys
+) -> None:
     srv, hands = world
     assert srv.services is not None
     age(tmp_path / "gbmj.sqlite3", hands, 364)
@@ -200,6 +202,12 @@ async def test_hand_logs_younger_than_the_days_or_at_0_days_are_kept(world, tmp_
     srv.services.config = replace(srv.services.config, hand_log_days=365)
     assert await prune_hand_logs(srv.services) == 2
     assert await prune_hand_logs(srv.services) == 0  # pruned once
+    # The host's export says why a pruned hand cannot be written.
+    db = str(tmp_path / "gbmj.sqlite3")
+    out = tmp_path / "hand.json"
+    export = ["--db", db, "export", f"h{hands[0]}", "--out", str(out)]
+    assert await trio.to_thread.run_sync(admin, export) == 1
+    assert "no longer kept" in capsys.readouterr().err and not out.exists()
 
 
 class DropsARecorder(random.Random):
