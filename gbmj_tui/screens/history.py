@@ -28,12 +28,12 @@ from textual.widgets import DataTable, Static
 from gbmj_tui.i18n import N_, tr, trp
 from gbmj_tui.messages import Refused, ReplayAsked, Replied, Requested
 from gbmj_tui.model import hand_name
-from gbmj_tui.screens.dialogs import Confirm
+from gbmj_tui.screens.recorder import HandSaver
 from gbmj_tui.screens.result import standings_table
 from gbmj_tui.widgets.keybar import KeyBar
 from gbmj_tui.words import MATCH_ENDS
 from protocol import messages as m
-from protocol.vocabulary import Item, MatchEnd, Outcome
+from protocol.vocabulary import MatchEnd, Outcome
 
 PAGE = 20
 
@@ -188,7 +188,7 @@ class MatchScreen(Screen[None]):
         self.match_id = match_id
         self.lang = lang
         self.detail: m.MatchDetail | None = None
-        self.saving: m.HandSummary | None = None  # the hand to save, its recorders asked
+        self.saver = HandSaver(self, lang, self.note)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="history-box"):
@@ -213,23 +213,15 @@ class MatchScreen(Screen[None]):
     @on(Replied)
     def _replied(self, replied: Replied) -> None:
         replied.stop()
-        reply = replied.reply
-        if isinstance(reply, m.MatchDetail):
-            self.show(reply)
-        elif isinstance(reply, m.Inventory) and isinstance(replied.request, m.GetInventory):
-            if self.saving is not None:  # the recorders held, asked by r
-                self._ask_to_save(self.saving, reply)
-        elif isinstance(reply, m.SavedHands) and self.saving is not None:
-            words = tr(
-                "Hand {number} saved for good: anyone with its id, {id}, may replay it", self.lang
-            )
-            self.note(words.format(number=self.saving.number, id=self.saving.hand_id))
-            self.saving = None
+        if isinstance(replied.reply, m.MatchDetail):
+            self.show(replied.reply)
+        else:
+            self.saver.replied(replied)
 
     @on(Refused)
     def _refused(self, refused: Refused) -> None:
         refused.stop()
-        self.saving = None
+        self.saver.refused()
         self.note(refused.text)
 
     def note(self, text: str) -> None:
@@ -281,32 +273,12 @@ class MatchScreen(Screen[None]):
             self.post_message(ReplayAsked(hand.hand_id))
 
     def action_save(self) -> None:
-        """Save the hand under the cursor with a recorder: the recorders held asked first."""
+        """Save the hand under the cursor with a recorder (asked first, with the cost)."""
         hand = self.selected
-        if hand is None or self.saving is not None:
-            return
-        self.saving = hand
-        self.note("...")
-        self.post_message(Requested(m.GetInventory(), reply_to=self))
-
-    def _ask_to_save(self, hand: m.HandSummary, inventory: m.Inventory) -> None:
-        held = sum(s.count for s in inventory.slots if s.item == Item.RECORDER)
-        if not held:
-            self.saving = None
-            self.note(tr("You have no recorder: the shop sells them", self.lang))
-            return
-        question = tr(
-            "Save hand {number} for good? It uses 1 recorder (you have {held}).", self.lang
-        ).format(number=hand.number, held=held)
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self.post_message(Requested(m.SaveHand(hand_id=hand.hand_id), reply_to=self))
-            else:
-                self.saving = None
-                self.note("")
-
-        self.app.push_screen(Confirm(question, self.lang), answered)
+        if hand is not None:
+            self.saver.start(
+                hand.hand_id, hand_name(hand.round_number, hand.hand_number, self.lang)
+            )
 
     def action_close(self) -> None:
         self.dismiss(None)

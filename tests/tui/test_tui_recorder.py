@@ -1,18 +1,21 @@
 """The recorder (录像机, docs/rules.md §2.6) from the real client against a real server
 (``gbmj-server`` in a subprocess, a real SQLite file holding a match alice played): in
 a match of the history, r on a hand asks first (the cost in recorders), saves it, and
-the saved hands (s in the history) list it; without a recorder the client says so."""
+the saved hands (s in the history) list it; without a recorder the client says so. r
+on a hand's result saves that hand the same way."""
 
 from __future__ import annotations
 
 import asyncio
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from live_harness import until
 from tui_harness import screen_text
+from tui_sample import sample_result, sample_view
 
 from gbmj_server.storage import Storage
 from gbmj_tui.app import GbmjApp
@@ -21,6 +24,7 @@ from gbmj_tui.messages import Requested
 from gbmj_tui.screens.dialogs import Confirm
 from gbmj_tui.screens.history import HistoryScreen, MatchScreen, SavedHandsScreen
 from gbmj_tui.screens.lobby import LobbyScreen
+from gbmj_tui.screens.result import ResultScreen
 from protocol import messages as m
 from protocol.vocabulary import Item
 
@@ -54,7 +58,7 @@ def served(tmp_path: Path) -> Iterator[tuple[int, str, list[int]]]:
 def test_a_hand_is_saved_with_a_recorder_from_the_history(
     served: tuple[int, str, list[int]], tmp_path: Path
 ) -> None:
-    port, token, (first, _) = served
+    port, token, (first, second) = served
     shots: dict[str, str] = {}
 
     async def go() -> None:
@@ -79,14 +83,15 @@ def test_a_hand_is_saved_with_a_recorder_from_the_history(
             # No recorder yet: the client says so and asks nothing.
             await pilot.press("r")
             await until(pilot, lambda: "no recorder" in screen_text(app))
-            assert match_screen.saving is None
+            assert match_screen.saver.saving is None
             # Buy one (a request on the app's connection, as the shop sends it) and save.
             coins = app.session.profile.coins
-            app.post_message(Requested(m.Buy(item=Item.RECORDER, count=1), reply_to=app))
+            app.post_message(Requested(m.Buy(item=Item.RECORDER, count=2), reply_to=app))
             await until(pilot, lambda: app.session.profile.coins < coins)
             await pilot.press("r")
             await until(pilot, lambda: isinstance(app.screen, Confirm))
-            shots["asked"] = screen_text(app)
+            await until(pilot, lambda: "for good?" in screen_text(app))
+            shots["asked"] = app.screen.question
             await pilot.press("y")
             await until(pilot, lambda: "saved for good" in screen_text(app))
             shots["saved"] = screen_text(app)
@@ -99,9 +104,33 @@ def test_a_hand_is_saved_with_a_recorder_from_the_history(
             await pilot.pause(0.1)
             shots["list"] = screen_text(app)
             assert [x.hand.hand_id for x in saved.saved] == [first]
+            # The result of a hand (the second, shown as a result is): r saves it too.
+            await pilot.press("escape", "escape")
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            view = sample_result(sample_view())
+            assert view.result is not None
+            view = replace(view, result=replace(view.result, hand_id=second))
+            result = ResultScreen(view, app.tile_style, app.lang)
+            await app.push_screen(result)
+            await pilot.press("r")
+            await until(pilot, lambda: isinstance(app.screen, Confirm))
+            await until(pilot, lambda: "for good?" in screen_text(app))
+            shots["asked again"] = app.screen.question
+            await pilot.press("enter")
+            await until(pilot, lambda: app.screen is result and result.saver.saving is None)
+            await pilot.press("escape", "h")
+            await until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+            await pilot.press("s")
+            await until(pilot, lambda: isinstance(app.screen, SavedHandsScreen))
+            again = app.screen
+            await until(pilot, lambda: again.total == 2)
+            assert {x.hand.hand_id for x in again.saved} == {first, second}
 
     asyncio.run(go())
-    asked = " ".join(shots["asked"].split())
-    assert "Save hand 1 for good? It uses 1 recorder (you have 1)." in asked
-    assert f"anyone with its id, {first}, may replay it" in " ".join(shots["saved"].split())
+    assert shots["asked"] == "Save East round, hand 1 for good? It uses 1 recorder (you have 2)."
+    saved = " ".join(shots["saved"].split())
+    assert f"East round, hand 1 saved for good: anyone with its id, {first}, may replay it" in saved
+    assert shots["asked again"] == (
+        "Save South round, hand 3 for good? It uses 1 recorder (you have 1)."
+    )
     assert "Saved hands 1-1 of 1" in shots["list"] and str(first) in shots["list"]
