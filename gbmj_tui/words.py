@@ -145,8 +145,8 @@ ITEM_USES: dict[Item, str] = {
         "everyone there, for as long as the table lasts."
     ),
     Item.RECORDER: N_(
-        "Save a hand you played for good (r on a hand in the history): it is listed under "
-        "your saved hands and anyone with its id may replay it."
+        "Save a hand you played for good (r on its result, or on a hand in the history): it "
+        "is listed under your saved hands and anyone with its id may replay it."
     ),
     Item.GEM_SHARD: N_(
         "Use it (u in the inventory): +1 rating point. Only dropped, to a match's winner."
