@@ -35,6 +35,7 @@ handlers: Handlers[Services] = Handlers()
 PAGE = 20  # matches (saved hands) in a page when the request does not say
 PRUNE_EVERY = 3600.0  # seconds between two prunings of the hand logs past their days
 DAY = 86400.0
+PRUNE_BATCH = 500  # hand logs pruned in one write
 
 
 def _unknown(what: str, number: int) -> RequestError:
@@ -230,7 +231,14 @@ async def prune_hand_logs(services: Services) -> int:
     if not days:
         return 0
     played_before = time.time() - days * DAY
-    pruned = await services.store.call(services.store.storage.prune_hand_logs, played_before)
+    pruned = 0
+    while True:  # a batch a call: other requests for the database go in between
+        n = await services.store.call(
+            services.store.storage.prune_hand_logs, played_before, PRUNE_BATCH
+        )
+        pruned += n
+        if n < PRUNE_BATCH:
+            break
     if pruned:
         logs.event("hand_logs_pruned", hands=pruned, days=days)
     return pruned

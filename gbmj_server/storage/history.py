@@ -253,16 +253,19 @@ class HistoryMixin:
             total,
         )
 
-    def prune_hand_logs(self, played_before: float) -> int:
-        """Empty the logs of the hands played before ``played_before`` (a
+    def prune_hand_logs(self, played_before: float, batch: int = 500) -> int:
+        """Empty the logs of up to ``batch`` hands played before ``played_before`` (a
         ``time.time()``) in ended matches, but not of a saved hand: the hand's row stays
-        (its result, the ledger's rows), its replay goes. How many were pruned."""
+        (its result, the ledger's rows), its replay goes. How many were pruned (fewer
+        than ``batch``: none is left). A batch at a time keeps each write short, so the
+        tables' settlements are not kept waiting behind a year of hands."""
         with self._write() as db:
             return db.execute(
-                "UPDATE hand SET event_log = X'' WHERE played_at < ? AND length(event_log) > 0 "
-                "AND NOT EXISTS (SELECT 1 FROM saved_hand s WHERE s.hand_id = hand.id) "
-                "AND match_id IN (SELECT id FROM match WHERE ended_at IS NOT NULL)",
-                (played_before,),
+                "UPDATE hand SET event_log = X'' WHERE id IN (SELECT h.id FROM hand h "
+                "INDEXED BY hand_log_kept WHERE h.played_at < ? AND length(h.event_log) > 0 "
+                "AND NOT EXISTS (SELECT 1 FROM saved_hand s WHERE s.hand_id = h.id) "
+                "AND h.match_id IN (SELECT id FROM match WHERE ended_at IS NOT NULL) LIMIT ?)",
+                (played_before, batch),
             ).rowcount
 
     def hand_log_pruned(self, hand_id: int) -> bool:

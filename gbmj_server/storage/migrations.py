@@ -286,7 +286,8 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE inventory_item_new RENAME TO inventory_item;
     """,
     # 9: the hands players keep with a recorder (docs/rules.md §2.6), each in its saver's
-    # list; the hands' logs older than the host's hand_log_days are pruned, not these.
+    # list; the hands' logs older than the host's hand_log_days are pruned, not these
+    # (hand_log_kept: the logs not pruned yet, by age, so a pruning skips the pruned).
     """
     CREATE TABLE saved_hand (
         account_id  INTEGER NOT NULL REFERENCES account(id) ON DELETE CASCADE,
@@ -295,7 +296,7 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (account_id, hand_id)
     );
     CREATE INDEX saved_hand_hand ON saved_hand(hand_id);
-    CREATE INDEX hand_played_at ON hand(played_at);
+    CREATE INDEX hand_log_kept ON hand(played_at) WHERE length(event_log) > 0;
     """,
 )
 
