@@ -1,7 +1,8 @@
 """The recorder (录像机, docs/rules.md §2.6) from the real client against a real server
 (``gbmj-server`` in a subprocess, a real SQLite file holding a match alice played): in
 a match of the history, r on a hand asks first (the cost in recorders), saves it, and
-the saved hands (s in the history) list it; without a recorder the client says so. r
+the saved hands (s in the history) list it; without a recorder the client says so; the
+shop sells them (each bought asked first). r
 on a hand's result saves that hand the same way."""
 
 from __future__ import annotations
@@ -20,12 +21,11 @@ from tui_sample import sample_result, sample_view
 from gbmj_server.storage import Storage
 from gbmj_tui.app import GbmjApp
 from gbmj_tui.local_server import start_local_server
-from gbmj_tui.messages import Requested
 from gbmj_tui.screens.dialogs import Confirm
 from gbmj_tui.screens.history import HistoryScreen, MatchScreen, SavedHandsScreen
 from gbmj_tui.screens.lobby import LobbyScreen
 from gbmj_tui.screens.result import ResultScreen
-from protocol import messages as m
+from gbmj_tui.screens.shop import ShopScreen, held
 from protocol.vocabulary import Item
 
 # The history tests' recorder writes a match the way the server's tables do; tests/ is
@@ -72,22 +72,47 @@ def test_a_hand_is_saved_with_a_recorder_from_the_history(
         )
         async with app.run_test(size=(110, 32)) as pilot:
             await until(pilot, lambda: isinstance(app.screen, LobbyScreen), 20)
-            await pilot.press("h")
-            await until(pilot, lambda: isinstance(app.screen, HistoryScreen))
-            history = app.screen
-            await until(pilot, lambda: bool(history.matches))
-            await pilot.press("enter")
-            await until(pilot, lambda: isinstance(app.screen, MatchScreen))
-            match_screen = app.screen
-            await until(pilot, lambda: match_screen.detail is not None)
+
+            async def open_match() -> tuple[HistoryScreen, MatchScreen]:
+                await pilot.press("h")
+                await until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+                history = app.screen
+                await until(pilot, lambda: bool(history.matches))
+                await pilot.press("enter")
+                await until(pilot, lambda: isinstance(app.screen, MatchScreen))
+                match_screen = app.screen
+                await until(pilot, lambda: match_screen.detail is not None)
+                return history, match_screen
+
             # No recorder yet: the client says so and asks nothing.
+            _, match_screen = await open_match()
             await pilot.press("r")
             await until(pilot, lambda: "no recorder" in screen_text(app))
             assert match_screen.saver.saving is None
-            # Buy one (a request on the app's connection, as the shop sends it) and save.
-            coins = app.session.profile.coins
-            app.post_message(Requested(m.Buy(item=Item.RECORDER, count=2), reply_to=app))
-            await until(pilot, lambda: app.session.profile.coins < coins)
+            # The shop sells recorders: two bought, each asked first.
+            await pilot.press("escape", "escape")
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await pilot.press("i")
+            await until(pilot, lambda: isinstance(app.screen, ShopScreen))
+            shop = app.screen
+            await until(pilot, lambda: bool(shop.offers))
+            offered = [o.item for o in shop.offers]
+            await pilot.press(*["down"] * offered.index(Item.RECORDER))
+            await pilot.pause(0.1)
+            shots["shop"] = screen_text(app)
+            for count in (1, 2):
+                await pilot.press("enter")
+                await until(pilot, lambda: isinstance(app.screen, Confirm))
+                await pilot.press("y")
+                await until(
+                    pilot,
+                    lambda n=count: (
+                        shop.inventory is not None and held(shop.inventory, Item.RECORDER) == n
+                    ),
+                )
+            await pilot.press("escape")
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            history, match_screen = await open_match()
             await pilot.press("r")
             await until(pilot, lambda: isinstance(app.screen, Confirm))
             await until(pilot, lambda: "for good?" in screen_text(app))
@@ -127,6 +152,8 @@ def test_a_hand_is_saved_with_a_recorder_from_the_history(
             assert {x.hand.hand_id for x in again.saved} == {first, second}
 
     asyncio.run(go())
+    shop = " ".join(shots["shop"].replace("│", " ").split())  # the box's sides out
+    assert "recorder 1500" in shop and "anyone with its id may replay it" in shop
     assert shots["asked"] == "Save East round, hand 1 for good? It uses 1 recorder (you have 2)."
     saved = " ".join(shots["saved"].split())
     assert f"East round, hand 1 saved for good: anyone with its id, {first}, may replay it" in saved
