@@ -2,8 +2,8 @@
 (``gbmj-server`` in a subprocess, a real SQLite file holding a match alice played): in
 a match of the history, r on a hand asks first (the cost in recorders), saves it, and
 the saved hands (s in the history) list it; without a recorder the client says so; the
-shop sells them (each bought asked first). r
-on a hand's result saves that hand the same way."""
+shop sells them (each bought asked first). r on a hand's result saves that hand the
+same way."""
 
 from __future__ import annotations
 
