@@ -7,7 +7,7 @@
     gbmj-server admin [--db PATH|URL] [--config FILE.toml] users
     gbmj-server admin ... reset-password NAME | ban NAME | unban NAME
     gbmj-server admin ... grant NAME COINS | take NAME COINS | ledger [NAME] | check
-    gbmj-server admin ... give NAME ITEM [COUNT]
+    gbmj-server admin ... give NAME ITEM [COUNT] | save-hand NAME HAND
     gbmj-server admin ... backup FILE | restore FILE | export ID [--out FILE]
     gbmj-server admin [--db PATH] migrate-to postgresql://...
     gbmj-server admin ... tournament create NAME [options] | open ID | close ID
@@ -145,6 +145,11 @@ def _admin_parser() -> argparse.ArgumentParser:
     give.add_argument("name")
     give.add_argument("item", choices=[item.value for item in Item])
     give.add_argument("count", type=int, nargs="?", default=1)
+    save = sub.add_parser(
+        "save-hand", help="keep a hand for good in an account's saved hands (no recorder used)"
+    )
+    save.add_argument("name")
+    save.add_argument("hand", type=int)
     sub.add_parser("ledger", help="an account's coin transfers (no name: the house)").add_argument(
         "name", nargs="?"
     )
@@ -379,6 +384,13 @@ def admin(argv: Sequence[str]) -> int:
                     return 1
                 store.give_item(found.id, args.item, args.count)
                 print(f"{args.name}: {store.item_count(found.id, args.item)} {args.item}")
+            elif args.command == "save-hand":
+                found = store.account_by_name(args.name)
+                if found is None:
+                    print(f"no account named {args.name!r}", file=sys.stderr)
+                    return 1
+                store.save_hand(found.id, args.hand, None)
+                print(f"hand {args.hand} kept for good in {args.name}'s saved hands")
             elif args.command == "ledger":
                 return _print_ledger(store, args.name)
             elif args.command == "export":

@@ -38,6 +38,7 @@ HOUSE_KEYS = {
     "table_fee": (0, 1000),
     "inventory_slots": (1, MAX_INVENTORY_SLOTS),
     "gem_cap": (0, 10**12),
+    "hand_log_days": (0, 36_500),
 }
 SSH_OFF = SshSettings()
 WEB_OFF = WebSettings()
@@ -106,6 +107,7 @@ class ServerConfig:
     table_fee: int = 0  # 茶水费: coins × stake each player pays the house a hand (0: none)
     inventory_slots: int = INVENTORY_SLOTS  # slots of every inventory
     gem_cap: int = 0  # gems cannot be used at this rating or above (0: no cap)
+    hand_log_days: int = 365  # days an unsaved hand's log is kept (0: for ever)
 
     @property
     def db_path(self) -> Path:

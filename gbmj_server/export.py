@@ -35,6 +35,8 @@ def stored_replay(store: Storage, target: ReplayId, server: str, signer: Signer)
     by ``signer``."""
     if target.kind == "hand":
         found = store.hand_log(target.id)
+        if found is None and store.hand_log_pruned(target.id):
+            raise NothingToExport(f"{target}'s log is no longer kept (hand_log_days)")
         logs = [] if found is None else [found]
         detail = None if found is None else store.match_detail(found.match_id)
     else:
@@ -45,7 +47,7 @@ def stored_replay(store: Storage, target: ReplayId, server: str, signer: Signer)
         raise NothingToExport(f"no {target} in this database")
     hands = [hand_from_log(log, recorded_result(log)) for log in logs]
     if not hands:
-        raise NothingToExport(f"{target} has no ended hand yet")
+        raise NothingToExport(f"{target} has no ended hand whose log is kept")
     match = match_from_detail(detail)
     match = replace(match, signature=signer.sign(match_statement(match)))
     return replay_file(

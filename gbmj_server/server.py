@@ -25,7 +25,7 @@ import trio
 from gbmj_server import collector, logs, metrics
 from gbmj_server.admin_socket import serve_admin
 from gbmj_server.config import ServerConfig
-from gbmj_server.handlers import HANDLERS
+from gbmj_server.handlers import HANDLERS, history
 from gbmj_server.handlers.accounts import housekeeping
 from gbmj_server.hosted import GameDoor, client_address, serve_launcher
 from gbmj_server.moderation import Moderator
@@ -119,6 +119,7 @@ class Server:
             nursery.start_soon(self.lobby.run)
             nursery.start_soon(self._gauges)
             nursery.start_soon(housekeeping, self.services)
+            nursery.start_soon(history.housekeeping, self.services)
             self.resumed = await self.services.tables.resume()
             self.services.tournaments = Tournaments(
                 self.store, self.sessions, self.services.tables, nursery

@@ -72,7 +72,17 @@ async def fetch_replay(conn: Connection, target: ReplayId, address: str = "") ->
     try:
         if target.kind == "hand":
             logs = [await _ask(conn, m.GetHand(hand_id=target.id), m.HandLog)]
-            detail = await _ask(conn, m.GetMatch(match_id=logs[0].match_id), m.MatchDetail)
+            try:
+                detail = await _ask(conn, m.GetMatch(match_id=logs[0].match_id), m.MatchDetail)
+            except RequestFailed as exc:
+                if exc.code != ErrorCode.NO_SUCH_MATCH:
+                    raise
+                # A hand saved with a recorder: its log is anyone's, its match is not.
+                raise ExportError(
+                    f"{target} is a saved hand you may replay, but its match is not one you "
+                    "may read, and a replay file needs the match's signed record: replay "
+                    "it in the client (nothing written)"
+                ) from None
         else:
             detail = await _ask(conn, m.GetMatch(match_id=target.id), m.MatchDetail)
             logs = [await _ask(conn, m.GetHand(hand_id=h.hand_id), m.HandLog) for h in detail.hands]

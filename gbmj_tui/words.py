@@ -123,6 +123,7 @@ ITEM_NAMES: dict[Item, str] = {
     Item.GEM: N_("gem"),
     Item.PERFECT_GEM: N_("perfect gem"),
     Item.TABLECLOTH: N_("tablecloth"),
+    Item.RECORDER: N_("recorder"),
 }
 ITEM_USES: dict[Item, str] = {
     Item.TIMER_EXTENSION: N_(
@@ -143,6 +144,10 @@ ITEM_USES: dict[Item, str] = {
     Item.TABLECLOTH: N_(
         "Lay it on your table (owner, at the table: l): the board takes its look for "
         "everyone there, for as long as the table lasts."
+    ),
+    Item.RECORDER: N_(
+        "Save a hand you played for good (r on its result, or on a hand in the history): it "
+        "is listed under your saved hands and anyone with its id may replay it."
     ),
     Item.GEM_SHARD: N_(
         "Use it (u in the inventory): +1 rating point. Only dropped, to a match's winner."

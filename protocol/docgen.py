@@ -97,7 +97,17 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     (
         "History",
-        ("list_matches", "match_list", "get_match", "match_detail", "get_hand", "hand_log"),
+        (
+            "list_matches",
+            "match_list",
+            "get_match",
+            "match_detail",
+            "get_hand",
+            "hand_log",
+            "save_hand",
+            "list_saved_hands",
+            "saved_hands",
+        ),
     ),
     ("SSH keys", ("list_ssh_keys", "add_ssh_key", "remove_ssh_key", "ssh_keys")),
     ("Chat and moderation", ("chat_send", "chat", "mute")),

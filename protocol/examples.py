@@ -75,6 +75,17 @@ CONCEALED = (
     (T.S1, T.S2, T.S3, T.S4, T.S5, T.S6, T.N, T.N, T.P, T.P),
 )
 MELDS = ((CHOW_123,), (PUNG_EAST,), (), (KONG_GREEN,))
+HAND = m.HandSummary(
+    hand_id=412,
+    number=1,
+    round_number=1,
+    hand_number=1,
+    outcome=Outcome.WIN,
+    winner=0,
+    total=11,
+    points=POINTS,
+    players=("alice", "bot-1", "carol", "bob"),
+)
 MATCH = m.MatchSummary(
     match_id=88,
     table_name="东风局",
@@ -302,19 +313,7 @@ MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
         id=31,
         match=MATCH,
         stake=10,
-        hands=(
-            m.HandSummary(
-                hand_id=412,
-                number=1,
-                round_number=1,
-                hand_number=1,
-                outcome=Outcome.WIN,
-                winner=0,
-                total=11,
-                points=POINTS,
-                players=("alice", "bot-1", "carol", "bob"),
-            ),
-        ),
+        hands=(HAND,),
         certificate=CERTIFICATE,
         signature=MATCH_SIGNATURE,
     ),
@@ -341,6 +340,13 @@ MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
         escape=3,
         points=(0, 0, 0, -80),
         signature=HAND_SIGNATURE,
+    ),
+    m.SaveHand(id=34, hand_id=412),
+    m.ListSavedHands(id=35, limit=20),
+    m.SavedHands(
+        id=34,
+        hands=(m.SavedHand(hand=HAND, match_id=88, table_name="东风局", saved_at=1_767_225_600),),
+        total=1,
     ),
     m.Mute(id=33, name="spammer", on=True),
     m.ChatSend(id=25, channel=Channel.LOBBY, text="anyone for a 5-stake table?"),

@@ -1321,6 +1321,44 @@ class HandLog(Message):
     )
 
 
+@record
+class SavedHand(Record):
+    """A hand kept with a recorder (docs/rules.md §2.6): its log is never pruned and
+    anyone with its id may read it (``get_hand``)."""
+
+    hand: HandSummary = field(Struct(HandSummary))
+    match_id: int = field(ID)
+    table_name: str = field(TABLE_NAME)
+    saved_at: int = field(Int(0, 2**40), "Unix time, seconds")
+
+
+@message("save_hand", "client", "saved_hands")
+class SaveHand(Message):
+    """Keep an ended hand you played for good, using one recorder (docs/rules.md §2.6):
+    it joins your saved hands, the server never prunes its log and anyone with its id may
+    read it. A hand you saved before costs nothing again. Refused as ``no_such_match``
+    (unknown, not played by you, or its log no longer kept) or ``no_such_item`` (no
+    recorder); nothing changes. Answers the first page of your saved hands."""
+
+    hand_id: int = field(ID)
+
+
+@message("list_saved_hands", "client", "saved_hands")
+class ListSavedHands(Message):
+    """The hands you saved with a recorder, newest first, a page at a time."""
+
+    offset: int | None = field(Optional(Int(0, 10_000_000)), "default 0", default=None)
+    limit: int | None = field(Optional(Int(1, MATCH_PAGE)), "default 20", default=None)
+
+
+@message("saved_hands", "server")
+class SavedHands(Message):
+    """A page of the player's saved hands, newest first, and how many there are."""
+
+    hands: tuple[SavedHand, ...] = field(ListOf(Struct(SavedHand), MATCH_PAGE))
+    total: int = field(Int(0, 10_000_000))
+
+
 # -- moderation ---------------------------------------------------------------------------
 @message("mute", "client", "ok")
 class Mute(Message):

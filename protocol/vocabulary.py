@@ -128,6 +128,7 @@ class Item(StrEnum):
     GEM = "gem"  # 标准钻石
     PERFECT_GEM = "perfect_gem"  # 完美钻石
     TABLECLOTH = "tablecloth"  # 桌布
+    RECORDER = "recorder"  # 录像机
 
 
 class TableStatus(StrEnum):

@@ -56,6 +56,7 @@ ITEM_RULES: Mapping[Item, ItemRule] = {
         ItemRule(Item.TABLE_SIGN, price=1000),
         ItemRule(Item.GOLD_SIGN, price=5000),
         ItemRule(Item.TABLECLOTH, price=2000),
+        ItemRule(Item.RECORDER, price=1500),
         ItemRule(Item.GEM_SHARD, None, droppable=False, stack=1, rating=1, gem_weight=89),
         ItemRule(Item.GEM, None, droppable=False, stack=1, rating=10, gem_weight=10),
         ItemRule(Item.PERFECT_GEM, None, droppable=False, stack=1, rating=100, gem_weight=1),

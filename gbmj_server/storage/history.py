@@ -1,6 +1,7 @@
 """Match history: the ``Storage`` methods behind ``list_matches``, ``get_match`` and
 ``get_hand`` (docs/rules.md §2.10), and the one rule of who may read what
-(``may_read``).
+(``may_read``); the hands kept with a recorder (``save_hand``, ``saved_hands``) and the
+pruning of the other hands' logs (``prune_hand_logs``, docs/rules.md §2.6).
 
 Everything here reads settled rows only: a ``hand`` row is written by the hand's
 settlement, so a hand in play (its actions are in ``match_action``) has no row and
@@ -19,7 +20,9 @@ them into the current form.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,10 +30,18 @@ from gbmj.economy.stakes import hand_payments
 from gbmj.game.personal_walls import NO_DICE
 from gbmj.game.wall import commitment_of
 from gbmj_server.storage.engine import Database
+from gbmj_server.storage.ledger import LedgerError
 from gbmj_server.storage.logs import read_log
+from gbmj_server.storage.postgres import retry_conflicts
 from protocol.vocabulary import ActionKind, LeaveReason, MatchEnd, Outcome
 
 PAGE_LIMIT = 50  # matches in one page at most (protocol: list_matches.limit)
+
+
+class NoSuchHand(LedgerError):
+    """No settled hand by that id whose log is kept, or not one the account played."""
+
+    code = "no_such_match"
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +138,24 @@ class HandLog:
 
 
 @dataclass(frozen=True, slots=True)
+class SavedHand:
+    """A hand an account keeps with a recorder."""
+
+    hand: HandSummary
+    match_id: int
+    table_name: str
+    saved_at: int  # Unix seconds
+
+
+@dataclass(frozen=True, slots=True)
+class SavedPage:
+    """One page of an account's saved hands, newest first, and how many there are."""
+
+    hands: tuple[SavedHand, ...]
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
 class _Participant:
     n: int
     slot: int
@@ -139,9 +168,16 @@ class _Participant:
 
 
 class HistoryMixin:
-    """Mixed into ``Storage`` (which provides ``_db``)."""
+    """Mixed into ``Storage`` (which provides ``_db``, ``_write`` and, from the ledger,
+    ``_take_item``)."""
 
     _db: Database
+    _write: Callable[[], AbstractContextManager[Database]]
+    _take_item: Callable[[Database, int, str], None]
+
+    @property
+    def engine(self) -> str:  # Storage's: sqlite or postgresql
+        raise NotImplementedError
 
     # -- who may read what ----------------------------------------------------------
     def may_read(self, account_id: int | None, match_id: int) -> bool:
@@ -159,9 +195,96 @@ class HistoryMixin:
         return bool(played or (public and ended))
 
     def may_read_hand(self, account_id: int | None, hand_id: int) -> bool:
-        """``may_read`` for the match of a settled hand (False for an unknown hand)."""
-        row = self._db.execute("SELECT match_id FROM hand WHERE id = ?", (hand_id,)).fetchone()
-        return row is not None and self.may_read(account_id, row[0])
+        """``may_read`` for the match of a settled hand (False for an unknown hand); a
+        saved hand (docs/rules.md §2.6) anyone may read who has its id."""
+        row = self._db.execute(
+            "SELECT match_id, EXISTS (SELECT 1 FROM saved_hand s WHERE s.hand_id = h.id) "
+            "FROM hand h WHERE id = ?",
+            (hand_id,),
+        ).fetchone()
+        return row is not None and (bool(row[1]) or self.may_read(account_id, row[0]))
+
+    # -- the recorder ---------------------------------------------------------------
+    @retry_conflicts
+    def save_hand(self, account_id: int, hand_id: int, item: str | None) -> bool:
+        """Keep a settled hand the account played for good, in its saved hands, using one
+        ``item`` (the recorder), in one transaction; ``item`` None: the host keeps it for
+        the account, played or not, nothing used. True if saved now; False if the
+        account had saved it before (nothing used). Refused, nothing changes:
+        ``NoSuchHand`` (unknown, its log no longer kept, or a hand the account did not
+        play), ``NoSuchItem``."""
+        with self._write() as db:
+            row = db.execute(
+                "SELECT match_id, result, length(event_log) FROM hand WHERE id = ?", (hand_id,)
+            ).fetchone()
+            if row is None or not row[2]:
+                raise NoSuchHand(f"no hand {hand_id} whose log is kept")
+            people = self._participants(row[0])
+            mine = {p.name for p in people if p.account_id == account_id and not p.bot}
+            if item is not None and not mine & set(_seat_names(json.loads(row[1]), people)):
+                raise NoSuchHand(f"no hand {hand_id} you played")
+            if db.execute(
+                "SELECT 1 FROM saved_hand WHERE account_id = ? AND hand_id = ?",
+                (account_id, hand_id),
+            ).fetchone():
+                return False
+            if item is not None:
+                self._take_item(db, account_id, item)
+            db.execute(
+                "INSERT INTO saved_hand (account_id, hand_id, saved_at) VALUES (?, ?, ?)",
+                (account_id, hand_id, time.time()),
+            )
+            return True
+
+    def saved_hands(self, account_id: int, offset: int = 0, limit: int = 20) -> SavedPage:
+        """The hands the account saved, newest first, ``limit`` from ``offset``."""
+        if offset < 0 or not 1 <= limit <= PAGE_LIMIT:
+            raise ValueError(f"offset must be 0 or more and limit 1 to {PAGE_LIMIT}")
+        total = self._db.execute(
+            "SELECT count(*) FROM saved_hand WHERE account_id = ?", (account_id,)
+        ).fetchone()[0]
+        rows = self._db.execute(
+            "SELECT h.id, h.number, h.round, h.hand_number, h.result, h.match_id, "
+            "m.table_name, s.saved_at FROM saved_hand s JOIN hand h ON h.id = s.hand_id "
+            "JOIN match m ON m.id = h.match_id WHERE s.account_id = ? "
+            "ORDER BY s.saved_at DESC, s.hand_id DESC LIMIT ? OFFSET ?",
+            (account_id, limit, offset),
+        ).fetchall()
+        return SavedPage(
+            tuple(
+                SavedHand(
+                    self._hand_summary(r[:5], self._participants(r[5])), r[5], r[6], int(r[7])
+                )
+                for r in rows
+            ),
+            total,
+        )
+
+    @retry_conflicts
+    def prune_hand_logs(self, played_before: float, batch: int = 500) -> int:
+        """Empty the logs of up to ``batch`` hands played before ``played_before`` (a
+        ``time.time()``) in ended matches, but not of a saved hand: the hand's row stays
+        (its result, the ledger's rows), its replay goes. How many were pruned (fewer
+        than ``batch``: none is left). A batch at a time keeps each write short, so the
+        tables' settlements are not kept waiting behind a year of hands."""
+        with self._write() as db:
+            # The walk goes by the index of the logs not pruned yet (hand_log_kept), so a
+            # pruning skips what was pruned; SQLite is told to, PostgreSQL finds it.
+            index = "INDEXED BY hand_log_kept " if self.engine == "sqlite" else ""
+            return db.execute(
+                "UPDATE hand SET event_log = ? WHERE id IN (SELECT h.id FROM hand h "
+                f"{index}WHERE h.played_at < ? AND length(h.event_log) > 0 "
+                "AND NOT EXISTS (SELECT 1 FROM saved_hand s WHERE s.hand_id = h.id) "
+                "AND h.match_id IN (SELECT id FROM match WHERE ended_at IS NOT NULL) LIMIT ?)",
+                (b"", played_before, batch),
+            ).rowcount
+
+    def hand_log_pruned(self, hand_id: int) -> bool:
+        """Whether a settled hand's log was pruned (False for an unknown hand)."""
+        row = self._db.execute(
+            "SELECT length(event_log) FROM hand WHERE id = ?", (hand_id,)
+        ).fetchone()
+        return row is not None and not row[0]
 
     # -- the list -------------------------------------------------------------------
     def matches_of(self, account_id: int, offset: int = 0, limit: int = 20) -> MatchPage:
@@ -282,14 +405,15 @@ class HistoryMixin:
     # -- one hand -------------------------------------------------------------------
     def hand_log(self, hand_id: int) -> HandLog | None:
         """A settled hand, complete: its wall, every action with its time, its result
-        and, at a stake table, the coins each seat won or lost (from the ledger)."""
+        and, at a stake table, the coins each seat won or lost (from the ledger); None
+        for an unknown hand or one whose log was pruned."""
         row = self._db.execute(
             "SELECT h.id, h.match_id, h.number, h.round, h.hand_number, h.result, "
             "h.event_log, m.settings FROM hand h JOIN match m ON m.id = h.match_id "
             "WHERE h.id = ?",
             (hand_id,),
         ).fetchone()
-        if row is None:
+        if row is None or not row[6]:
             return None
         hand_id, match_id, number, round_, hand_number, raw_result, blob, raw_settings = row
         result = json.loads(raw_result)

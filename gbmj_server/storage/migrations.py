@@ -31,6 +31,9 @@ Migration 6 gives the matches of the first format (before migration 5) their
 participants, copied from ``match_seat`` (each seat's last holder, points from the
 standings, coins from the hands' ledger rows), so the history reads every match from
 ``match_player`` (``gbmj_server.storage.history``).
+
+Migration 9 holds the hands saved with a recorder (``saved_hand``: who saved which hand,
+when); a pruned hand keeps its row (its result, its ledger rows) with an empty log.
 """
 
 from __future__ import annotations
@@ -291,6 +294,19 @@ MIGRATIONS: tuple[str, ...] = (
     # same deals.
     """
     ALTER TABLE tournament ADD COLUMN duplicate INTEGER NOT NULL DEFAULT 0;
+    """,
+    # 10: the hands players keep with a recorder (docs/rules.md §2.6), each in its saver's
+    # list; the hands' logs older than the host's hand_log_days are pruned, not these
+    # (hand_log_kept: the logs not pruned yet, by age, so a pruning skips the pruned).
+    """
+    CREATE TABLE saved_hand (
+        account_id  INTEGER NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+        hand_id     INTEGER NOT NULL REFERENCES hand(id) ON DELETE CASCADE,
+        saved_at    REAL NOT NULL,
+        PRIMARY KEY (account_id, hand_id)
+    );
+    CREATE INDEX saved_hand_hand ON saved_hand(hand_id);
+    CREATE INDEX hand_log_kept ON hand(played_at) WHERE length(event_log) > 0;
     """,
 )
 

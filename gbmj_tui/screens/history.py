@@ -5,8 +5,10 @@
 (``list_matches``): the date, the table, everyone who played, and the player's rank,
 points and coins. Enter opens a match (``MatchScreen``, ``get_match``): its hands, each
 with its outcome and points, and the standings once it has ended; Enter on a hand
-replays it (``ReplayAsked``). Both screens ask the server themselves (``Requested`` with
-the screen as ``reply_to``). Names and table names are another person's text: plain
+replays it (``ReplayAsked``), r saves it with a recorder (docs/rules.md §2.6: asked
+first, with the cost). s in the history opens the saved hands (``SavedHandsScreen``,
+``list_saved_hands``). The screens ask the server themselves (``Requested`` with the
+screen as ``reply_to``). Names and table names are another person's text: plain
 ``Text``, never markup.
 """
 
@@ -26,6 +28,7 @@ from textual.widgets import DataTable, Static
 from gbmj_tui.i18n import N_, tr, trp
 from gbmj_tui.messages import Refused, ReplayAsked, Replied, Requested
 from gbmj_tui.model import hand_name
+from gbmj_tui.screens.recorder import HandSaver
 from gbmj_tui.screens.result import standings_table
 from gbmj_tui.widgets.keybar import KeyBar
 from gbmj_tui.words import MATCH_ENDS
@@ -69,6 +72,7 @@ class HistoryScreen(Screen[None]):
         Binding("enter", "open", N_("Open"), priority=True),
         Binding("n", "page(1)", N_("Next page")),
         Binding("p", "page(-1)", N_("Previous page")),
+        Binding("s", "saved", N_("Saved hands")),
         Binding("escape,h", "close", N_("Back")),
     ]
 
@@ -149,6 +153,9 @@ class HistoryScreen(Screen[None]):
         if self.matches and 0 <= table.cursor_row < len(self.matches):
             self.app.push_screen(MatchScreen(self.matches[table.cursor_row].match_id, self.lang))
 
+    def action_saved(self) -> None:
+        self.app.push_screen(SavedHandsScreen(self.lang))
+
     def action_close(self) -> None:
         self.dismiss(None)
 
@@ -172,6 +179,7 @@ class MatchScreen(Screen[None]):
     CSS_PATH = "../styles/app.tcss"
     BINDINGS = [  # noqa: RUF012
         Binding("enter", "replay", N_("Replay"), priority=True),
+        Binding("r", "save", N_("Save with a recorder")),
         Binding("escape", "close", N_("Back")),
     ]
 
@@ -180,6 +188,7 @@ class MatchScreen(Screen[None]):
         self.match_id = match_id
         self.lang = lang
         self.detail: m.MatchDetail | None = None
+        self.saver = HandSaver(self, lang, self.note)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="history-box"):
@@ -206,11 +215,17 @@ class MatchScreen(Screen[None]):
         replied.stop()
         if isinstance(replied.reply, m.MatchDetail):
             self.show(replied.reply)
+        else:
+            self.saver.replied(replied)
 
     @on(Refused)
     def _refused(self, refused: Refused) -> None:
         refused.stop()
-        self.query_one("#history-note", Static).update(Text(refused.text))
+        self.saver.refused()
+        self.note(refused.text)
+
+    def note(self, text: str) -> None:
+        self.query_one("#history-note", Static).update(Text(text))
 
     def show(self, detail: m.MatchDetail) -> None:
         lang = self.lang
@@ -246,11 +261,104 @@ class MatchScreen(Screen[None]):
         event.stop()
         self.action_replay()
 
-    def action_replay(self) -> None:
+    @property
+    def selected(self) -> m.HandSummary | None:
         table = self.query_one("#hands", DataTable)
         hands = self.detail.hands if self.detail is not None else ()
-        if hands and 0 <= table.cursor_row < len(hands):
-            self.post_message(ReplayAsked(hands[table.cursor_row].hand_id))
+        return hands[table.cursor_row] if 0 <= table.cursor_row < len(hands) else None
+
+    def action_replay(self) -> None:
+        hand = self.selected
+        if hand is not None:
+            self.post_message(ReplayAsked(hand.hand_id))
+
+    def action_save(self) -> None:
+        """Save the hand under the cursor with a recorder (asked first, with the cost)."""
+        hand = self.selected
+        if hand is not None:
+            self.saver.start(
+                hand.hand_id, hand_name(hand.round_number, hand.hand_number, self.lang)
+            )
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class SavedHandsScreen(Screen[None]):
+    """The hands the player saved with a recorder, newest first (Enter replays one)."""
+
+    CSS_PATH = "../styles/app.tcss"
+    BINDINGS = [  # noqa: RUF012
+        Binding("enter", "replay", N_("Replay"), priority=True),
+        Binding("escape,s", "close", N_("Back")),
+    ]
+
+    def __init__(self, lang: str) -> None:
+        super().__init__()
+        self.lang = lang
+        self.saved: tuple[m.SavedHand, ...] = ()
+        self.total: int | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="history-box"):
+            yield Static(id="history-page")
+            yield DataTable(id="saved-hands", cursor_type="row", zebra_stripes=True)
+            yield Static(id="history-note")
+        yield KeyBar(self.lang)
+
+    def on_mount(self) -> None:
+        lang = self.lang
+        self.query_one("#history-box").border_title = tr("Saved hands", lang)
+        table = self.query_one("#saved-hands", DataTable)
+        for label in (N_("Saved"), N_("Table"), N_("Round"), N_("Result"), N_("Hand id")):
+            table.add_column(tr(label, lang))
+        table.focus()
+        self.query_one("#history-note", Static).update(Text("..."))
+        self.post_message(Requested(m.ListSavedHands(limit=m.MATCH_PAGE), reply_to=self))
+
+    @on(Replied)
+    def _replied(self, replied: Replied) -> None:
+        replied.stop()
+        if isinstance(replied.reply, m.SavedHands):
+            self.show(replied.reply)
+
+    @on(Refused)
+    def _refused(self, refused: Refused) -> None:
+        refused.stop()
+        self.query_one("#history-note", Static).update(Text(refused.text))
+
+    def show(self, page: m.SavedHands) -> None:
+        lang = self.lang
+        self.saved, self.total = page.hands, page.total
+        table = self.query_one("#saved-hands", DataTable)
+        table.clear()
+        for x in page.hands:
+            h = x.hand
+            cells = (
+                when(x.saved_at),
+                x.table_name,
+                hand_name(h.round_number, h.hand_number, lang),
+                hand_outcome(h, lang),
+                str(h.hand_id),
+            )
+            table.add_row(*(Text(c) for c in cells), key=str(h.hand_id))
+        if page.hands:
+            words = tr("Saved hands 1-{last} of {total}", lang)
+            shown = words.format(last=len(page.hands), total=page.total)
+        else:
+            shown = tr("No hand saved yet: r on a hand of a match saves it with a recorder", lang)
+        self.query_one("#history-page", Static).update(Text(shown))
+        self.query_one("#history-note", Static).update(Text(""))
+
+    @on(DataTable.RowSelected)
+    def _row(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_replay()
+
+    def action_replay(self) -> None:
+        table = self.query_one("#saved-hands", DataTable)
+        if 0 <= table.cursor_row < len(self.saved):
+            self.post_message(ReplayAsked(self.saved[table.cursor_row].hand.hand_id))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -22,8 +23,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from gbmj_tui.i18n import N_, tr, trp
-from gbmj_tui.messages import ReplayAsked
+from gbmj_tui.messages import Refused, ReplayAsked, Replied
 from gbmj_tui.model import TableView, round_label
+from gbmj_tui.screens.recorder import HandSaver
 from gbmj_tui.tiles import TileStyle, tile_text
 from gbmj_tui.widgets.coach import coach_allowed
 from gbmj_tui.widgets.fans import fan_table
@@ -141,6 +143,7 @@ class ResultScreen(ModalScreen[None]):
         Binding("enter,space,escape", "close", N_("Back to the table")),
         Binding("v", "replay", N_("Replay")),
         Binding("c", "costly", N_("Costly discards")),
+        Binding("r", "save", N_("Save with a recorder")),
     ]
 
     def __init__(
@@ -156,9 +159,11 @@ class ResultScreen(ModalScreen[None]):
         self.lang = lang
         self.next_at = None if next_hand_ms is None else time.monotonic() + next_hand_ms / 1000
         self.started = False  # the next hand has started underneath
+        self.hand_label = round_label(view, lang)  # the view moves on with the next hand
+        self.saver = HandSaver(self, lang, self._say)
 
     def compose(self) -> ComposeResult:
-        heading = Text(round_label(self.view, self.lang) + "   ", style="bold")
+        heading = Text(self.hand_label + "   ", style="bold")
         heading.append_text(result_heading(self.view, self.lang))  # 东风东局   东 Alice wins
         parts: list[RenderableType] = [heading]
         spaced = self.app.size.height >= 30  # at 80x24 the fans come first
@@ -204,7 +209,7 @@ class ResultScreen(ModalScreen[None]):
         shown.update(line)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "replay":
+        if action in ("replay", "save"):
             return self.view.result is not None and self.view.result.hand_id is not None
         if action == "costly":  # the coach's review, where the table allows the coach
             return coach_allowed(self.view) and self.check_action("replay", parameters) is True
@@ -219,6 +224,27 @@ class ResultScreen(ModalScreen[None]):
         r = self.view.result
         if r is not None and r.hand_id is not None:
             self.post_message(ReplayAsked(r.hand_id, costly=True))
+
+    def action_save(self) -> None:
+        """Keep this hand for good with a recorder (asked first, with the cost)."""
+        r = self.view.result
+        if r is not None and r.hand_id is not None:
+            self.saver.start(r.hand_id, self.hand_label)
+
+    def _say(self, text: str) -> None:
+        if text.strip("."):  # a toast for what happened, none while waiting
+            self.notify(text, markup=False)
+
+    @on(Replied)
+    def _replied(self, replied: Replied) -> None:
+        replied.stop()
+        self.saver.replied(replied)
+
+    @on(Refused)
+    def _refused(self, refused: Refused) -> None:
+        refused.stop()
+        self.saver.refused()
+        self.notify(refused.text, markup=False, severity="warning")
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -23,6 +23,7 @@ from gbmj.replay.verify import documented_commitment
 from gbmj_server import cli
 from gbmj_server.backup import backup
 from gbmj_server.net.dispatch import SERVER_NAME
+from gbmj_server.storage import Storage
 from gbmj_tui import promises, tools
 from gbmj_tui.local_server import start_local_server
 from gbmj_tui.pinning import known_servers_path
@@ -439,3 +440,30 @@ def test_the_kept_commitments_stay_small(tmp_path: Path) -> None:
     assert promises.kept(path, set(), key) == kept  # the same server by its certificate
     assert promises.kept(path, {"other:7415"}, "SHA256:CD") == {}
     assert promises.kept(tmp_path / "none", {"host:7415"}) == {}
+
+
+def test_a_saved_hand_of_a_private_match_replays_but_exports_with_a_clear_reason(
+    world: World,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Anyone with a saved hand's id may replay it (docs/rules.md §2.6), but a replay file
+    needs its match's signed record, which alice may not read: she is told why."""
+    copy = tmp_path / "served" / "gbmj.sqlite3"
+    copy.parent.mkdir()
+    backup(world.path, copy)
+    with Storage(copy) as store:
+        carol = store.account_by_name("carol")
+        assert carol is not None
+        store.save_hand(carol.id, world.private.hand_ids[0], None)
+    process, port = start_local_server(copy, tls=True)
+    try:
+        monkeypatch.setenv(tools.PASSWORD_VARIABLE, PASSWORD)
+        out = tmp_path / "x.json"
+        assert export(f"127.0.0.1:{port}", f"h{world.private.hand_ids[0]}", out) == 1
+        assert "a saved hand you may replay, but its match is not one" in capsys.readouterr().err
+        assert not out.exists()
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
