@@ -23,6 +23,7 @@ from textual.widgets import Button, DataTable, Input, Label, Static
 from gbmj.tournament.points import shown
 from gbmj_tui.i18n import N_, tr
 from gbmj_tui.messages import Refused, Replied, Requested
+from gbmj_tui.widgets.keybar import KeyBar
 from gbmj_tui.widgets.toggle import Toggle
 from gbmj_tui.words import PLACES
 from protocol import messages as m
@@ -76,10 +77,11 @@ class TournamentsScreen(ModalScreen[None]):
 
     DEFAULT_CSS = """
     TournamentsScreen { align: center middle; }
-    #tournaments { width: 110; max-width: 100%; height: 95%;
+    #tournaments { width: 110; max-width: 100%; height: 100%;
                    border: round $accent; padding: 0 1; background: $surface; }
     #tournaments DataTable { height: auto; max-height: 10; }
     #t-standings { max-height: 14; }
+    #t-foot { dock: bottom; height: auto; }
     #tournaments .hint { color: $text-muted; }
     #t-seat { color: $success; }
     #t-status { color: $warning; }
@@ -114,13 +116,13 @@ class TournamentsScreen(ModalScreen[None]):
             yield DataTable(id="t-standings", cursor_type="row", zebra_stripes=True)
             yield Label("", id="t-session")
             yield DataTable(id="t-tables", cursor_type="row")
-            yield Label("", id="t-status")
-            hint = tr(
-                "Enter: show   e: sign up   w: withdraw   [ ]: sessions   r: refresh   "
-                "Esc: close   (organisers: c new, o registration, s start)",
-                lang,
-            )
-            yield Label(hint, classes="hint")
+            # What a key did, and the keys not on the key bar: in sight on a small
+            # terminal too, where a long field's tables go below the box's edge.
+            with Vertical(id="t-foot"):
+                yield Label("", id="t-status")
+                hint = tr("Enter: show   organisers: c new, o registration, s start", lang)
+                yield Label(hint, classes="hint")
+        yield KeyBar(lang)
 
     def on_mount(self) -> None:
         self.query_one("#tournaments").border_title = tr("Tournaments", self.lang)
@@ -200,6 +202,11 @@ class TournamentsScreen(ModalScreen[None]):
                     )
                 )
             )
+        if listed and self.chosen is None:
+            # Nothing shown yet: the player's own tournament (else the first), at once.
+            row = next((i for i, t in enumerate(listed) if t.entered), 0)
+            self.chosen = listed[row].tournament_id
+            self._live()
         if listed:
             table.move_cursor(row=min(row, len(listed) - 1))
         else:
