@@ -8,8 +8,8 @@ Starts ``gbmj-server`` on a free port with a fresh database and the client in a
 detached tmux session of the given size. The host creates a tournament of one session
 of two hands with ``gbmj-server admin tournament create``; seven players (the
 tournament bench's bot clients, over TCP) register and enter it; the driven player
-registers on the connect screen, opens the tournaments (``t``), shows the tournament
-(Enter) and enters it (``e``); the host closes registration and starts it. The client
+registers on the connect screen, opens the tournaments (``t``), where the tournament is
+shown, and enters it (``e``); the host closes registration and starts it. The client
 must take the player to their table (the hand on screen); the seat goes on auto-play
 (``a``) and each hand's result is closed until the match's standings; back in the lobby
 the tournaments screen must show the tournament finished with its standings (table
@@ -155,17 +155,21 @@ def toasts(screen: str) -> str:
 
 
 def seated_then_dealt(words: dict[str, str], timeout: float) -> tuple[re.Match[str] | None, str]:
-    """Wait for the hand on screen, reading the toasts on the way for the one that tells
-    the player's table and place (it may be gone by the deal)."""
+    """Wait for the hand on screen, reading the toasts for the one that tells the
+    player's table and place (it may show before the deal, or a moment after)."""
     deadline = time.monotonic() + timeout
-    seated = None
+    seated, dealt = None, ""
     while time.monotonic() < deadline:
         screen = capture()
         seated = seated or re.search(words["seated"], toasts(screen))
-        if re.search(HAND, screen):
-            return seated, screen
+        if not dealt and re.search(HAND, screen):
+            dealt, deadline = screen, min(deadline, time.monotonic() + 10)
+        if dealt and seated:
+            break
         time.sleep(0.2)
-    raise TimeoutError(f"no hand on screen after {timeout}s\n{capture()}")
+    if not dealt:
+        raise TimeoutError(f"no hand on screen after {timeout}s\n{capture()}")
+    return seated, dealt
 
 
 def standings_rows(text: str) -> list[list[str]]:
@@ -231,7 +235,7 @@ def main() -> int:
         screen = wait_for(re.escape(NAME), 10)
         check.expect(words["open"] in screen, "the tournament listed, registration open", screen)
         check.expect(words["sign up"] in screen, "the key bar offers to sign up", screen)
-        keys("Enter", pause=1.0)  # shown below the list
+        # shown below the list without a key: the only one, so the one to enter
         screen = wait_for(r"club\d", 10)
         check.expect(all(name in screen for name in PLAYERS), "the seven entrants listed", screen)
         keys("e", pause=1.0)
@@ -264,9 +268,8 @@ def main() -> int:
             keys("t", pause=1.0)
         else:
             keys("r", pause=1.0)  # the tournaments screen still open beneath: refreshed
-        wait_for(re.escape(NAME), 10)
-        keys("Enter", pause=1.5)
-        screen = wait_for(words["finished"], 15)
+        # the player's own, shown without a key: its title says it is over
+        screen = wait_for(re.escape(NAME) + r"[:：]\s*" + words["finished"], 15)
         check.expect(words["points"] in screen, "the standings: table points", screen)
         seat = words["seat"].format(table=table_number, place=place)
         check.expect(seat in screen, "the seat shown is the one the player was told", screen)
