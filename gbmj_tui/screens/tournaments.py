@@ -37,16 +37,17 @@ STATES = {
     TournamentState.RUNNING: N_("running"),
     TournamentState.FINISHED: N_("finished"),
 }
+# Entered beside the name: in sight on an 80-column terminal, where the last are cut.
 LIST_COLUMNS = (
     N_("#"),
     N_("Tournament"),
+    N_("Entered"),
     N_("Organiser"),
     N_("State"),
     N_("Session"),
     N_("Hands"),
     N_("Minutes"),
     N_("Players"),
-    N_("Entered"),
 )
 STANDING_COLUMNS = (
     N_("Rank"),
@@ -192,13 +193,13 @@ class TournamentsScreen(ModalScreen[None]):
                     for cell in (
                         str(t.tournament_id),
                         t.name,
+                        "✓" if t.entered else "",
                         t.organiser,
                         tr(STATES[t.state], self.lang),
                         f"{t.session}/{t.sessions}",
                         str(t.hands),
                         str(t.minutes),
                         str(t.entrants),
-                        "✓" if t.entered else "",
                     )
                 )
             )

@@ -231,6 +231,7 @@ def test_a_small_terminal_shows_the_standings_and_the_screens_own_keys(lang: str
     for words in ("Sign up", "Withdraw", "Refresh", hint):
         assert tr(words, lang) in text, words
     assert tr("Change password", lang) not in text  # the lobby's key bar is covered
+    assert re.search(r"Club night\s+✓", text)  # entered: in sight, not cut at the edge
 
 
 def test_the_players_own_tournament_is_shown_at_once() -> None:
