@@ -2,18 +2,21 @@
 tmux against a real server, as its host and one of its players would, and fail if the
 screen is wrong at any step.
 
-    uv run python scripts/tmux_tournament.py [--lang zh|en] [--size 80x24] [--captures DIR]
+    uv run python scripts/tmux_tournament.py [--lang zh|en] [--size 80x24] [--sessions 1|2]
+                                             [--captures DIR]
 
 Starts ``gbmj-server`` on a free port with a fresh database and the client in a
-detached tmux session of the given size. The host creates a tournament of one session
-of two hands with ``gbmj-server admin tournament create``; seven players (the
-tournament bench's bot clients, over TCP) register and enter it; the driven player
-registers on the connect screen, opens the tournaments (``t``), where the tournament is
-shown, and enters it (``e``); the host closes registration and starts it. The client
-must take the player to their table (the hand on screen); the seat goes on auto-play
-(``a``) and each hand's result is closed until the match's standings; back in the lobby
-the tournaments screen must show the tournament finished with its standings (table
-points, score, places), the same as ``admin tournament standings`` prints. Every capture
+detached tmux session of the given size. The host creates a tournament of two sessions
+(``--sessions 1``: one) of two hands with ``gbmj-server admin tournament create``;
+seven players (the tournament bench's bot clients, over TCP) register and enter it; the
+driven player registers on the connect screen, opens the tournaments (``t``), where the
+tournament is shown, and enters it (``e``); the host closes registration and starts
+it. The client must take the player to their table each session (the hand on screen, a
+toast saying which table and place); the seat goes on auto-play (``a``) and each hand's
+result is closed until the match's standings; back from the table, once both tables
+have ended, the tournaments screen must show the session's standings (table points,
+score, places) as ``admin tournament standings`` prints them, the seat the player was
+told, and the tournament running, then finished after the last session. Every capture
 is saved in DIR. Needs tmux. Exit status 0 when everything was on screen.
 """
 
@@ -57,28 +60,30 @@ WORDS = {
         "tournaments": "Tournaments",
         "open": "registration open",
         "entered": "You are entered",
-        "seated": r"Tournament \d+, session 1: table (\d)(?: is open)?, (\w+)",
+        "seated": r"Tournament \d+, session {n}: table (\d)(?: is open)?, (\w+)",
         "result": r"Total|Draw \(wall|escaped",
         "standings": "Final standings",
         "auto": "auto-play",
         "finished": "finished",
         "points": "Table points",
         "sign up": "e  Sign up",
-        "seat": "Your seat in session 1: table {table}, {place}",
+        "seat": "Your seat in session {n}: table {table}, {place}",
+        "running": "running",
     },
     "zh": {
         "lobby": "新建牌桌",
         "tournaments": "比赛",
         "open": "报名中",
         "entered": "报名成功",
-        "seated": r"比赛 \d+ 第 1 轮：第 (\d) 桌(?:已开)?，(\w+)",
+        "seated": r"比赛 \d+ 第 {n} 轮：第 (\d) 桌(?:已开)?，(\w+)",
         "result": r"合计|荒庄|逃跑",
         "standings": "终局排名",
         "auto": "托管",
         "finished": "已结束",
         "points": "桌分",
         "sign up": "e  报名",
-        "seat": "你在第 1 轮的座位：第 {table} 桌，{place}",
+        "seat": "你在第 {n} 轮的座位：第 {table} 桌，{place}",
+        "running": "进行中",
     },
 }
 
@@ -154,14 +159,16 @@ def toasts(screen: str) -> str:
     return " ".join(line.rsplit("▌", 1)[1].strip() for line in screen.splitlines() if "▌" in line)
 
 
-def seated_then_dealt(words: dict[str, str], timeout: float) -> tuple[re.Match[str] | None, str]:
+def seated_then_dealt(
+    words: dict[str, str], session: int, timeout: float
+) -> tuple[re.Match[str] | None, str]:
     """Wait for the hand on screen, reading the toasts for the one that tells the
     player's table and place (it may show before the deal, or a moment after)."""
     deadline = time.monotonic() + timeout
     seated, dealt = None, ""
     while time.monotonic() < deadline:
         screen = capture()
-        seated = seated or re.search(words["seated"], toasts(screen))
+        seated = seated or re.search(words["seated"].format(n=session), toasts(screen))
         if not dealt and re.search(HAND, screen):
             dealt, deadline = screen, min(deadline, time.monotonic() + 10)
         if dealt and seated:
@@ -185,11 +192,72 @@ def on_screen(row: list[str], screen: str) -> bool:
     return re.search(pattern, screen) is not None
 
 
+def play_session(words: dict[str, str], check: Check, session: int) -> str:
+    """Taken to the session's table, told where; auto-play to the match's standings,
+    then back from the table. The seat's line as the tournaments screen words it."""
+    seated, screen = seated_then_dealt(words, session, 90)
+    check.expect(NAME in screen.split("\n")[0], f"{session}: taken to the table", screen)
+    check.expect(seated is not None, f"{session}: told the table and place", screen)
+    table_number, place = seated.groups() if seated else ("?", "?")
+    keys("a", pause=1.0)
+    screen = capture()
+    check.expect(words["auto"] in screen, f"{session}: the seat on auto-play", screen)
+    results, screen = finish_match(words, 600)
+    check.expect(results >= 1 and "drv" in screen, f"{session}: results, standings", screen)
+    keys("Enter", pause=1.0)
+    keys("Escape", "Escape", pause=0.8)  # leaving the seat asks: twice
+    screen = capture()
+    if words["lobby"] not in screen and words["tournaments"] not in screen:
+        keys("Escape", pause=0.8)
+    return words["seat"].format(n=session, table=table_number, place=place)
+
+
+def compare_standings(
+    words: dict[str, str],
+    check: Check,
+    db: Path,
+    tournament_id: int,
+    session: int,
+    seat: str,
+    last: bool,
+) -> None:
+    """Once both tables of the session have ended (every player's sessions counted),
+    the tournaments screen's standings are the host's, line for line."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        table = host(db, "standings", str(tournament_id))
+        rows = standings_rows(table)
+        if len(rows) == 8 and all(row[9] == str(session) for row in rows):
+            break
+        time.sleep(1.0)
+    check.expect(len(rows) == 8, f"{session}: admin tournament standings, eight", table)
+    screen = capture()
+    if words["lobby"] in screen and words["points"] not in screen:
+        keys("t", pause=1.0)  # from the lobby: the player's own tournament, shown at once
+    title = re.escape(NAME) + r"[:：]\s*" + (words["finished"] if last else words["running"])
+    missing = [row[1] for row in rows]
+    deadline = time.monotonic() + 20
+    while missing and time.monotonic() < deadline:
+        keys("r", pause=1.5)  # refreshed (it also refreshes by itself, more slowly)
+        screen = capture()
+        missing = [row[1] for row in rows if not on_screen(row, screen)]
+    check.expect(re.search(title, screen) is not None, f"{session}: the title's state", screen)
+    check.expect(seat in screen, f"{session}: the seat shown is the one told", screen)
+    check.expect(
+        not missing,
+        f"{session}: the screen's standings are the host's (not: {', '.join(missing)})",
+        screen + "\n" + table,
+    )
+    points = sum(float(row[2]) for row in rows)
+    check.expect(abs(points - 14.0 * session) < 0.05, f"{session}: 7 points a table", table)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--lang", choices=("zh", "en"), default="en")
     parser.add_argument("--size", default="100x32")
     parser.add_argument("--captures", type=Path)
+    parser.add_argument("--sessions", type=int, choices=(1, 2), default=2)
     args = parser.parse_args()
     width, height = (int(x) for x in args.size.split("x"))
     words = WORDS[args.lang]
@@ -213,7 +281,9 @@ def main() -> int:
     entered, stop = threading.Event(), threading.Event()
     bots: threading.Thread | None = None
     try:
-        said = host(db, "create", NAME, "--sessions", "1", "--hands", "2", "--minutes", "30")
+        # Two hands a session; between two, time to read the standings.
+        short = ("--hands", "2", "--minutes", "30", "--pause", "20")
+        said = host(db, "create", NAME, "--sessions", str(args.sessions), *short)
         said += host(db, "list")
         created = re.match(r"tournament (\d+) created", said)
         check.expect(created is not None and NAME in said, "the host creates it", said)
@@ -243,45 +313,10 @@ def main() -> int:
         check.expect("drv" in screen, "entered: the player among the entrants", screen)
         said = host(db, "close", str(tournament_id)) + host(db, "start", str(tournament_id))
         check.expect(True, "the host closes registration and starts it", said)
-        seated, screen = seated_then_dealt(words, 60)
-        check.expect(NAME in screen.split("\n")[0], "taken to the tournament's table", screen)
-        check.expect(seated is not None, "told the table and place, the hand in play", screen)
-        table_number, place = seated.groups() if seated else ("?", "?")
-        keys("a", pause=1.0)
-        screen = capture()
-        check.expect(words["auto"] in screen, "the seat says it is on auto-play", screen)
-        results, screen = finish_match(words, 600)
-        check.expect(results >= 1 and "drv" in screen, "the last result, the standings", screen)
-        keys("Enter", pause=1.0)
-        keys("Escape", "Escape", pause=0.8)  # leaving the seat asks: twice
-        screen = capture()
-        if words["lobby"] not in screen and words["tournaments"] not in screen:
-            keys("Escape", pause=0.8)
-        # The tournament finishes once both tables have: the standings settle then.
-        deadline = time.monotonic() + 120
-        while "finished" not in host(db, "list") and time.monotonic() < deadline:
-            time.sleep(1.0)
-        table = host(db, "standings", str(tournament_id))
-        rows = standings_rows(table)
-        screen = capture()
-        if words["lobby"] in screen and words["points"] not in screen:
-            keys("t", pause=1.0)
-        else:
-            keys("r", pause=1.0)  # the tournaments screen still open beneath: refreshed
-        # the player's own, shown without a key: its title says it is over
-        screen = wait_for(re.escape(NAME) + r"[:：]\s*" + words["finished"], 15)
-        check.expect(words["points"] in screen, "the standings: table points", screen)
-        seat = words["seat"].format(table=table_number, place=place)
-        check.expect(seat in screen, "the seat shown is the one the player was told", screen)
-        check.expect(len(rows) == 8, "admin tournament standings: eight players", table)
-        missing = [row[1] for row in rows if not on_screen(row, screen)]
-        check.expect(
-            not missing,
-            f"the screen's standings agree with the host's (not: {', '.join(missing)})",
-            screen + "\n" + table,
-        )
-        points = sorted(float(row[2]) for row in rows)
-        check.expect(abs(sum(points) - 14.0) < 0.05, "two tables' points: 7 each", table)
+        for session in range(1, args.sessions + 1):
+            seat = play_session(words, check, session)
+            last = session == args.sessions
+            compare_standings(words, check, db, tournament_id, session, seat, last)
     except (TimeoutError, RuntimeError) as exc:
         check.failures.append(str(exc).splitlines()[0])
         check.save("TIMEOUT", capture())
