@@ -233,8 +233,9 @@ class TournamentsScreen(ModalScreen[None]):
         tables = self.query_one("#t-tables", DataTable)
         tables.clear()
         for table in detail.tables:
-            scores = " / ".join(map(str, table.scores)) if table.scores else "-"
-            points = " / ".join(shown(p) for p in table.table_points) if table.table_points else "-"
+            # No spaces round the strokes: a table's line fits 80 columns.
+            scores = "/".join(map(str, table.scores)) if table.scores else "-"
+            points = "/".join(shown(p) for p in table.table_points) if table.table_points else "-"
             absent = table.absent or (False,) * 4
             players = [
                 name + (" " + tr("(absent)", lang) if gone else "")

@@ -196,8 +196,8 @@ def _club_night() -> tuple[m.TournamentList, m.TournamentDetail]:
             players=names[t * 4 : t * 4 + 4],
             table_id=t + 1,
             match_id=t + 1,
-            scores=(100, 60, 20, -180),
-            table_points=points,
+            scores=(-101, 275, -87, -87) if t else (0, 0, 0, 0),
+            table_points=(0, 48, 18, 18) if t else (21, 21, 21, 21),
         )
         for t in range(2)
     )
@@ -226,7 +226,8 @@ def test_a_small_terminal_shows_the_standings_and_the_screens_own_keys(lang: str
     text = asyncio.run(go())
     for name in ("drv", *(f"club{n}" for n in range(1, 8))):
         assert re.search(rf"\d\s+{name}\s+", text), name  # its standings line
-    assert re.search(r"^\W*2\s+club4\s+club5\s+club6\s+club7", text, re.M)  # table 2
+    table_2 = r"^\W*2\s+club4\s+club5\s+club6\s+club7\s+-101/275/-87/-87\s+0/4/1.50/1.50\b"
+    assert re.search(table_2, text, re.M)  # the whole line, not cut at the edge
     hint = "Enter: show   organisers: c new, o registration, s start"
     for words in ("Sign up", "Withdraw", "Refresh", hint):
         assert tr(words, lang) in text, words
