@@ -217,7 +217,11 @@ class TournamentsScreen(ModalScreen[None]):
         self.detail = detail
         lang = self.lang
         t = detail.tournament
-        title = tr("{name}: {state}, session {session} of {sessions}", lang).format(
+        # Before its start no session is under way: "session 0 of 4" read as a mistake.
+        words = N_("{name}: {state}, session {session} of {sessions}")
+        if not t.session:
+            words = N_("{name}: {state}, sessions: {sessions}")
+        title = tr(words, lang).format(
             name=t.name, state=tr(STATES[t.state], lang), session=t.session, sessions=t.sessions
         )
         self.query_one("#t-title", Label).update(Text(title))

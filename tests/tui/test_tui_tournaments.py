@@ -163,7 +163,7 @@ def test_a_player_the_host_allows_creates_and_closes_a_tournament(
 
     refused, created, closed = asyncio.run(go())
     assert "organise" in refused
-    assert "session 0 of 3" in created and "olga" in created
+    assert "registration open, sessions: 3" in created and "olga" in created
     assert "Olga's cup" in closed
 
 
