@@ -69,6 +69,7 @@ WORDS = {
         "sign up": "e  Sign up",
         "seat": "Your seat in session {n}: table {table}, {place}",
         "running": "running",
+        "session 1": "Session 1",
     },
     "zh": {
         "lobby": "新建牌桌",
@@ -84,6 +85,7 @@ WORDS = {
         "sign up": "e  报名",
         "seat": "你在第 {n} 轮的座位：第 {table} 桌，{place}",
         "running": "进行中",
+        "session 1": "第 1 轮",
     },
 }
 
@@ -313,10 +315,15 @@ def main() -> int:
         check.expect("drv" in screen, "entered: the player among the entrants", screen)
         said = host(db, "close", str(tournament_id)) + host(db, "start", str(tournament_id))
         check.expect(True, "the host closes registration and starts it", said)
+        seats = []
         for session in range(1, args.sessions + 1):
-            seat = play_session(words, check, session)
+            seats.append(play_session(words, check, session))
             last = session == args.sessions
-            compare_standings(words, check, db, tournament_id, session, seat, last)
+            compare_standings(words, check, db, tournament_id, session, seats[-1], last)
+        if len(seats) > 1:  # back a session with [: its tables, and where the player sat
+            keys("[", pause=1.5)
+            screen = wait_for(re.escape(seats[0]), 10)
+            check.expect(words["session 1"] in screen, "[: the first session's tables", screen)
     except (TimeoutError, RuntimeError) as exc:
         check.failures.append(str(exc).splitlines()[0])
         check.save("TIMEOUT", capture())
