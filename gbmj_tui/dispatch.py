@@ -247,8 +247,14 @@ class Dispatch:
 
     def on_tournament_seated(self, msg: m.TournamentSeated) -> None:
         """Where the player sits in a tournament's next session; when the table opens the
-        server brings the player there (a snapshot follows)."""
+        server brings the player there (a snapshot follows). It says so twice, when the
+        session is seated and when the table opens (``table_id``): two different lines."""
         text = tr("Tournament {tournament}, session {session}: table {table}, {place}", self.lang)
+        if msg.table_id is not None:
+            text = tr(
+                "Tournament {tournament}, session {session}: table {table} is open, {place}",
+                self.lang,
+            )
         place = tr(PLACES[msg.place], self.lang)
         self.post(
             ui.Told(

@@ -23,6 +23,7 @@ from textual.widgets import Button, DataTable, Input, Label, Static
 from gbmj.tournament.points import shown
 from gbmj_tui.i18n import N_, tr
 from gbmj_tui.messages import Refused, Replied, Requested
+from gbmj_tui.widgets.keybar import KeyBar
 from gbmj_tui.widgets.toggle import Toggle
 from gbmj_tui.words import PLACES
 from protocol import messages as m
@@ -36,16 +37,17 @@ STATES = {
     TournamentState.RUNNING: N_("running"),
     TournamentState.FINISHED: N_("finished"),
 }
+# Entered beside the name: in sight on an 80-column terminal, where the last are cut.
 LIST_COLUMNS = (
     N_("#"),
     N_("Tournament"),
+    N_("Entered"),
     N_("Organiser"),
     N_("State"),
     N_("Session"),
     N_("Hands"),
     N_("Minutes"),
     N_("Players"),
-    N_("Entered"),
 )
 STANDING_COLUMNS = (
     N_("Rank"),
@@ -76,10 +78,11 @@ class TournamentsScreen(ModalScreen[None]):
 
     DEFAULT_CSS = """
     TournamentsScreen { align: center middle; }
-    #tournaments { width: 110; max-width: 100%; height: 95%;
+    #tournaments { width: 110; max-width: 100%; height: 100%;
                    border: round $accent; padding: 0 1; background: $surface; }
     #tournaments DataTable { height: auto; max-height: 10; }
     #t-standings { max-height: 14; }
+    #t-foot { dock: bottom; height: auto; }
     #tournaments .hint { color: $text-muted; }
     #t-seat { color: $success; }
     #t-status { color: $warning; }
@@ -114,13 +117,13 @@ class TournamentsScreen(ModalScreen[None]):
             yield DataTable(id="t-standings", cursor_type="row", zebra_stripes=True)
             yield Label("", id="t-session")
             yield DataTable(id="t-tables", cursor_type="row")
-            yield Label("", id="t-status")
-            hint = tr(
-                "Enter: show   e: sign up   w: withdraw   [ ]: sessions   r: refresh   "
-                "Esc: close   (organisers: c new, o registration, s start)",
-                lang,
-            )
-            yield Label(hint, classes="hint")
+            # What a key did, and the keys not on the key bar: in sight on a small
+            # terminal too, where a long field's tables go below the box's edge.
+            with Vertical(id="t-foot"):
+                yield Label("", id="t-status")
+                hint = tr("Enter: show   organisers: c new, o registration, s start", lang)
+                yield Label(hint, classes="hint")
+        yield KeyBar(lang)
 
     def on_mount(self) -> None:
         self.query_one("#tournaments").border_title = tr("Tournaments", self.lang)
@@ -190,16 +193,21 @@ class TournamentsScreen(ModalScreen[None]):
                     for cell in (
                         str(t.tournament_id),
                         t.name,
+                        "✓" if t.entered else "",
                         t.organiser,
                         tr(STATES[t.state], self.lang),
                         f"{t.session}/{t.sessions}",
                         str(t.hands),
                         str(t.minutes),
                         str(t.entrants),
-                        "✓" if t.entered else "",
                     )
                 )
             )
+        if listed and self.chosen is None:
+            # Nothing shown yet: the player's own tournament (else the first), at once.
+            row = next((i for i, t in enumerate(listed) if t.entered), 0)
+            self.chosen = listed[row].tournament_id
+            self._live()
         if listed:
             table.move_cursor(row=min(row, len(listed) - 1))
         else:
@@ -209,7 +217,11 @@ class TournamentsScreen(ModalScreen[None]):
         self.detail = detail
         lang = self.lang
         t = detail.tournament
-        title = tr("{name}: {state}, session {session} of {sessions}", lang).format(
+        # Before its start no session is under way: "session 0 of 4" read as a mistake.
+        words = N_("{name}: {state}, session {session} of {sessions}")
+        if not t.session:
+            words = N_("{name}: {state}, sessions: {sessions}")
+        title = tr(words, lang).format(
             name=t.name, state=tr(STATES[t.state], lang), session=t.session, sessions=t.sessions
         )
         self.query_one("#t-title", Label).update(Text(title))
@@ -225,8 +237,9 @@ class TournamentsScreen(ModalScreen[None]):
         tables = self.query_one("#t-tables", DataTable)
         tables.clear()
         for table in detail.tables:
-            scores = " / ".join(map(str, table.scores)) if table.scores else "-"
-            points = " / ".join(shown(p) for p in table.table_points) if table.table_points else "-"
+            # No spaces round the strokes: a table's line fits 80 columns.
+            scores = "/".join(map(str, table.scores)) if table.scores else "-"
+            points = "/".join(shown(p) for p in table.table_points) if table.table_points else "-"
             absent = table.absent or (False,) * 4
             players = [
                 name + (" " + tr("(absent)", lang) if gone else "")

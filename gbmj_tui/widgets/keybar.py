@@ -29,6 +29,8 @@ KEY_NAMES = {
     "end": "End",
     "pageup": "PgUp",
     "pagedown": "PgDn",
+    "left_square_bracket": "[",
+    "right_square_bracket": "]",
 }
 
 

@@ -106,3 +106,19 @@ def test_a_snapshot_keeps_an_open_prompt_it_does_not_supersede() -> None:
     assert after.prompt is not None and after.prompt.seq == 41
     after, _ = _pushed(view, [replace(SNAPSHOT, seq=99)])
     assert after.prompt is None
+
+
+def test_a_tournament_seat_is_told_once_seated_then_once_the_table_opens() -> None:
+    """The two TournamentSeated (seated; its table open) make two different toasts, not
+    the same line twice."""
+    seated = m.TournamentSeated(tournament_id=3, session=1, table_number=2, place=1)
+    opened = replace(seated, table_id=15)
+
+    def toasts(app: OfflineApp) -> list[str]:
+        return [str(n.message) for n in app._notifications]
+
+    told = _pushed(sample_view(), [seated, opened], check=toasts)
+    assert told == [
+        "Tournament 3, session 1: table 2, South",
+        "Tournament 3, session 1: table 2 is open, South",
+    ]

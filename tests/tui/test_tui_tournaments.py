@@ -6,24 +6,31 @@ auto-play, and the screen shows the final standings and the session's table."""
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from live_harness import until
 from textual.widgets import DataTable, Input
-from tui_harness import screen_text
+from tui_harness import OfflineApp, screen_text, terminal_text
+from tui_sample import sample_view
 
 from gbmj_server import admin_socket
 from gbmj_server.storage import Storage, hash_password
 from gbmj_tui.app import GbmjApp
+from gbmj_tui.i18n import tr
 from gbmj_tui.local_server import start_local_server
+from gbmj_tui.messages import Replied
 from gbmj_tui.screens.connect import ConnectScreen
 from gbmj_tui.screens.lobby import LobbyScreen
 from gbmj_tui.screens.result import ResultScreen, StandingsScreen
 from gbmj_tui.screens.table import TableScreen
 from gbmj_tui.screens.tournaments import TournamentDialog, TournamentsScreen
+from protocol import messages as m
+from protocol.vocabulary import TournamentState
 
 
 @pytest.fixture
@@ -90,7 +97,7 @@ def test_enter_a_tournament_play_its_session_see_the_standings(
                 await pilot.pause(0.3)
             await until(pilot, lambda: isinstance(app.screen, TableScreen | LobbyScreen))
             if isinstance(app.screen, TableScreen):
-                await pilot.press("escape")
+                await pilot.press("escape", "escape")  # leaving the seat asks first
                 await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
             await pilot.press("t")
             await until(pilot, lambda: isinstance(app.screen, TournamentsScreen))
@@ -156,5 +163,99 @@ def test_a_player_the_host_allows_creates_and_closes_a_tournament(
 
     refused, created, closed = asyncio.run(go())
     assert "organise" in refused
-    assert "session 0 of 3" in created and "olga" in created
+    assert "registration open, sessions: 3" in created and "olga" in created
     assert "Olga's cup" in closed
+
+
+def _club_night() -> tuple[m.TournamentList, m.TournamentDetail]:
+    """A finished one-session tournament of eight: two tables."""
+    names = ("drv", *(f"club{n}" for n in range(1, 8)))
+    info = m.TournamentInfo(
+        tournament_id=1, name="Club night", organiser="host",
+        state=TournamentState.FINISHED, sessions=1, session=1, hands=2, minutes=30,
+        entrants=8, entered=True,
+    )  # fmt: skip
+    points = (48, 24, 12, 0)
+    lines = tuple(
+        m.TournamentLine(
+            rank=n + 1,
+            name=name,
+            table_points=points[n // 2],
+            score=100 - 20 * n,
+            places=tuple(int(p == n // 2) for p in range(4)),
+            best=100 - 20 * n,
+            sessions=1,
+            dropped=False,
+        )
+        for n, name in enumerate(names)
+    )
+    tables = tuple(
+        m.TournamentTable(
+            session=1,
+            number=t + 1,
+            players=names[t * 4 : t * 4 + 4],
+            table_id=t + 1,
+            match_id=t + 1,
+            scores=(-101, 275, -87, -87) if t else (0, 0, 0, 0),
+            table_points=(0, 48, 18, 18) if t else (21, 21, 21, 21),
+        )
+        for t in range(2)
+    )
+    detail = m.TournamentDetail(tournament=info, standings=lines, session=1, tables=tables)
+    return m.TournamentList(tournaments=(info,)), detail
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_small_terminal_shows_the_standings_and_the_screens_own_keys(lang: str) -> None:
+    """At 80x24 the eight players' standings, both tables and the hint fit, and the key
+    bar offers the tournaments' keys (sign up, withdraw), not the lobby's beneath."""
+    listed, detail = _club_night()
+
+    async def go() -> str:
+        app = OfflineApp(sample_view(), lang=lang)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            screen = TournamentsScreen(lang, "drv")
+            await app.push_screen(screen)
+            screen.post_message(Replied(m.ListTournaments(), listed))
+            screen.post_message(Replied(m.GetTournament(tournament_id=1), detail))
+            await until(pilot, lambda: "club7" in terminal_text(app))
+            await pilot.pause(0.2)
+            return terminal_text(app)
+
+    text = asyncio.run(go())
+    for name in ("drv", *(f"club{n}" for n in range(1, 8))):
+        assert re.search(rf"\d\s+{name}\s+", text), name  # its standings line
+    table_2 = r"^\W*2\s+club4\s+club5\s+club6\s+club7\s+-101/275/-87/-87\s+0/4/1.50/1.50\b"
+    assert re.search(table_2, text, re.M)  # the whole line, not cut at the edge
+    hint = "Enter: show   organisers: c new, o registration, s start"
+    for words in ("Sign up", "Withdraw", "Refresh", hint):
+        assert tr(words, lang) in text, words
+    assert tr("Change password", lang) not in text  # the lobby's key bar is covered
+    assert re.search(r"Club night\s+✓", text)  # entered: in sight, not cut at the edge
+
+
+def test_the_players_own_tournament_is_shown_at_once() -> None:
+    """Opening the screen shows the tournament the player entered (not only the list):
+    its detail is asked for and the cursor is on its row; later lists keep the choice."""
+    listed, _ = _club_night()
+    other = replace(listed.tournaments[0], tournament_id=2, name="Other", entered=False)
+    two = m.TournamentList(tournaments=(other, listed.tournaments[0]))
+
+    async def go() -> tuple[list[m.Message], int]:
+        app = OfflineApp(sample_view(), lang="en")
+        async with app.run_test(size=(100, 32)) as pilot:
+            await pilot.pause()
+            screen = TournamentsScreen("en", "drv")
+            await app.push_screen(screen)
+            app.outbox.clear()
+            screen.post_message(Replied(m.ListTournaments(), two))
+            await until(pilot, lambda: any(isinstance(r, m.GetTournament) for r in app.outbox))
+            screen.post_message(Replied(m.ListTournaments(), two))
+            await pilot.pause(0.2)
+            return app.outbox, screen.query_one("#t-list", DataTable).cursor_coordinate.row
+
+    outbox, row = asyncio.run(go())
+    asked = [r for r in outbox if isinstance(r, m.GetTournament)]
+    assert [r.tournament_id for r in asked] == [1]
+    assert row == 1
