@@ -309,10 +309,12 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 def preload() -> None:
-    """Import what every session imports, load both catalogs, and run the client once
-    to its connect screen without a terminal (``warm_up``)."""
+    """Import what every session imports, load both catalogs, read a command line as a
+    session's is read (argparse, the version from the package's metadata), and run the
+    client once to its lobby without a terminal (``warm_up``)."""
     for name in PRELOAD:
         importlib.import_module(name)
+    importlib.import_module("gbmj_tui.cli").parse_args([])
     i18n = importlib.import_module("gbmj_tui.i18n")
     for lang in ("zh", "en"):
         i18n.tr("Log in", lang)
@@ -323,9 +325,14 @@ async def warm_up() -> None:
     """What Textual and the client make on first use (lazy imports, parsers' caches,
     Rich's tables) is then made once here, shared by every child, not made in each."""
     app_module = importlib.import_module("gbmj_tui.app")
+    lobby = importlib.import_module("gbmj_tui.screens.lobby")
     for lang in ("zh", "en"):
         app = app_module.GbmjApp(lang=lang, hosted=True, server="127.0.0.1:1", insecure=True)
         async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            # The lobby is every session's first screen after signing in: its CSS, its
+            # widgets' and its code are then parsed, built and warmed once, here.
+            await app.push_screen(lobby.LobbyScreen(lang))
             await pilot.pause()
 
 
