@@ -41,7 +41,7 @@ import time
 import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Any
 
 log = logging.getLogger(__name__)
 
@@ -309,23 +309,63 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 def preload() -> None:
-    """Import what every session imports, load both catalogs, and run the client once
-    to its connect screen without a terminal (``warm_up``)."""
+    """Import what every session imports, load both catalogs, read a command line as a
+    session's is read (argparse, the version from the package's metadata), and run the
+    client once to its lobby without a terminal (``warm_up``), its CSS parsed for every
+    app to come (``share_css_parses``)."""
     for name in PRELOAD:
         importlib.import_module(name)
+    share_css_parses()
+    importlib.import_module("gbmj_tui.cli").parse_args([])
     i18n = importlib.import_module("gbmj_tui.i18n")
     for lang in ("zh", "en"):
         i18n.tr("Log in", lang)
     asyncio.run(warm_up())
 
 
+def share_css_parses() -> None:
+    """Textual parses an app's CSS (the client's and every widget's defaults) anew for
+    each app it makes, a tenth of a session's start. Kept here, by the CSS and the
+    theme's variables, the launcher's parses are every child's (shared pages) unparsed.
+    Textual itself reuses a parse within an app, never changing what it parsed."""
+    stylesheet = importlib.import_module("textual.css.stylesheet").Stylesheet
+    parse_rules = stylesheet._parse_rules
+    if getattr(parse_rules, "shared", False):
+        return
+    parsed: dict[tuple[object, ...], Any] = {}
+
+    def shared_parse_rules(
+        self: Any,
+        css: str,
+        read_from: Any,
+        is_default_rules: bool = False,
+        tie_breaker: int = 0,
+        scope: str = "",
+    ) -> Any:
+        variables = tuple(sorted(self._variables.items()))
+        key = (css, read_from, is_default_rules, tie_breaker, scope, variables)
+        rules = parsed.get(key)
+        if rules is None:  # a parse that fails raises, and is not kept
+            rules = parse_rules(self, css, read_from, is_default_rules, tie_breaker, scope)
+            parsed[key] = rules
+        return rules
+
+    shared_parse_rules.shared = True  # type: ignore[attr-defined]
+    stylesheet._parse_rules = shared_parse_rules
+
+
 async def warm_up() -> None:
     """What Textual and the client make on first use (lazy imports, parsers' caches,
     Rich's tables) is then made once here, shared by every child, not made in each."""
     app_module = importlib.import_module("gbmj_tui.app")
+    lobby = importlib.import_module("gbmj_tui.screens.lobby")
     for lang in ("zh", "en"):
         app = app_module.GbmjApp(lang=lang, hosted=True, server="127.0.0.1:1", insecure=True)
         async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            # The lobby is every session's first screen after signing in: its CSS, its
+            # widgets' and its code are then parsed, built and warmed once, here.
+            await app.push_screen(lobby.LobbyScreen(lang))
             await pilot.pause()
 
 

@@ -10,6 +10,12 @@ import os
 import signal
 from pathlib import Path
 
+import pytest
+from textual.css.model import RuleSet
+from textual.css.stylesheet import Stylesheet
+
+from gbmj_server.launcher import share_css_parses
+from gbmj_tui.app import GbmjApp
 from web.conftest import WebTerminal, start_web_host, stop_web_host, until, web_terminal
 
 CTRL_Q = "\x11"
@@ -99,3 +105,30 @@ def test_a_killed_launcher_is_started_again_and_its_sessions_go_on(tmp_path: Pat
         asyncio.run(scenario())
     finally:
         stop_web_host(host)
+
+
+def test_the_launchers_css_parses_are_every_later_apps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``share_css_parses``: an app after the first takes the first's rules, not parsed
+    again, the same rules an app parses alone; another theme's variables get a parse
+    of their own."""
+
+    async def rules(theme: str | None = None) -> list[RuleSet]:
+        app = GbmjApp(lang="en", hosted=True, server="127.0.0.1:1", insecure=True)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            if theme is not None:
+                app.theme = theme
+                await pilot.pause()
+            return list(app.stylesheet.rules)
+
+    alone = asyncio.run(rules())
+    # Textual's own parser again after this test (the launcher alone keeps the change).
+    monkeypatch.setattr(Stylesheet, "_parse_rules", Stylesheet._parse_rules)
+    share_css_parses()
+    first, second = asyncio.run(rules()), asyncio.run(rules())
+    assert [repr((r.selector_set, r.styles.get_rules())) for r in first] == [
+        repr((r.selector_set, r.styles.get_rules())) for r in alone
+    ]  # (a layout compares by identity: its repr, by kind)
+    assert len(second) == len(first) and all(a is b for a, b in zip(first, second, strict=True))
+    light = asyncio.run(rules("textual-light"))
+    assert light and not {id(rule) for rule in light} & {id(rule) for rule in first}
