@@ -195,13 +195,19 @@ async def seat(crashes: Crashes, players: list[Player], humans_per_table: int) -
 
 
 async def run_until_killed(crashes: Crashes, players: list[Player]) -> None:
-    """Everyone plays until the server is killed at a random moment."""
-    seconds = crashes.rng.uniform(0.05, 0.5)
+    """Everyone plays until the server is killed at a random moment: after a random
+    number of the tables' steps (events the players hear), not of seconds, so that a
+    fast machine gets through no more of the matches between two kills than a slow one
+    (a few seconds at most, should the tables stop moving)."""
+    steps = crashes.rng.randint(3, 60)
+    start = sum(p.seq for p in players)
     async with trio.open_nursery() as nursery:
         for player in players:
             if not player.finished:
                 nursery.start_soon(_play_through_the_kill, player)
-        await trio.sleep(seconds)
+        with trio.move_on_after(5):
+            while sum(p.seq for p in players) - start < steps:
+                await trio.sleep(0.005)
         await crashes.kill()
 
 

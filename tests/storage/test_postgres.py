@@ -214,7 +214,12 @@ def test_a_server_on_postgresql_plays_hands_and_the_books_check(
         try:
             deadline = time.monotonic() + 120
             with psycopg.connect(pg_url) as conn:
-                while (conn.execute("SELECT count(*) FROM hand").fetchone() or (0,))[0] < 2:
+                # Two hands, and stakes moved in one of them (a drawn hand moves none).
+                query = (
+                    "SELECT count(*), count(*) FILTER (WHERE EXISTS (SELECT 1 FROM "
+                    "coin_transfer t WHERE t.hand_id = hand.id)) FROM hand"
+                )
+                while (row := conn.execute(query).fetchone()) is None or row[0] < 2 or not row[1]:
                     assert time.monotonic() < deadline, "no hand was played"
                     assert proc.poll() is None
                     time.sleep(0.1)

@@ -108,8 +108,9 @@ def test_a_guest_discards_by_clicking_and_sees_it_in_the_pool(
     assert tile.isascii() == (style == "ascii"), tile
 
     def pool() -> Counter[str]:
-        # The last discard of the table carries a mark (``*``): not a tile.
-        return Counter(w.strip("*") for w in my_pool(browser, me).split() if w.strip("*"))
+        # The last discard of the table carries a mark (``*``), a discard another seat
+        # claimed one of its own (``~``, it stays in the pool): marks, not tiles.
+        return Counter(w.strip("*~") for w in my_pool(browser, me).split() if w.strip("*~"))
 
     before = pool()
 
