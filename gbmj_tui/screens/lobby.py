@@ -153,7 +153,8 @@ class LobbyScreen(Screen[None]):
     # -- fed by the app ---------------------------------------------------------------------
     def set_link(self, state: LinkState) -> None:
         if self._ready:
-            self.query_one(LinkBar).state = state
+            with contextlib.suppress(NoMatches):  # the screen going while the link changes
+                self.query_one(LinkBar).state = state
 
     def set_profile(self, profile: m.Profile) -> None:
         self.profile = profile
@@ -171,7 +172,8 @@ class LobbyScreen(Screen[None]):
             line.append(f"   {word} {value}")
         if self.counters:
             line.append(f"   {self.counters}", style="dim")
-        self.query_one("#profile", Static).update(line)
+        with contextlib.suppress(NoMatches):  # the screen going while the server talks
+            self.query_one("#profile", Static).update(line)
 
     def apply(self, change: LobbyChanged) -> None:
         """Fold a change of the table list in; draw it now if the lobby shows."""
