@@ -39,6 +39,7 @@ def test_a_player_lists_only_the_matches_they_played_newest_first(world: World) 
     assert store.matches_of(dave.id) == type(page)((), 0)
 
 
+@pytest.mark.slow
 def test_a_summary_has_the_seats_hands_and_the_players_rank_points_and_coins(
     world: World,
 ) -> None:
@@ -63,6 +64,7 @@ def test_a_summary_has_the_seats_hands_and_the_players_rank_points_and_coins(
     assert free.public and free.coins == 0
 
 
+@pytest.mark.slow
 def test_paging_walks_every_match_once_newest_first(tmp_path: Path) -> None:
     with Storage(tmp_path / "pages.sqlite3") as store:
         seated = sitters(store, "erin")

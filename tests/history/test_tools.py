@@ -96,6 +96,7 @@ def test_an_exported_match_verifies(
     assert tools.run(["verify", str(out), "--key", served[1]]) == 0
 
 
+@pytest.mark.slow
 def test_one_hand_exports_alone(
     world: World, server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -442,6 +443,7 @@ def test_the_kept_commitments_stay_small(tmp_path: Path) -> None:
     assert promises.kept(tmp_path / "none", {"host:7415"}) == {}
 
 
+@pytest.mark.slow
 def test_a_saved_hand_of_a_private_match_replays_but_exports_with_a_clear_reason(
     world: World,
     tmp_path: Path,

@@ -81,6 +81,7 @@ def test_backups_taken_while_a_table_plays_open_and_pass_check(
     assert _hands(tmp_path / "backup-2.sqlite3") > _hands(tmp_path / "backup-0.sqlite3")
 
 
+@pytest.mark.slow
 def test_restore_is_refused_while_the_server_runs(
     playing: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -91,6 +92,7 @@ def test_restore_is_refused_while_the_server_runs(
     assert not playing.with_name(playing.name + BEFORE_RESTORE_SUFFIX).exists()
 
 
+@pytest.mark.slow
 def test_restore_replaces_the_database_and_keeps_the_old_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -119,6 +119,7 @@ def test_bad_figures_are_refused_and_metrics_stay_on_loopback() -> None:
     assert ServerConfig().metrics_host == "127.0.0.1" and ServerConfig().metrics_port is None
 
 
+@pytest.mark.slow
 def test_half_sent_requests_cost_no_thread_and_are_cut_at_the_read_deadline() -> None:
     endpoint = metrics.Endpoint("127.0.0.1", 0, read_timeout=1.0, max_clients=4)
     threads = threading.active_count()

@@ -25,6 +25,7 @@ VERSION = importlib.metadata.version("gbmj")
 @pytest.mark.parametrize(
     ("module", "program"), [("gbmj_tui", "gbmj"), ("gbmj_server", "gbmj-server")]
 )
+@pytest.mark.slow
 def test_version_comes_from_the_package_metadata(module: str, program: str) -> None:
     run = subprocess.run(
         [sys.executable, "-m", module, "--version"], capture_output=True, text=True, timeout=60

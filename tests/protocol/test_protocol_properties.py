@@ -58,6 +58,7 @@ def test_the_largest_valid_message_of_each_type_fits_in_a_frame(type_: str) -> N
     assert decode_body(frame[4:]) == msg  # within every decoder limit too
 
 
+@pytest.mark.slow
 @SLOW_OK
 @given(msgs=st.lists(messages(), min_size=1, max_size=6), cuts=st.lists(st.integers(0, 10**6)))
 def test_a_valid_stream_decodes_the_same_however_it_is_split(
@@ -139,6 +140,7 @@ def test_mutated_valid_messages_give_a_message_or_a_protocol_error(
     items=st.lists(messages() | st.binary(max_size=60).filter(_is_bad), min_size=1, max_size=8),
     cuts=st.lists(st.integers(0, 10**6)),
 )
+@pytest.mark.slow
 def test_bad_frames_among_good_ones_spoil_only_themselves(
     items: list[Message | bytes], cuts: list[int]
 ) -> None:

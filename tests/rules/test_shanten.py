@@ -286,6 +286,7 @@ def _optional(module: str, name: str):
         pytest.skip(f"{module}.{name} does not exist yet")
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(st.randoms(use_true_random=False))
 def test_complete_exactly_when_shapes_says_so(r: random.Random) -> None:
@@ -298,6 +299,7 @@ def test_complete_exactly_when_shapes_says_so(r: random.Random) -> None:
             assert (shanten(grown) == -1) == complete, str(grown)
 
 
+@pytest.mark.slow
 @settings(max_examples=800, deadline=None)
 @given(st.one_of(near_ready, hands13))
 def test_ready_exactly_when_waits_are_found(hand: Hand) -> None:
@@ -307,6 +309,7 @@ def test_ready_exactly_when_waits_are_found(hand: Hand) -> None:
         assert set(waits(hand)) == set(useful_tiles(hand)), str(hand)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(hands13, near_ready))
 def test_useful_tiles_are_exactly_the_draws_that_lower_the_shanten(hand: Hand) -> None:

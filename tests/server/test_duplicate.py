@@ -27,6 +27,7 @@ from server.wireclient import WireClient, play
 pytestmark = pytest.mark.trio
 
 
+@pytest.mark.slow
 async def test_two_tables_play_the_same_deals_and_stay_closed_until_both_have(
     connect, server: Server
 ) -> None:
@@ -153,6 +154,7 @@ def tournaments_seeds(server: Server, tournament_id: int) -> list[bytes]:
     return [x.seed for x in sorted(tables, key=lambda x: x.number)][:1]
 
 
+@pytest.mark.slow
 async def test_a_restart_resumes_a_duplicate_session_on_its_deals(
     nursery: trio.Nursery, tmp_path: Path
 ) -> None:

@@ -180,6 +180,7 @@ async def test_gems_add_rating_up_to_the_cap(nursery: trio.Nursery, tmp_path: Pa
     assert (await alice.request("use_item", item="tile_counter"))["code"] == "not_expected"
 
 
+@pytest.mark.slow
 async def test_finishing_first_drops_a_gem(nursery: trio.Nursery, tmp_path: Path) -> None:
     """Whoever finishes a match first gets a gem (here every drop happens); the others
     get none; the gem takes a slot of its own."""
@@ -200,6 +201,7 @@ async def test_finishing_first_drops_a_gem(nursery: trio.Nursery, tmp_path: Path
     assert await ledger_ok(srv)
 
 
+@pytest.mark.slow
 async def test_a_full_inventory_keeps_no_drop(nursery: trio.Nursery, tmp_path: Path) -> None:
     """With one slot, held by a gem (not stackable), every drop of the match, the gem of
     first place included, is told as lost and the inventory does not change."""

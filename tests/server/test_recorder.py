@@ -75,6 +75,7 @@ def ids(reply: dict[str, Any]) -> list[int]:
     return [x["hand"]["hand_id"] for x in reply["hands"]]
 
 
+@pytest.mark.slow
 async def test_a_hand_saved_with_a_recorder_is_listed_and_read_by_anyone(world) -> None:
     srv, (first, second) = world
     alice, carol = await login(srv, "alice"), await login(srv, "carol")
@@ -110,6 +111,7 @@ async def test_a_hand_saved_with_a_recorder_is_listed_and_read_by_anyone(world) 
     assert await ledger_ok(srv)
 
 
+@pytest.mark.slow
 async def test_saving_is_refused_without_a_recorder_or_for_a_hand_not_played(world) -> None:
     srv, (first, _) = world
     bob, carol = await login(srv, "bob"), await login(srv, "carol")

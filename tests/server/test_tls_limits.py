@@ -263,6 +263,7 @@ async def test_a_connection_over_the_address_cap_is_told_why_over_tls(
 # -- sockets that send nothing -------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_a_silent_socket_holds_no_tls_state_and_goes_at_its_deadline(
     tls_server: MakeTls,
 ) -> None:

@@ -43,6 +43,7 @@ def _match(store: Storage, alice: int, bob: int, table: int) -> int:
     return store.start_match(table, f"t{table}", {}, b"\x01" * 32, "alice", True, "", players)
 
 
+@pytest.mark.slow
 def test_settlements_racing_from_two_stores_leave_the_ledger_exact(
     db_target: str | Path,
 ) -> None:
@@ -175,6 +176,7 @@ def test_the_settings_file_and_the_flag_select_postgresql(tmp_path: Path) -> Non
     )
 
 
+@pytest.mark.slow
 def test_an_unreachable_database_is_one_clear_line_at_start(tmp_path: Path) -> None:
     url = f"postgresql:///nowhere?host={tmp_path}"
     command = [sys.executable, "-m", "gbmj_server", "--port", "0", "--db", url]
@@ -184,6 +186,7 @@ def test_an_unreachable_database_is_one_clear_line_at_start(tmp_path: Path) -> N
     assert len(lines) == 1 and lines[0].startswith("gbmj-server: cannot use the database")
 
 
+@pytest.mark.slow
 @pytest.mark.postgres
 def test_a_server_on_postgresql_plays_hands_and_the_books_check(
     tmp_path: Path, pg_url: str, data_home: Path, capsys: pytest.CaptureFixture[str]

@@ -40,6 +40,7 @@ def test_migration_4_fills_the_skeletons_and_keeps_old_look_alikes(tmp_path: Pat
             store.create_account("аlice", hash_password("pw-pw-pw"))  # Cyrillic а
 
 
+@pytest.mark.slow
 def test_a_new_name_that_looks_like_a_taken_one_is_refused(db_target: str | Path) -> None:
     with Storage(db_target) as store:
         store.create_account("alice", hash_password("pw-alice"))

@@ -74,10 +74,12 @@ def test_the_database_and_its_folders_are_made_private(tmp_path: Path) -> None:
     ],
     ids=["parent is a file", "a folder", "not a database"],
 )
+@pytest.mark.slow
 def test_a_path_the_server_cannot_use_is_one_clear_line(tmp_path: Path, make, why: str) -> None:
     assert_refused(serve(make(tmp_path)), why)
 
 
+@pytest.mark.slow
 def test_a_read_only_database_file_is_refused_at_start(tmp_path: Path) -> None:
     db = tmp_path / "gbmj.sqlite3"
     Storage(db).close()
@@ -85,6 +87,7 @@ def test_a_read_only_database_file_is_refused_at_start(tmp_path: Path) -> None:
         assert_refused(serve(db), "read")  # "readonly database" or "read-only"
 
 
+@pytest.mark.slow
 def test_a_read_only_database_folder_is_refused_at_start(tmp_path: Path) -> None:
     folder = tmp_path / "state"
     folder.mkdir()
@@ -93,6 +96,7 @@ def test_a_read_only_database_folder_is_refused_at_start(tmp_path: Path) -> None
         assert_refused(serve(folder / "gbmj.sqlite3"), "read-only")
 
 
+@pytest.mark.slow
 def test_a_second_server_on_the_same_file_is_refused_and_admin_still_works(
     tmp_path: Path,
 ) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from gbmj_tui.screens.lobby import stake_cell
 from protocol import messages as m
 
@@ -50,6 +52,7 @@ def test_hands_are_named_as_players_say_them() -> None:
     assert hand_name(3, 2, "en") == "West round, hand 2"
 
 
+@pytest.mark.slow
 def test_the_owner_renames_with_a_gold_sign() -> None:
     """The settings dialog of a table's owner chooses the sign a new name uses; the
     gold sign goes on the wire, the table sign goes without saying."""

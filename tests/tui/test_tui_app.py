@@ -83,6 +83,7 @@ def test_own_timer_extension_firing_disarms_it() -> None:
     assert "West Alice: timer extended" in " ".join(text.split())  # the action line
 
 
+@pytest.mark.slow
 def test_a_snapshot_at_any_time_puts_names_at_their_seats_and_drops_stale_events() -> None:
     view = replace(claim_prompt(sample_view()), seq=10)
     # the snapshot says who sits where now (a new seating); an event it already holds

@@ -283,6 +283,7 @@ def test_the_panel_matches_its_snapshots(which, size, lang) -> None:
     assert text == path.read_text("utf-8")
 
 
+@pytest.mark.slow
 def test_the_owner_chooses_hints_in_the_settings_dialog() -> None:
     from textual.app import App
     from textual.widgets import Select

@@ -191,6 +191,7 @@ def test_lobby_dialog_bots_ready_then_leave(server: int, tmp_path: Path) -> None
     assert "escape" in warned
 
 
+@pytest.mark.slow
 def test_a_dropped_connection_resumes_the_table(server: int, tmp_path: Path) -> None:
     """The socket dies mid-hand: the client reconnects, resumes its session with the
     token, gets the table's snapshot back and is prompted again."""
@@ -431,6 +432,7 @@ def test_server_on_the_command_line_fills_the_connect_screen(tmp_path: Path) -> 
     assert asyncio.run(go()) == ("example.org:7000", False)
 
 
+@pytest.mark.slow
 def test_back_at_the_seat_after_a_restarted_client_signs_in_with_the_password(
     server: int, tmp_path: Path
 ) -> None:
@@ -472,6 +474,7 @@ def test_back_at_the_seat_after_a_restarted_client_signs_in_with_the_password(
     assert re.search("####x1[0-4]", text)  # the others' hidden hands: a hand is in play
 
 
+@pytest.mark.slow
 def test_j_sits_s_watches_chat_esc_closes_the_box_and_leaving_a_seat_asks(
     server: int, tmp_path: Path
 ) -> None:
@@ -572,6 +575,7 @@ def test_solo_asks_for_its_pace_unless_told(server: int, tmp_path: Path) -> None
     assert timers == PACES["standard"] and timers.reserve == 60
 
 
+@pytest.mark.slow
 def test_a_front_door_client_resuming_a_seated_session_shows_the_table(
     server: int, tmp_path: Path
 ) -> None:

@@ -75,6 +75,7 @@ def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
+@pytest.mark.slow
 def test_the_action_line_says_who_claimed_what_from_whom_and_replaced_flowers() -> None:
     view = replace(sample_view(), seq=40)
     claim = m.Pung(seat=1, tiles=(T.M4,) * 3, claimed_tile=T.M4, from_seat=3)
@@ -134,6 +135,7 @@ def test_keys_outside_the_turn_and_the_toggles_say_what_happened() -> None:
     assert "Auto-pass is on" in _flat(shots[2]) and "[auto-win auto-pass]" in shots[2]
 
 
+@pytest.mark.slow
 def test_a_bell_on_the_players_turn_and_on_a_claim_not_on_an_auto_passed_one() -> None:
     view = replace(sample_view(), seq=40, offer=(3, T.M4))
     turn = m.Prompt(
@@ -165,6 +167,7 @@ def test_the_result_waits_for_a_key_and_the_standings_follow_the_last_hand() -> 
     assert "Final standings" in shots[2] and on_top is StandingsScreen  # after the key
 
 
+@pytest.mark.slow
 def test_unread_results_show_in_the_order_played_then_the_standings() -> None:
     """On auto-play the hands go on under the result: each waits its turn, the oldest
     first, and only the newest tells of the next hand."""
@@ -179,6 +182,7 @@ def test_unread_results_show_in_the_order_played_then_the_standings() -> None:
     assert "Final standings" in shots[5]
 
 
+@pytest.mark.slow
 def test_the_players_closing_the_result_is_sent_and_a_new_deal_brings_the_board_back() -> None:
     view = replace(sample_view(), seq=40)
     timed = replace(HAND_RESULT, next_hand_ms=30_000)
@@ -278,6 +282,7 @@ def test_80x24_keeps_every_key_and_160x50_grows_the_board() -> None:
     assert side == 48 and lines == 4  # the sides take 30% each
 
 
+@pytest.mark.slow
 def test_ascii_draws_nothing_but_ascii_on_every_table_screen() -> None:
     view = claim_prompt(sample_view())
     view = view.with_seat(1, melds=(MeldView("kong", None, concealed=True),))

@@ -55,6 +55,7 @@ def served(tmp_path: Path) -> Iterator[tuple[int, str, list[int]]]:
         proc.wait(10)
 
 
+@pytest.mark.slow
 def test_a_hand_is_saved_with_a_recorder_from_the_history(
     served: tuple[int, str, list[int]], tmp_path: Path
 ) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
+import pytest
 from tui_harness import OfflineApp, terminal_text
 from tui_sample import sample_view
 
@@ -40,6 +41,7 @@ def _missing(view, feed):
     return asyncio.run(go())
 
 
+@pytest.mark.slow
 def test_an_item_not_held_is_offered_for_sale_at_a_free_table() -> None:
     async def feed(app, pilot, table):
         assert m.GetShop() in app.outbox
@@ -114,6 +116,7 @@ def test_a_spectator_is_not_offered_the_ready_key() -> None:
     assert "all ready (r)" in status_text(seated, "en").plain
 
 
+@pytest.mark.slow
 def test_the_owner_is_asked_before_a_person_is_removed_not_a_bot() -> None:
     from gbmj_tui.screens.seats import SeatsDialog
 

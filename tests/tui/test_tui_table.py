@@ -78,6 +78,7 @@ def test_table_shows_melds_and_flowers(size) -> None:
     assert " f5  f6 " in text
 
 
+@pytest.mark.slow
 def test_a_side_with_many_melds_writes_them_as_short_labels_at_80x24() -> None:
     view = sample_view()
     melds = (
@@ -184,6 +185,7 @@ def test_hand_selection_by_arrow_and_number_keys_then_enter_discards() -> None:
     assert _run(view, (80, 24), keys=["enter"], check=check)[2] == [Choice("discard", T.P5)]
 
 
+@pytest.mark.slow
 def test_hand_cannot_discard_without_a_turn_prompt_and_says_why() -> None:
     def check(app, pilot):
         return app.screen.query_one(HandRow).cursor, list(app.sent), screen_text(app)
@@ -336,6 +338,7 @@ def test_auto_pass_answers_a_claim_and_shows_in_the_status_line() -> None:
     assert "[auto-pass]" in text.split("\n")[0]
 
 
+@pytest.mark.slow
 def test_auto_win_declares_an_offered_win() -> None:
     sent, _ = _offline(turn_prompt(sample_view()), ["w"])
     assert sent == [("win", None, 7, 42)]

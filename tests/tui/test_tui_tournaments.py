@@ -56,6 +56,7 @@ def _admin(db: Path, **request: object) -> str:
     raise AssertionError("no admin socket")
 
 
+@pytest.mark.slow
 def test_enter_a_tournament_play_its_session_see_the_standings(
     server: tuple[int, Path], tmp_path: Path
 ) -> None:
@@ -117,6 +118,7 @@ def test_enter_a_tournament_play_its_session_see_the_standings(
     assert "✓" in final  # entered, also once finished
 
 
+@pytest.mark.slow
 def test_a_player_the_host_allows_creates_and_closes_a_tournament(
     server: tuple[int, Path], tmp_path: Path
 ) -> None:
