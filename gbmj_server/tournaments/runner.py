@@ -484,6 +484,7 @@ class Tournaments:
             rounds=rounds,
             bots_allowed=True,
             public_history=True,
+            coach=False,  # no hints in a tournament (docs/rules.md §2.12, §2.13)
         )
 
         def setup(tb: Table) -> None:

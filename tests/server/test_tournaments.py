@@ -25,7 +25,7 @@ from gbmj_server.server import Server
 from gbmj_server.storage import Storage
 from gbmj_server.tournaments.runner import Settings
 from protocol.framing import encode_map
-from server.conftest import TEST_CONFIG, Probe, start
+from server.conftest import TEST_CONFIG, Probe, start, table_of
 from server.wireclient import WireClient, play, simple_choice
 
 pytestmark = pytest.mark.trio
@@ -218,6 +218,8 @@ async def test_no_items_and_no_spectating_of_ones_own_tournament(connect, server
     ):
         reply = await player.request(request, **fields)
         assert reply["type"] == "error" and "no items" in reply["message"], reply
+    # No hints either: the table's settings say so to every client.
+    assert table_of(server, mine).settings.coach is False
     # An outsider may not watch either: the organiser gave no leave.
     outsider = await connect()
     await outsider.register("outsider")
