@@ -1,6 +1,6 @@
 """What every test shares: the fast lane's marks.
 
-``uv run pytest -m "not slow"`` is the loop to run while working (about a minute on two
+``uv run pytest -m "not slow"`` is the loop to run while working (1.5 minutes on two
 cores); CI runs everything. A test is ``slow`` when it takes more than about a second:
 it starts a real server, a client or a browser, or checks the whole tree (mypy). The
 browser and SSH tests are slow as a whole: they start a front door per module."""
