@@ -58,6 +58,26 @@ async def play_then_leave(
             await answer(client, table_id, message)
 
 
+async def two_humans_at_a_stake_table(
+    server: Server, alice: WireClient, bob: WireClient
+) -> tuple[int, Probe]:
+    """Alice's stake table, alice at seat 0, bob at 1, two bots, both ready: the match
+    running."""
+    table_id = await alice.create_table(**SETTINGS)
+    await bob.ok("join_table", table_id=table_id)
+    await alice.ok("sit", table_id=table_id, seat=0)
+    await bob.ok("sit", table_id=table_id, seat=1)
+    for seat in (2, 3):
+        await alice.ok("add_bot", table_id=table_id, seat=seat, level="normal")
+    await alice.ok("ready", table_id=table_id, ready=True)
+    await bob.ok("ready", table_id=table_id, ready=True)
+    probe = Probe(server, table_id)
+    with trio.fail_after(10):
+        while probe.table.play is None:
+            await trio.sleep(0.01)
+    return table_id, probe
+
+
 async def pushed_coins(client: WireClient, coins: int) -> None:
     """The client is told its coins (a ``profile`` pushed by the server)."""
     await client.expect("profile", where=lambda p: p["profile"]["coins"] == coins)
@@ -109,18 +129,7 @@ async def test_each_of_two_humans_pays_their_escape(connect, server: Server) -> 
     await alice.register("alice")
     await bob.register("bob")
     house = await balance(server, None)
-    table_id = await alice.create_table(**SETTINGS)
-    await bob.ok("join_table", table_id=table_id)
-    await alice.ok("sit", table_id=table_id, seat=0)
-    await bob.ok("sit", table_id=table_id, seat=1)
-    for seat in (2, 3):
-        await alice.ok("add_bot", table_id=table_id, seat=seat, level="normal")
-    await alice.ok("ready", table_id=table_id, ready=True)
-    await bob.ok("ready", table_id=table_id, ready=True)
-    probe = Probe(server, table_id)
-    with trio.fail_after(10):
-        while probe.table.play is None:
-            await trio.sleep(0.01)
+    table_id, probe = await two_humans_at_a_stake_table(server, alice, bob)
     game = probe.play
     seat = {"alice": game.st.match.seat_of(0), "bob": game.st.match.seat_of(1)}
     seen: dict[str, list[dict[str, Any]]] = {}
@@ -326,18 +335,7 @@ async def test_leaving_between_two_hands_escapes_the_next_one(connect, server: S
     alice, bob = await connect(), await connect()
     await alice.register("alice")
     await bob.register("bob")
-    table_id = await alice.create_table(**SETTINGS)
-    await bob.ok("join_table", table_id=table_id)
-    await alice.ok("sit", table_id=table_id, seat=0)
-    await bob.ok("sit", table_id=table_id, seat=1)
-    for seat in (2, 3):
-        await alice.ok("add_bot", table_id=table_id, seat=seat, level="normal")
-    await alice.ok("ready", table_id=table_id, ready=True)
-    await bob.ok("ready", table_id=table_id, ready=True)
-    probe = Probe(server, table_id)
-    with trio.fail_after(10):
-        while probe.table.play is None:
-            await trio.sleep(0.01)
+    table_id, probe = await two_humans_at_a_stake_table(server, alice, bob)
     game = probe.play
     mine = game.st.match.seat_of(0)
     first: dict[str, Any] = {}
