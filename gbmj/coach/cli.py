@@ -18,7 +18,6 @@ import argparse
 import json
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TextIO
 
 from protocol.fans import FAN_BY_ID
 from protocol.tiles import Tile
@@ -155,23 +154,6 @@ def format_hints(h: Hints) -> str:
     return "\n".join(lines)
 
 
-def _run_jsonl(source: str, out: TextIO) -> int:
-    try:
-        if source == "-":
-            for r in hint_lines(sys.stdin):
-                out.write(json.dumps(r, ensure_ascii=False) + "\n")
-            return 0
-        with open(source, encoding="utf-8") as f:
-            for r in hint_lines(f):
-                out.write(json.dumps(r, ensure_ascii=False) + "\n")
-    except BrokenPipeError:  # the reader stopped early (| head)
-        return 0
-    except OSError as e:
-        print(f"gbmj-fan: cannot read {source}: {e.strerror}", file=sys.stderr)
-        return 1
-    return 0
-
-
 def parser() -> argparse.ArgumentParser:
     p = fan_cli.parser()
     p.add_argument(
@@ -193,7 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.jsonl is not None:
         if args.hand is not None:
             p.error("give a hand or --jsonl, not both")
-        return _run_jsonl(args.jsonl, sys.stdout)
+        return fan_cli.run_jsonl(args.jsonl, sys.stdout, hint_lines)
     if args.hand is None:
         p.error("a hand is required (or --jsonl FILE)")
     try:

@@ -16,7 +16,7 @@ import argparse
 import json
 import sys
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TextIO
 
 from protocol.tiles import Tile
@@ -135,15 +135,17 @@ def score_lines(lines: Iterable[str]) -> Iterable[dict[str, object]]:
         yield score_record(record)
 
 
-def _run_jsonl(source: str, out: TextIO) -> int:
-    if source == "-":
-        results = score_lines(sys.stdin)
-        for r in results:
-            out.write(json.dumps(r, ensure_ascii=False) + "\n")
-        return 0
+def run_jsonl(
+    source: str, out: TextIO, answers: Callable[[Iterable[str]], Iterable[dict[str, object]]]
+) -> int:
+    """Write ``answers`` of each line of ``source`` (a file, or ``-`` for stdin) as JSONL."""
     try:
+        if source == "-":
+            for r in answers(sys.stdin):
+                out.write(json.dumps(r, ensure_ascii=False) + "\n")
+            return 0
         with open(source, encoding="utf-8") as f:
-            for r in score_lines(f):
+            for r in answers(f):
                 out.write(json.dumps(r, ensure_ascii=False) + "\n")
     except BrokenPipeError:  # the reader stopped early (| head)
         return 0
@@ -163,7 +165,7 @@ def run(p: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.jsonl is not None:
         if args.hand is not None:
             p.error("give a hand or --jsonl, not both")
-        return _run_jsonl(args.jsonl, sys.stdout)
+        return run_jsonl(args.jsonl, sys.stdout, score_lines)
     if args.hand is None:
         p.error("a hand is required (or --jsonl FILE)")
     try:
