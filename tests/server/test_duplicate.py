@@ -15,6 +15,7 @@ import trio
 
 from gbmj.game.duplicate import deals_from_seed, seating
 from gbmj.game.wall import commitment_of
+from gbmj.tournament.duplicate import DEFAULT_STEPS
 from gbmj_server import cli
 from gbmj_server.admin_socket import serve_admin
 from gbmj_server.moderation import Moderator
@@ -28,9 +29,14 @@ pytestmark = pytest.mark.trio
 
 
 @pytest.mark.slow
-async def test_two_tables_play_the_same_deals_and_stay_closed_until_both_have(
+async def test_two_tables_play_the_same_deals_each_closed_until_both_have_played_it(
     connect, server: Server
 ) -> None:
+    """Table 1 plays both deals while table 2 waits: nothing sent to table 1 carries a
+    wall, a salt or a tile of another seat but the winner's; its deals stay closed
+    (history, replays, spectators). Table 2 plays deal 1: deal 1 opens, deal 2 stays
+    closed; table 2 may be watched (table 1 has ended). At the end every deal is open
+    and its walls are the deal promised."""
     tournaments = server.services.tournaments if server.services else None
     assert tournaments is not None
     t = await tournaments.create(
@@ -38,10 +44,11 @@ async def test_two_tables_play_the_same_deals_and_stay_closed_until_both_have(
         Settings(
             name="duplicate night",
             sessions=1,
-            hands=4,
+            hands=2,
             grace_seconds=30,
             pause_seconds=0,
             spectators=True,
+            turn_seconds=600,  # nobody's clock runs out while a table waits
             duplicate=True,
         ),
     )
@@ -55,59 +62,80 @@ async def test_two_tables_play_the_same_deals_and_stay_closed_until_both_have(
     seated = [await c.expect("tournament_seated", where=lambda m: "table_id" in m) for c in clients]
     # The deals' commitments are published from the session's start.
     published = (await outsider_view(connect, t.id))["deals"]
-    assert len(published) == 4
-    first = seated[0]["table_id"]
-    second = next(s["table_id"] for s in seated if s["table_id"] != first)
+    assert len(published) == 2
+    first = next(s["table_id"] for s in seated if s["table_number"] == 1)
+    second = next(s["table_id"] for s in seated if s["table_number"] == 2)
+    at_first = [i for i in range(8) if seated[i]["table_id"] == first]
+    at_second = [i for i in range(8) if seated[i]["table_id"] == second]
 
-    # Nobody may watch a duplicate table while its session is in play (the organiser
-    # allows spectators: the refusal is the deals').
+    # Nobody may watch a duplicate table while another table will play its deals (the
+    # organiser allows spectators: the refusal is the deals').
     outsider = await connect()
     await outsider.register("dupwatcher")
-    reply = await outsider.request("spectate", table_id=second)
-    assert reply["type"] == "error" and reply["code"] == "deal_in_play", reply
+    for table_id in (first, second):
+        reply = await outsider.request("spectate", table_id=table_id)
+        assert reply["type"] == "error" and reply["code"] == "deal_in_play", reply
 
-    # The first table plays its four deals while the second waits.
+    # Table 1 plays its two deals while table 2 waits.
     results: dict[int, list[dict[str, Any]]] = {}
-    go_on = trio.Event()
+    async with trio.open_nursery() as nursery:
+        for i in at_first:
+            nursery.start_soon(lambda i=i: _play_into(results, i, clients[i], first))
+    done = at_first[0]
+    mine = results[done]
+    assert [4 * (r["round_number"] - 1) + r["hand_number"] for r in mine] == [1, 2]
+    for i in at_first:  # everything table 1's players were sent: sealed
+        assert_sealed(clients[i].seen, seated[i]["place"], table_index=0)
 
-    async def player(i: int) -> None:
-        table_id = seated[i]["table_id"]
-        if table_id == second:
-            await go_on.wait()
-        results[i] = await play(clients[i], table_id)
+    # Neither deal has been played at table 2: both closed, to table 1's players too.
+    for result in mine:
+        reply = await clients[done].request("get_hand", hand_id=result["hand_id"])
+        assert reply["type"] == "error" and reply["code"] == "deal_in_play", reply
+    listed = await clients[done].ok("get_match", match_id=mine[0]["match_id"])
+    assert listed["hands"] == []  # the match is there, its closed deals left out
+
+    # Table 2 plays deal 1, the last table to: its players see its end unsealed.
+    seconds: dict[int, list[dict[str, Any]]] = {}
+    async with trio.open_nursery() as nursery:
+        for i in at_second:
+            nursery.start_soon(
+                lambda i=i: _play_into(seconds, i, clients[i], second, until="hand_result")
+            )
+    (deal_1,) = seconds[at_second[0]]
+    assert len(deal_1["wall_order"]) == 136 and deal_1["salt"]
+    assert all(deal_1["concealed"])
+    # Deal 1 has opened (walls and all), deal 2 has not.
+    log = await clients[done].ok("get_hand", hand_id=mine[0]["hand_id"])
+    assert commitment_of(log["wall_order"], bytes.fromhex(log["salt"]), 0, 1) == published[0]
+    reply = await clients[done].request("get_hand", hand_id=mine[1]["hand_id"])
+    assert reply["type"] == "error" and reply["code"] == "deal_in_play", reply
+    listed = await clients[done].ok("get_match", match_id=mine[0]["match_id"])
+    assert [h["number"] for h in listed["hands"]] == [1]
+    # Table 1 has ended: table 2 plays only deals nobody else will play, and may be
+    # watched (its players hold at deal 2's first prompt: nothing times out).
+    watched = await outsider.request("spectate", table_id=second)
+    assert watched["type"] == "snapshot", watched
 
     async with trio.open_nursery() as nursery:
-        for i in range(8):
-            nursery.start_soon(player, i)
-        with trio.fail_after(60):
-            while sum(1 for i in results if seated[i]["table_id"] == first) < 4:
-                await trio.sleep(0.05)
-        done = next(i for i in results if seated[i]["table_id"] == first)
-        hand = results[done][0]
-        assert len(results[done]) == 4
-        assert len(hand["wall_order"]) == 136  # personal walls
-        # The second table has not played these deals: the first's hands stay closed,
-        # to its own players too.
-        for request, fields in (
-            ("get_match", {"match_id": hand["match_id"]}),
-            ("get_hand", {"hand_id": hand["hand_id"]}),
-        ):
-            reply = await clients[done].request(request, **fields)
-            assert reply["type"] == "error" and reply["code"] == "deal_in_play", reply
-        go_on.set()
-
+        for i in at_second:
+            nursery.start_soon(lambda i=i: _play_into(seconds, i, clients[i], second))
     with trio.fail_after(30):
         while (detail := await clients[0].ok("get_tournament", tournament_id=t.id))["tournament"][
             "state"
         ] != "finished":
             await trio.sleep(0.05)
+    # The spectator saw deal 2 end unsealed: no table will play it any more.
+    await outsider.expect("match_result")
+    ends = [
+        x["event"] for x in outsider.seen if x["type"] == "event" and x["event"]["kind"] == "hand_end"
+    ]
+    assert len(ends) == 1 and len(ends[0]["wall_order"]) == 136
 
-    # Now every table has played every deal: the hands open, with their walls.
-    deals = deals_from_seed(min(tournaments_seeds(server, t.id)), 4)
+    # Every deal is open: every table's walls are the deals promised.
+    deals = deals_from_seed(min(tournaments_seeds(server, t.id)), 2)
     assert published == [d.walls(0, k + 1).commitment for k, d in enumerate(deals)]
-    by_table: dict[int, list[dict[str, Any]]] = {}
-    for i, mine in results.items():
-        by_table.setdefault(seated[i]["table_id"], mine)
+    by_table = {first: mine, second: [*seconds[at_second[0]]]}
+    assert len(by_table[second]) == 2
     for table_id, hands in by_table.items():
         table_index = next(s["table_number"] for s in seated if s["table_id"] == table_id) - 1
         for k, result in enumerate(hands):
@@ -134,8 +162,45 @@ async def test_two_tables_play_the_same_deals_and_stay_closed_until_both_have(
     assert len(lines) == 8
     assert sum(line["score"] for line in lines) == 0
     assert all(line["table_points"] == 0 for line in lines)
-    reply = await outsider.request("spectate", table_id=second)
-    assert reply["type"] == "error" and reply["code"] != "deal_in_play"
+    assert detail["scale"] == list(DEFAULT_STEPS)  # the standings say the scale
+
+
+async def _play_into(
+    into: dict[int, list[dict[str, Any]]],
+    i: int,
+    client: WireClient,
+    table_id: int,
+    until: str = "match_result",
+) -> None:
+    into.setdefault(i, []).extend(await play(client, table_id, until=until))
+
+
+def assert_sealed(seen: list[dict[str, Any]], place: int, table_index: int) -> None:
+    """No message carries a wall or a salt; every hand's end (the event and the result)
+    shows the concealed tiles of the player's own seat and the winner's only, and no
+    other seat's concealed kong."""
+    assert not any(_has_key(x, ("wall_order", "salt")) for x in seen)
+    ends = [x["event"] for x in seen if x["type"] == "event" and x["event"]["kind"] == "hand_end"]
+    results = [x for x in seen if x["type"] == "hand_result"]
+    assert len(ends) == len(results) == 2
+    for k, (end, result) in enumerate(zip(ends, results, strict=True)):
+        own = seating(k, table_index).index(place)
+        shown = {own, result.get("winner", own)}
+        for body in (end, result):
+            for s in range(4):
+                if s in shown:
+                    assert body["concealed"][s], (k, s, body)
+                else:
+                    assert body["concealed"][s] == [], (k, s, body)
+                    assert all(m is None or not m["concealed"] for m in body["melds"][s])
+
+
+def _has_key(value: Any, keys: tuple[str, ...]) -> bool:
+    if isinstance(value, dict):
+        return any(k in keys or _has_key(v, keys) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_key(v, keys) for v in value)
+    return False
 
 
 async def outsider_view(connect: Any, tournament_id: int) -> dict[str, Any]:
@@ -160,7 +225,8 @@ async def test_a_restart_resumes_a_duplicate_session_on_its_deals(
 ) -> None:
     """The server stops after a duplicate session's first hand and starts again on the
     same file: the match resumes as the duplicate match it was (deal 2 on its personal
-    walls), the session's hands stay closed until it ends, then open."""
+    walls); which deals are still in play is read from the file (deal 1, played by the
+    only table, is open; deal 2 is not until it is played)."""
     path = tmp_path / "gbmj.sqlite3"
     storage = Storage(path)
     first = Server(storage, TEST_CONFIG)
@@ -207,9 +273,12 @@ async def test_a_restart_resumes_a_duplicate_session_on_its_deals(
             client = await connect_to(second)
             await client.ok("login", name=name, password="secret-pw")
             again.append(client)
-        # Closed from the restart on: the first hand is not readable yet.
+        # What the session's tables have played is read from the file: the only table
+        # has played deal 1, which no table will play again (open), not deal 2.
         reply = await again[0].request("get_hand", hand_id=firsts[0][0]["hand_id"])
-        assert reply["type"] == "error" and reply["code"] == "deal_in_play", reply
+        assert reply["type"] == "hand_log" and reply["number"] == 1, reply
+        assert second.services is not None and second.services.tournaments is not None
+        assert second.services.tournaments.deal_closed(seated["table_id"], 2)
         seen: list[list[dict[str, Any]]] = []
 
         async def finish(client: WireClient) -> None:
@@ -219,7 +288,6 @@ async def test_a_restart_resumes_a_duplicate_session_on_its_deals(
         async with trio.open_nursery() as rest:
             for client in again:
                 rest.start_soon(finish, client)
-        assert second.services is not None and second.services.tournaments is not None
         with trio.fail_after(10):
             while (
                 detail := await second.services.tournaments.detail(t.id)
