@@ -15,13 +15,14 @@ import trio
 
 from gbmj.game.duplicate import deals_from_seed, seating
 from gbmj.game.wall import commitment_of
-from gbmj.tournament.duplicate import DEFAULT_STEPS
+from gbmj.tournament.duplicate import DEFAULT_SCALE, DEFAULT_STEPS, scale_of
 from gbmj_server import cli
 from gbmj_server.admin_socket import serve_admin
 from gbmj_server.moderation import Moderator
 from gbmj_server.server import Server
 from gbmj_server.storage import Storage
-from gbmj_server.tournaments.runner import Settings
+from gbmj_server.storage.tournaments import SessionTable
+from gbmj_server.tournaments.runner import Settings, session_field_scores
 from server.conftest import TEST_CONFIG, start
 from server.wireclient import WireClient, play
 
@@ -126,9 +127,7 @@ async def test_two_tables_play_the_same_deals_each_closed_until_both_have_played
             await trio.sleep(0.05)
     # The spectator saw deal 2 end unsealed: no table will play it any more.
     await outsider.expect("match_result")
-    ends = [
-        x["event"] for x in outsider.seen if x["type"] == "event" and x["event"]["kind"] == "hand_end"
-    ]
+    ends = hand_ends(outsider.seen)
     assert len(ends) == 1 and len(ends[0]["wall_order"]) == 136
 
     # Every deal is open: every table's walls are the deals promised.
@@ -180,7 +179,7 @@ def assert_sealed(seen: list[dict[str, Any]], place: int, table_index: int) -> N
     shows the concealed tiles of the player's own seat and the winner's only, and no
     other seat's concealed kong."""
     assert not any(_has_key(x, ("wall_order", "salt")) for x in seen)
-    ends = [x["event"] for x in seen if x["type"] == "event" and x["event"]["kind"] == "hand_end"]
+    ends = hand_ends(seen)
     results = [x for x in seen if x["type"] == "hand_result"]
     assert len(ends) == len(results) == 2
     for k, (end, result) in enumerate(zip(ends, results, strict=True)):
@@ -193,6 +192,10 @@ def assert_sealed(seen: list[dict[str, Any]], place: int, table_index: int) -> N
                 else:
                     assert body["concealed"][s] == [], (k, s, body)
                     assert all(m is None or not m["concealed"] for m in body["melds"][s])
+
+
+def hand_ends(seen: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [x["event"] for x in seen if x["type"] == "event" and x["event"]["kind"] == "hand_end"]
 
 
 def _has_key(value: Any, keys: tuple[str, ...]) -> bool:
@@ -306,7 +309,7 @@ async def test_a_restart_resumes_a_duplicate_session_on_its_deals(
 
 
 async def test_the_host_creates_a_duplicate_session_from_the_command_line(
-    server: Server, nursery: trio.Nursery
+    server: Server, nursery: trio.Nursery, connect: Any
 ) -> None:
     assert server.services is not None and server.services.tournaments is not None
     db = server.store.storage.path
@@ -324,6 +327,46 @@ async def test_the_host_creates_a_duplicate_session_from_the_command_line(
     assert status == 0 and "created" in said, said
     record = await server.services.tournaments.get(int(said.split()[1]))
     assert record.duplicate and record.hands == 8 and record.sessions == 1
+    assert record.scale == "steps"
     status, said = await trio.to_thread.run_sync(run, "Plain")
     assert status == 0
-    assert not (await server.services.tournaments.get(int(said.split()[1]))).duplicate
+    plain_id = int(said.split()[1])
+    assert not (await server.services.tournaments.get(plain_id)).duplicate
+
+    # The scale is a setting of a duplicate tournament, stored and shown in its detail.
+    client = await connect()
+    await client.register("scalereader")
+    for words, shown in (("raw", []), ("10,20,40", [10, 20, 40]), ("steps", list(DEFAULT_STEPS))):
+        status, said = await trio.to_thread.run_sync(
+            run, "Scaled", "--duplicate", "--sessions", "1", "--scale", words
+        )
+        assert status == 0, said
+        tournament_id = int(said.split()[1])
+        assert (await server.services.tournaments.get(tournament_id)).scale == words
+        detail = await client.ok("get_tournament", tournament_id=tournament_id)
+        assert detail["scale"] == shown
+    assert "scale" not in await client.ok("get_tournament", tournament_id=plain_id)
+    before = await trio.to_thread.run_sync(server.store.storage.tournaments)
+    for argv in (("Bad", "--duplicate", "--scale", "imps"), ("Bad", "--scale", "raw")):
+        status, said = await trio.to_thread.run_sync(run, *argv)
+        assert status == 1 and ("scale" in said), said
+    assert await trio.to_thread.run_sync(server.store.storage.tournaments) == before
+
+
+async def test_a_session_scores_on_its_scale() -> None:
+    """Two tables, one deal: seat 0 scored 48 at table 1 and -16 at table 2 (difference
+    64), the other seats the opposite of a difference of their own."""
+    tables = [SessionTable(1, n, (0, 1, 2, 3), (), b"", n, None) for n in (1, 2)]
+    played = [[(1, (48, -16, -16, -16))], [(1, (-16, 48, -16, -16))]]
+    # Deal 1 at table 2 turns the seats by one: place p holds seat (p - 1) mod 4.
+    by_seat = {1: seating(0, 0), 2: seating(0, 1)}
+    raw = session_field_scores(tables, played, scale_of("raw"))
+    steps = session_field_scores(tables, played)
+    for n, table_played in zip((1, 2), played, strict=True):
+        points = table_played[0][1]
+        other = played[2 - n][0][1]
+        for place in range(4):
+            seat = by_seat[n].index(place)
+            assert raw[n][place] == points[seat] - other[seat]
+            assert steps[n][place] == DEFAULT_SCALE.score(points[seat] - other[seat])
+    assert sum(raw[1]) + sum(raw[2]) == 0
