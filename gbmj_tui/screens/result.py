@@ -221,6 +221,8 @@ class ResultScreen(ModalScreen[None]):
         shown.update(line)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "replay" and self.view.result is not None and self.view.result.sealed:
+            return False  # a duplicate deal in play: its replay opens later (§2.14)
         if action in ("replay", "save"):
             return self.view.result is not None and self.view.result.hand_id is not None
         if action == "costly":  # the coach's review, where the table allows the coach

@@ -368,15 +368,21 @@ def test_a_sealed_duplicate_result_says_the_walls_are_revealed_later() -> None:
         salt=None,
     )
     view = replace(sample_view(), seq=40)
-    _, shots = _play(view, [sealed], lang="en")
+    replay, shots = _play(view, [sealed], lang="en", check=_may_replay)
+    assert replay is False  # its replay opens later, in the history
     shown = _flat(shots[0])
     assert "The walls are revealed later: this duplicate deal is still to be played" in shown
     assert shown.count("(hidden until every table has played this deal)") == 3
     assert "Wall verified" not in shown and "not checked" not in shown
     _, shots = _play(view, [sealed], lang="zh")
     assert "牌墙稍后公开" in _flat(shots[0])
-    _, shots = _play(view, [HAND_RESULT], lang="en")  # an ordinary hand: nothing hidden
+    replay, shots = _play(view, [HAND_RESULT], lang="en", check=_may_replay)
+    assert replay is True  # an ordinary hand: nothing hidden
     assert "hidden until" not in _flat(shots[0]) and "revealed later" not in _flat(shots[0])
+
+
+def _may_replay(app) -> bool | None:
+    return app.screen.check_action("replay", ())
 
 
 def test_the_first_deal_says_where_the_seats_were_drawn() -> None:
