@@ -149,11 +149,12 @@ async def get_match(services: Services, conn: Connection, request: m.GetMatch) -
     found = await services.store.call(read)
     if found is None:
         raise _unknown("match", request.match_id)
-    # The hands of deals still to be played elsewhere are left out until they open.
+    # The hands of deals still to be played elsewhere are left out until they open, and
+    # the standings with them (less the open hands' points, they are the closed ones').
     reply = detail(found)
     hands = tuple(x for x in reply.hands if not _closed(services, found.table_id, x.number))
     if len(hands) < len(reply.hands):
-        reply = replace(reply, hands=hands)
+        reply = replace(reply, hands=hands, standings=None)
     return reply if services.signer is None else services.signer.match_detail(reply)
 
 

@@ -94,6 +94,7 @@ async def test_two_tables_play_the_same_deals_each_closed_until_both_have_played
         assert reply["type"] == "error" and reply["code"] == "deal_in_play", reply
     listed = await clients[done].ok("get_match", match_id=mine[0]["match_id"])
     assert listed["hands"] == []  # the match is there, its closed deals left out
+    assert "standings" not in listed  # (their points are the standings')
 
     # Table 2 plays deal 1, the last table to: its players see its end unsealed.
     seconds: dict[int, list[dict[str, Any]]] = {}
@@ -111,7 +112,7 @@ async def test_two_tables_play_the_same_deals_each_closed_until_both_have_played
     reply = await clients[done].request("get_hand", hand_id=mine[1]["hand_id"])
     assert reply["type"] == "error" and reply["code"] == "deal_in_play", reply
     listed = await clients[done].ok("get_match", match_id=mine[0]["match_id"])
-    assert [h["number"] for h in listed["hands"]] == [1]
+    assert [h["number"] for h in listed["hands"]] == [1] and "standings" not in listed
     # Table 1 has ended: table 2 plays only deals nobody else will play, and may be
     # watched (its players hold at deal 2's first prompt: nothing times out).
     watched = await outsider.request("spectate", table_id=second)
@@ -155,6 +156,8 @@ async def test_two_tables_play_the_same_deals_each_closed_until_both_have_played
                 )
                 for s in range(4)
             ]
+    listed = await clients[done].ok("get_match", match_id=mine[0]["match_id"])
+    assert [h["number"] for h in listed["hands"]] == [1, 2] and listed["standings"]
     # Two tables: each deal and seat compared by the difference, on the step scale: the
     # scores sum to zero, and table points are not what ranks a duplicate field.
     lines = detail["standings"]
