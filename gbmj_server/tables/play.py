@@ -531,8 +531,9 @@ class Play:
             rules.deal_played(self.st.number)
 
     def sealed(self) -> bool:
-        """Whether the ended hand's end is sealed: a duplicate deal that another table
-        has still to play (a resumed table not yet given its rules assumes so)."""
+        """Whether the deal is sealed (its hand's end, and the table to spectators): a
+        duplicate deal that another table has still to play (a resumed table not yet
+        given its session's rules assumes so)."""
         if not isinstance(self.st.match, DuplicateMatch):
             return False
         rules = self.table.tournament
