@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -15,18 +16,35 @@ import trio
 
 from gbmj.game.duplicate import deals_from_seed, seating
 from gbmj.game.wall import commitment_of
+from gbmj.replay import Replay, dumps, hand_from_log, match_from_detail, replay_file, verify_text
+from gbmj.replay.verify import Trust
 from gbmj.tournament.duplicate import DEFAULT_SCALE, DEFAULT_STEPS, scale_of
 from gbmj_server import cli
 from gbmj_server.admin_socket import serve_admin
+from gbmj_server.config import ServerConfig
 from gbmj_server.moderation import Moderator
 from gbmj_server.server import Server
+from gbmj_server.signing import load_signer
 from gbmj_server.storage import Storage
 from gbmj_server.storage.tournaments import SessionTable
 from gbmj_server.tournaments.runner import Settings, session_field_scores
+from protocol.messages import HandLog, MatchDetail, Message
 from server.conftest import TEST_CONFIG, start
 from server.wireclient import WireClient, play
 
 pytestmark = pytest.mark.trio
+
+
+@pytest.fixture
+async def server(nursery: trio.Nursery, tmp_path: Path) -> AsyncIterator[Server]:
+    """The tests' server, signing what its history tells (so replay files verify)."""
+    path = tmp_path / "gbmj.sqlite3"
+    storage = Storage(path)
+    srv = Server(storage, TEST_CONFIG, signer=load_signer(ServerConfig(db=path)))
+    running = await start(nursery, srv)
+    yield srv
+    await running.stop()
+    storage.close()
 
 
 @pytest.mark.slow
@@ -158,6 +176,12 @@ async def test_two_tables_play_the_same_deals_each_closed_until_both_have_played
             ]
     listed = await clients[done].ok("get_match", match_id=mine[0]["match_id"])
     assert [h["number"] for h in listed["hands"]] == [1, 2] and listed["standings"]
+    # And a replay file made of what the history now tells verifies (gbmj verify).
+    assert server.services is not None and server.services.signer is not None
+    trust = Trust({server.services.signer.fingerprint: "the test server"}, "the test's pin")
+    for hands in by_table.values():
+        report = verify_text(dumps(await replay_over_the_wire(clients[0], hands)), trust)
+        assert report.ok, report.text()
     # Two tables: each deal and seat compared by the difference, on the step scale: the
     # scores sum to zero, and table points are not what ranks a duplicate field.
     lines = detail["standings"]
@@ -165,6 +189,21 @@ async def test_two_tables_play_the_same_deals_each_closed_until_both_have_played
     assert sum(line["score"] for line in lines) == 0
     assert all(line["table_points"] == 0 for line in lines)
     assert detail["scale"] == list(DEFAULT_STEPS)  # the standings say the scale
+
+
+async def replay_over_the_wire(client: WireClient, hands: list[dict[str, Any]]) -> Replay:
+    """A match's replay file as ``gbmj export`` makes it, from the signed history."""
+    detail = Message.from_wire(await client.ok("get_match", match_id=hands[0]["match_id"]))
+    assert isinstance(detail, MatchDetail) and detail.certificate is not None
+    logs = [Message.from_wire(await client.ok("get_hand", hand_id=h["hand_id"])) for h in hands]
+    return replay_file(
+        "test server",
+        "test",
+        match_from_detail(detail, detail.signature),
+        [hand_from_log(log, signature=log.signature) for log in logs if isinstance(log, HandLog)],
+        exported_at=0,
+        certificate=detail.certificate,
+    )
 
 
 async def _play_into(
