@@ -10,6 +10,7 @@ host exports it, and the files are checked. Prints::
     replay files verified: 4/4
     score sum per deal: 0
     calls per table: N,N,N,N
+    sealed hand ends: N/N, deals unsealed at one table alone: 8/8
     wall-clock: N s
 
 "identical deals per seat" counts the (deal, seat) pairs whose dealt tiles and draws,
@@ -18,6 +19,9 @@ down its wall drew more, the same tiles first). "score sum per deal" sums, for e
 deal, every result's points minus the mean of the other tables' results for the same
 seat (it is 0 for every deal when the comparison is fair). "calls per table" counts the
 chows, pungs and kongs made at each table: the tables did not play the deals alike.
+"sealed hand ends" counts the hand results the players received without a wall (a deal
+still to be played at another table), and the deals whose results came with their walls
+at one table alone (by the rules, the last to play the deal).
 
     uv run python bench/duplicate.py
 """
@@ -62,6 +66,7 @@ class Caller:
         self.rng = random.Random(seed)
         self.client: WireClient | None = None
         self.table_id = 0
+        self.results: list[tuple[int, int, bool]] = []  # (deal, table, sealed) received
 
     async def connect(self) -> WireClient:
         self.client = WireClient(await trio.open_tcp_stream("127.0.0.1", self.port))
@@ -90,6 +95,9 @@ class Caller:
                 self.table_id = message.get("table_id", self.table_id)
             elif kind == "snapshot":
                 self.table_id = message["table"]["table_id"]
+            elif kind == "hand_result":
+                deal = 4 * (message["round_number"] - 1) + message["hand_number"]
+                self.results.append((deal, self.table_id, "wall_order" not in message))
             elif kind == "prompt":
                 choice = self.choose(message["actions"])
                 await client.send(
@@ -143,6 +151,15 @@ def check(db: Path, tournament_id: int, deals: int) -> dict[str, str]:
     }
 
 
+def sealed_line(received: list[tuple[int, int, bool]], deals: int) -> str:
+    """How many hand results came sealed, and for how many deals the walls came with
+    the results of one table alone (the last to play it: docs/rules.md §2.14)."""
+    sealed = sum(1 for _, _, s in received if s)
+    unsealed_at = [{t for d, t, s in received if d == k and not s} for k in range(1, deals + 1)]
+    one = sum(1 for tables in unsealed_at if len(tables) == 1)
+    return f"{sealed}/{len(received)}, deals unsealed at one table alone: {one}/{deals}"
+
+
 async def main(deals: int) -> None:
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as folder:
@@ -178,6 +195,7 @@ async def main(deals: int) -> None:
         finally:
             await server.stop()
         result = check(server.db, tournament_id, deals)
+        result["sealed hand ends"] = sealed_line([r for c in callers for r in c.results], deals)
     for key, value in result.items():
         print(f"{key}: {value}")
     print(f"wall-clock: {time.monotonic() - started:.1f} s")

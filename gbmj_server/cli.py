@@ -188,6 +188,11 @@ def _tournament_parser(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="duplicate: every table of a session plays the same deals (--hands of them)",
     )
+    create.add_argument(
+        "--scale",
+        help="a duplicate tournament's scale: steps (the default step scale), raw (the "
+        "difference itself), or rising thresholds in points, e.g. 10,20,40,80",
+    )
     create.add_argument("--turn", type=int, help="seconds a turn (default 15)")
     create.add_argument("--grace", type=int, help="seconds a session waits for its players")
     create.add_argument("--pause", type=int, help="seconds between two sessions (default 60)")
@@ -227,6 +232,7 @@ def _tournament(args: argparse.Namespace, config: ServerConfig) -> int:
                 ("turn_seconds", args.turn),
                 ("grace_seconds", args.grace),
                 ("pause_seconds", args.pause),
+                ("scale", args.scale),
             ):
                 if value is not None:
                     request[key] = value

@@ -51,6 +51,9 @@ class MeldView:
         return (t,) * (4 if self.kind == "kong" else 3)
 
 
+FACE_DOWN_KONG = MeldView("kong", None, concealed=True)  # another seat's concealed kong
+
+
 @dataclass(frozen=True, slots=True)
 class SeatView:
     """One seat as the viewer sees it: public information only, plus a tile count."""
@@ -164,6 +167,9 @@ class ResultView:
     # The revealed wall and salt against the commitment announced before the deal
     # (docs/rules.md §1.1): True verified, False not, None not checked.
     wall_verified: bool | None = None
+    # A duplicate deal still to be played at another table (docs/rules.md §2.14): the
+    # others' concealed tiles and the walls are revealed later, in the history.
+    sealed: bool = False
 
 
 def _four_seats() -> tuple[SeatView, ...]:

@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from gbmj_tui.model import (
+    FACE_DOWN_KONG,
     TIMERS,
     Choice,
     FanLine,
@@ -268,7 +269,7 @@ def on_hand_end(
     view: TableView,
     *,
     concealed: Iterable[Iterable[int]] = ((), (), (), ()),
-    melds: Iterable[Iterable[MeldView]] = ((), (), (), ()),
+    melds: Iterable[Iterable[MeldView | None]] = ((), (), (), ()),
     outcome: str | None = None,
     points: Iterable[int] | None = None,
     **_: Any,
@@ -279,7 +280,8 @@ def on_hand_end(
     result = replace(
         result,
         hands=tuple(sort_tiles(h) for h in concealed),
-        melds=tuple(tuple(m) for m in melds),
+        # (a sealed duplicate hand's end keeps another seat's concealed kong face down)
+        melds=tuple(tuple(FACE_DOWN_KONG if x is None else x for x in ms) for ms in melds),
         flowers=tuple(s.flowers for s in view.seats),
         points=result.points if points is None else tuple(points),
     )

@@ -24,7 +24,7 @@ from protocol.vocabulary import Presence, TableStatus
 def meld_from_wire(meld: m.MeldView | None) -> MeldView:
     """A wire meld; ``None`` (another seat's concealed kong) is a face-down kong."""
     if meld is None:
-        return MeldView("kong", None, concealed=True)
+        return model.FACE_DOWN_KONG
     return MeldView(
         kind=meld.kind,
         tile=meld.tile,
@@ -207,13 +207,16 @@ def apply_hand_result(view: TableView, msg: m.HandResult) -> TableView:
         melds=tuple(tuple(meld_from_wire(x) for x in ms) for ms in msg.melds),
         flowers=tuple(tuple(f) for f in msg.flowers),
         hand_id=msg.hand_id,
-        wall_verified=wall_verified(
+        wall_verified=None
+        if msg.wall_order is None or msg.salt is None
+        else wall_verified(
             view.commitment,
             msg.wall_order,
             msg.salt,
             msg.match_id,
             hand_number_in_match(msg.round_number, msg.hand_number),
         ),
+        sealed=msg.wall_order is None,
     )
     seats = tuple(replace(s, score=score) for s, score in zip(view.seats, msg.scores, strict=True))
     return replace(

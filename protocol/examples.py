@@ -435,4 +435,13 @@ EVENT_EXAMPLES: tuple[m.EventBody, ...] = (
         commitment=COMMITMENT,
         points=POINTS,
     ),
+    # Sealed (a duplicate deal still played elsewhere), as seat 1 sees it: its own tiles
+    # and the winner's, seat 3's concealed kong face down, no wall yet.
+    m.HandEnd(
+        outcome=Outcome.WIN,
+        concealed=(CONCEALED[0], CONCEALED[1], (), ()),
+        melds=(MELDS[0], MELDS[1], (), (None,)),
+        commitment=COMMITMENT,
+        points=POINTS,
+    ),
 )

@@ -205,8 +205,15 @@ class MeldView(Record):
     added: bool = field(Bool(), "a kong made by adding to a pung")
 
 
-MELDS = ListOf(Struct(MeldView), 4)
 SEAT_MELDS = ListOf(Optional(Struct(MeldView)), 4)  # nil: a face-down concealed kong
+# A hand's end at a duplicate table while its deal is still played at another table
+# (docs/rules.md §2.14): sealed, it shows only what play showed.
+SEALED_CONCEALED = "of seats 0-3; sealed: empty but the viewer's own and the winner's"
+SEALED_MELDS = "of seats 0-3; sealed: nil for another seat's concealed kong"
+SEALED_WALL = (
+    "144; personal walls (docs/rules.md §1.6): 136; absent when sealed (it opens in the "
+    "history once every table has played the deal)"
+)
 
 
 @record
@@ -594,13 +601,15 @@ class Escape(EventBody):
 
 @tagged("hand_end")
 class HandEnd(EventBody):
-    """Everything revealed: each seat's concealed tiles and melds, the wall and its salt."""
+    """Everything revealed: each seat's concealed tiles and melds, the wall and its salt;
+    at a duplicate table, while its deal is still played elsewhere, only what play showed
+    (``sealed``, docs/rules.md §2.14)."""
 
     outcome: Outcome = field(Choice(Outcome))
-    concealed: tuple[tuple[int, ...], ...] = field(ListOf(CONCEALED, 4, 4), "of seats 0-3")
-    melds: tuple[tuple[MeldView, ...], ...] = field(ListOf(MELDS, 4, 4), "of seats 0-3")
-    wall_order: tuple[int, ...] = field(WALL_ORDER, "144; personal walls (docs/rules.md §1.6): 136")
-    salt: str = field(Hex(2, 128))
+    concealed: tuple[tuple[int, ...], ...] = field(ListOf(CONCEALED, 4, 4), SEALED_CONCEALED)
+    melds: tuple[tuple[MeldView | None, ...], ...] = field(ListOf(SEAT_MELDS, 4, 4), SEALED_MELDS)
+    wall_order: tuple[int, ...] | None = field(Optional(WALL_ORDER), SEALED_WALL, default=None)
+    salt: str | None = field(Optional(Hex(2, 128)), "absent with ``wall_order``", default=None)
     commitment: str = field(Hex(64, 64))
     points: tuple[int, ...] = field(POINTS_PER_SEAT, "this hand, per seat")
 
@@ -966,7 +975,9 @@ class Action(Message):
 
 @message("hand_result", "server")
 class HandResult(Message):
-    """A hand is over: the win (or draw or escape), fans, points, every hand revealed."""
+    """A hand is over: the win (or draw or escape), fans, points, every hand revealed
+    (sealed at a duplicate table while its deal is still played elsewhere, as
+    ``hand_end``)."""
 
     _RULES = (
         When("outcome", ("win",), require=("winner", "win_tile")),
@@ -992,11 +1003,11 @@ class HandResult(Message):
     total: int = field(FAN_TOTAL, "all fan including flowers")
     points: tuple[int, ...] = field(POINTS_PER_SEAT, "this hand")
     scores: tuple[int, ...] = field(POINTS_PER_SEAT, "match totals after this hand")
-    concealed: tuple[tuple[int, ...], ...] = field(ListOf(CONCEALED, 4, 4), "of seats 0-3")
-    melds: tuple[tuple[MeldView, ...], ...] = field(ListOf(MELDS, 4, 4), "of seats 0-3")
+    concealed: tuple[tuple[int, ...], ...] = field(ListOf(CONCEALED, 4, 4), SEALED_CONCEALED)
+    melds: tuple[tuple[MeldView | None, ...], ...] = field(ListOf(SEAT_MELDS, 4, 4), SEALED_MELDS)
     flowers: tuple[tuple[int, ...], ...] = field(ListOf(ListOf(FLOWER, 8), 4, 4))
-    wall_order: tuple[int, ...] = field(WALL_ORDER, "144; personal walls (docs/rules.md §1.6): 136")
-    salt: str = field(Hex(2, 128))
+    wall_order: tuple[int, ...] | None = field(Optional(WALL_ORDER), SEALED_WALL, default=None)
+    salt: str | None = field(Optional(Hex(2, 128)), "absent with ``wall_order``", default=None)
     commitment: str = field(Hex(64, 64))
     coins: tuple[int, ...] | None = field(
         Optional(ListOf(COIN_DELTA, 4, 4)),
@@ -1543,6 +1554,12 @@ class TournamentDetail(Message):
         Optional(ListOf(Hex(64, 64), 16)),
         "a duplicate session's deals, each its walls' commitment bound to hand k of match 0 "
         "(docs/rules.md §2.14), published from the session's start",
+        default=None,
+    )
+    scale: tuple[int, ...] | None = field(
+        Optional(ListOf(Int(1, 10_000), 30)),
+        "a duplicate tournament's step scale (docs/rules.md §2.14), its thresholds in "
+        "points; empty: no scale, the comparison itself is the score",
         default=None,
     )
 

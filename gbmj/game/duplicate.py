@@ -15,13 +15,13 @@ deal, one each.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from protocol.tiles import WINDS, Tile
 from protocol.vocabulary import SeatChanges
 
-from .events import Plain, plain_int, plain_list, plain_str
+from .events import HandEnd, Plain, plain_int, plain_list, plain_str
 from .hand_state import HandState, IllegalAction, log_of
 from .match import HandRecord, Match
 from .personal_walls import PersonalWalls
@@ -248,6 +248,24 @@ class DuplicateMatch(Match):
         return match
 
 
+def sealed_end(end: HandEnd, shown: Collection[int]) -> HandEnd:
+    """The hand's end as a duplicate table sees it while its deal is still to be played
+    at another table (docs/rules.md §2.14): the concealed tiles of the seats in
+    ``shown`` (the viewer's own, the winner's), the others' concealed kongs face down as
+    in play, and no wall or salt. Every tile of a deal is a tile of some seat's wall,
+    which the same seat holds at the other tables."""
+    return replace(
+        end,
+        concealed=tuple(tiles if s in shown else () for s, tiles in enumerate(end.concealed)),
+        melds=tuple(
+            melds if s in shown else tuple(None if m is None or m.concealed else m for m in melds)
+            for s, melds in enumerate(end.melds)
+        ),
+        wall_order=None,
+        salt=None,
+    )
+
+
 __all__ = [
     "MAX_DEALS",
     "Deal",
@@ -255,5 +273,6 @@ __all__ = [
     "deals_from_seed",
     "duplicate_seed",
     "match_of_seed",
+    "sealed_end",
     "seating",
 ]

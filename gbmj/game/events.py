@@ -247,13 +247,14 @@ class Escape(Event):
 
 @dataclass(frozen=True, slots=True)
 class HandEnd(Event):
-    """Everything revealed: each seat's concealed tiles and melds, the wall and salt."""
+    """Everything revealed: each seat's concealed tiles and melds, the wall and salt
+    (sealed at a duplicate table: ``gbmj.game.duplicate.sealed_end``)."""
 
     kind: ClassVar[EventKind] = EventKind.HAND_END
     outcome: str
     concealed: tuple[tuple[Tile, ...], ...]
-    melds: tuple[tuple[Meld, ...], ...]
-    wall_order: tuple[Tile, ...]
-    salt: bytes
+    melds: tuple[tuple[Meld | None, ...], ...]
+    wall_order: tuple[Tile, ...] | None
+    salt: bytes | None
     commitment: str
     points: tuple[int, ...]

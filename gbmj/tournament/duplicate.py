@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 # The default steps, in points of a hand: a comparison of at least steps[i] (and less
@@ -50,6 +50,75 @@ class StepScale:
         magnitude = Fraction(comparison) if comparison >= 0 else -Fraction(comparison)
         size = sum(1 for step in self.steps if magnitude >= step)
         return size if comparison >= 0 else -size
+
+
+DEFAULT_SCALE = StepScale()
+
+
+# The organiser's words for a scale (a tournament setting): the default steps, none (the
+# comparison itself is the score), or their own thresholds, "10,20,40".
+STEPS = "steps"
+RAW = "raw"
+MAX_STEPS = 30
+MAX_THRESHOLD = 10_000  # points; a hand scores a few hundred at most
+
+
+def scale_of(words: str) -> StepScale | None:
+    """The scale ``words`` name (None: raw); ``ValueError`` saying why for others."""
+    words = words.strip().lower()
+    if words == STEPS:
+        return DEFAULT_SCALE
+    if words == RAW:
+        return None
+    try:
+        steps = tuple(int(x) for x in words.split(","))
+    except ValueError:
+        raise ValueError(
+            f"a scale is {STEPS!r}, {RAW!r} or rising thresholds in points: 10,20,40"
+        ) from None
+    if len(steps) > MAX_STEPS or any(x > MAX_THRESHOLD for x in steps):
+        raise ValueError(f"a scale has at most {MAX_STEPS} thresholds of {MAX_THRESHOLD} at most")
+    return StepScale(steps)
+
+
+def scale_words(scale: StepScale | None) -> str:
+    """The words of ``scale`` (``scale_of``'s inverse)."""
+    if scale is None:
+        return RAW
+    if scale.steps == DEFAULT_STEPS:
+        return STEPS
+    return ",".join(str(x) for x in scale.steps)
+
+
+@dataclass
+class DealsInPlay:
+    """Which deals of a duplicate session are still in play (docs/rules.md §2.14): deal
+    ``n`` opens once every table has played it or ended its match (a table that stopped
+    early plays no more deals). Tables are counted from 0, deals from 1."""
+
+    tables: int
+    played: list[int] = field(default_factory=list)  # deals played, by table
+    ended: list[bool] = field(default_factory=list)  # whose match has ended
+
+    def __post_init__(self) -> None:
+        self.played = self.played or [0] * self.tables
+        self.ended = self.ended or [False] * self.tables
+
+    def play(self, table: int, deals: int) -> None:
+        """``table`` has played its first ``deals`` deals."""
+        self.played[table] = max(self.played[table], deals)
+
+    def end(self, table: int) -> None:
+        self.ended[table] = True
+
+    def open(self, number: int) -> bool:
+        """Whether deal ``number`` may be shown: no table will play it any more."""
+        return all(e or p >= number for p, e in zip(self.played, self.ended, strict=True))
+
+    def watchable(self, table: int) -> bool:
+        """Whether ``table`` may be watched: every other table has ended, so every deal it
+        has still to play is played everywhere else."""
+        return all(e for t, e in enumerate(self.ended) if t != table)
 
 
 def comparisons(results: Sequence[Result]) -> list[Fraction]:
@@ -102,12 +171,18 @@ def shown(score: Fraction) -> str:
 
 
 __all__ = [
+    "DEFAULT_SCALE",
     "DEFAULT_STEPS",
+    "RAW",
+    "STEPS",
+    "DealsInPlay",
     "Result",
     "StepScale",
     "comparisons",
     "deal_sums",
     "field_scores",
+    "scale_of",
+    "scale_words",
     "shown",
     "totals",
 ]

@@ -15,6 +15,7 @@ other hands older than the host's ``hand_log_days`` are pruned.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import trio
 
@@ -43,11 +44,11 @@ def _unknown(what: str, number: int) -> RequestError:
     return RequestError(ErrorCode.NO_SUCH_MATCH, f"no {what} {number} you may read")
 
 
-def _not_closed(services: Services, table_id: int | None) -> None:
-    """A duplicate session's hands stay closed until every table has played every deal
-    (docs/rules.md §2.14)."""
-    if services.tournaments is not None and services.tournaments.closed(table_id):
-        raise RequestError(ErrorCode.DEAL_IN_PLAY, DEAL_IN_PLAY)
+def _closed(services: Services, table_id: int | None, number: int) -> bool:
+    """Whether hand ``number`` of the match of ``table_id`` is a duplicate deal still to
+    be played at another table: closed, walls and all (docs/rules.md §2.14)."""
+    tournaments = services.tournaments
+    return tournaments is not None and tournaments.deal_closed(table_id, number)
 
 
 def summary(s: h.MatchSummary) -> m.MatchSummary:
@@ -148,8 +149,12 @@ async def get_match(services: Services, conn: Connection, request: m.GetMatch) -
     found = await services.store.call(read)
     if found is None:
         raise _unknown("match", request.match_id)
-    _not_closed(services, found.table_id)
+    # The hands of deals still to be played elsewhere are left out until they open, and
+    # the standings with them (less the open hands' points, they are the closed ones').
     reply = detail(found)
+    hands = tuple(x for x in reply.hands if not _closed(services, found.table_id, x.number))
+    if len(hands) < len(reply.hands):
+        reply = replace(reply, hands=hands, standings=None)
     return reply if services.signer is None else services.signer.match_detail(reply)
 
 
@@ -176,7 +181,8 @@ async def get_hand(services: Services, conn: Connection, request: m.GetHand) -> 
     if read_ is False:
         raise _unknown("hand", request.hand_id)
     found, table_id = read_
-    _not_closed(services, table_id)
+    if _closed(services, table_id, found.number):
+        raise RequestError(ErrorCode.DEAL_IN_PLAY, DEAL_IN_PLAY)
     reply = hand_log(found)
     return reply if services.signer is None else services.signer.hand_log(reply, found)
 

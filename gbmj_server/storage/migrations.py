@@ -308,6 +308,11 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX saved_hand_hand ON saved_hand(hand_id);
     CREATE INDEX hand_log_kept ON hand(played_at) WHERE length(event_log) > 0;
     """,
+    # 11: a duplicate tournament's scale (docs/rules.md §2.14): 'steps' (the default step
+    # scale), 'raw' (the comparison itself is the score) or the organiser's thresholds.
+    """
+    ALTER TABLE tournament ADD COLUMN scale TEXT NOT NULL DEFAULT 'steps';
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -49,6 +49,7 @@ class TournamentRecord:
     current: int  # the session in play or last played (0: none yet)
     created_at: float
     duplicate: bool = False  # every table of a session plays the same deals (§2.14)
+    scale: str = "steps"  # a duplicate one's scale: gbmj.tournament.duplicate.scale_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +93,7 @@ class ResultRecord:
 _COLUMNS = (
     "id, name, organiser, organiser_id, state, sessions, hands, minutes, drawn, seed, "
     "leaders_last, absent_counts, spectators, turn_seconds, grace_seconds, pause_seconds, "
-    "current, created_at, duplicate"
+    "current, created_at, duplicate, scale"
 )
 
 
@@ -117,6 +118,7 @@ def _tournament(row: Sequence[Any]) -> TournamentRecord:
         row[16],
         row[17],
         bool(row[18]),
+        row[19],
     )
 
 
@@ -146,14 +148,15 @@ class TournamentsMixin:
         grace_seconds: int = 60,
         pause_seconds: int = 60,
         duplicate: bool = False,
+        scale: str = "steps",
     ) -> TournamentRecord:
         """A new tournament, open for registration."""
         with self._write() as db:
             cur = db.execute(
                 "INSERT INTO tournament (name, organiser, organiser_id, state, sessions, hands, "
                 "minutes, drawn, seed, leaders_last, absent_counts, spectators, turn_seconds, "
-                "grace_seconds, pause_seconds, created_at, duplicate) "
-                "VALUES (?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "grace_seconds, pause_seconds, created_at, duplicate, scale) "
+                "VALUES (?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     name,
                     organiser,
@@ -171,6 +174,7 @@ class TournamentsMixin:
                     pause_seconds,
                     time.time(),
                     int(duplicate),
+                    scale,
                 ),
             )
             tournament_id = cur.lastrowid

@@ -25,11 +25,14 @@ from __future__ import annotations
 import logging
 import math
 import secrets
+from collections.abc import Callable
+from dataclasses import replace
 
 import trio
 
 from gbmj.game.actions import Action
-from gbmj.game.events import SPECTATOR, Event
+from gbmj.game.duplicate import DuplicateMatch, sealed_end
+from gbmj.game.events import SPECTATOR, Event, HandEnd
 from gbmj.game.hand_state import HandState, IllegalAction
 from gbmj.game.match import Match
 from gbmj.game.views import make_view
@@ -50,9 +53,10 @@ from gbmj_server.tables.settings import (
 )
 from gbmj_server.tables.state import MatchState
 from gbmj_server.tables.table import Table
-from gbmj_server.tables.wire import event_frame, game_view, prompt_frame
+from gbmj_server.tables.wire import event_frame, game_view, prompt_frame, wire_meld
 from protocol import messages as m
 from protocol.errors import ErrorCode
+from protocol.framing import encode
 from protocol.vocabulary import ActionKind, LeaveReason, MatchEnd, Phase, Presence
 
 log = logging.getLogger(__name__)
@@ -439,14 +443,47 @@ class Play:
             conn.send(self.snapshot(conn))
 
     async def _hand_over(self) -> None:
+        self._deal_played()  # (again after a restart: the journal ends a hand unseen)
+        send = self._result_sender()
         pause = result_pause(self.table.settings, self.ctx.hand_pause)
         self.pause_until = trio.current_time() + pause
         seats = self.table.seats
         self.reading = {slot for slot, seat in enumerate(seats) if seat and not seat.is_bot}
         self.decision = None
         self.deadlines, self.base_due = {}, {}
-        if await settle.hand_over(self.table, self.st) or self._time_called():
+        if await settle.hand_over(self.table, self.st, send) or self._time_called():
             await self._end(MatchEnd.FINISHED)
+
+    def _result_sender(self) -> Callable[[m.HandResult], None]:
+        """How the ended hand's result goes out: alike to every member, or sealed (a
+        duplicate deal still to be played elsewhere) in each seat's form. The seats are
+        the hand's, taken now: a duplicate match turns its seating once it books it."""
+        table, hand = self.table, self.st.hand
+        end = None if hand is None or not hand.events else hand.events[-1]
+        if not self.sealed() or hand is None or not isinstance(end, HandEnd):
+            return table.broadcast
+        winner = None if hand.result is None else hand.result.winner
+        seat_of = {slot: self.st.match.seat_of(slot) for slot in range(4)}
+
+        def send(result: m.HandResult) -> None:
+            frames: dict[int | None, bytes] = {}
+            for conn in list(table.members):
+                slot = table.slot_of(conn)
+                s = None if slot is None else seat_of[slot]
+                if s not in frames:
+                    shown = sealed_end(end, _shown(s, winner))
+                    frames[s] = encode(
+                        replace(
+                            result,
+                            concealed=shown.concealed,
+                            melds=tuple(tuple(map(wire_meld, ms)) for ms in shown.melds),
+                            wall_order=None,
+                            salt=None,
+                        )
+                    )
+                conn.send_frame(frames[s])
+
+        return send
 
     def _time_called(self) -> bool:
         """A tournament session's hands are played or its time is up (§2.12)."""
@@ -460,7 +497,7 @@ class Play:
         await settle.match_over(self.table, self.st, reason)
         self.table.match_over()
         if self.table.tournament is not None:
-            self.table.tournament.on_over()
+            self.table.tournament.match_over()
 
     async def abort(self) -> None:
         """A bug stopped the match: it ends as abandoned (what was settled stays)."""
@@ -487,14 +524,43 @@ class Play:
         if slot is not None:
             self.reading.discard(slot)
 
+    # -- a duplicate deal (docs/rules.md §2.14) ----------------------------------------
+    def _deal_played(self) -> None:
+        rules = self.table.tournament
+        if rules is not None and isinstance(self.st.match, DuplicateMatch):
+            rules.deal_played(self.st.number)
+
+    def sealed(self) -> bool:
+        """Whether the deal is sealed (its hand's end, and the table to spectators): a
+        duplicate deal that another table has still to play (a resumed table not yet
+        given its session's rules assumes so)."""
+        if not isinstance(self.st.match, DuplicateMatch):
+            return False
+        rules = self.table.tournament
+        return rules is None or not rules.deal_open(self.st.number)
+
+    def _sealed_end(self, event: HandEnd, viewer: int | None) -> HandEnd:
+        hand = self.st.hand
+        winner = None if hand is None or hand.result is None else hand.result.winner
+        return sealed_end(event, _shown(viewer, winner))
+
     # -- what members receive ----------------------------------------------------------
     def publish(self, events: list[Event]) -> None:
         """Each event to every member in that member's form, with the next seq; each
-        distinct form encoded once."""
+        distinct form encoded once (a sealed hand's end is one form per seat)."""
         table = self.table
         members = [(c, self.engine_seat(c)) for c in table.members]
         for event in events:
             table.seq += 1
+            if isinstance(event, HandEnd):
+                self._deal_played()
+                if self.sealed():
+                    frames: dict[int | None, bytes] = {}
+                    for conn, s in members:
+                        if s not in frames:
+                            frames[s] = event_frame(table.id, table.seq, self._sealed_end(event, s))
+                        conn.send_frame(frames[s])
+                    continue
             full = hidden = b""
             for conn, s in members:
                 form = event.for_viewer(SPECTATOR if s is None else s)
@@ -593,3 +659,9 @@ class Play:
         seat = self.table.seats[slot]
         assert seat is not None
         self.st.join(slot, seat.holder)
+
+
+def _shown(viewer: int | None, winner: int | None) -> set[int]:
+    """Whose concealed tiles a sealed hand's end shows ``viewer``: their own, and the
+    winner's (a win is laid down for the table to see)."""
+    return {s for s in (viewer, winner) if s is not None}

@@ -13,10 +13,10 @@ that took over has its own line).
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from gbmj.economy.items import roll_drop, roll_gem
 from gbmj.economy.stakes import hand_payments, min_coins
-from gbmj.game.events import to_plain
 from gbmj_server import logs, metrics
 from gbmj_server.profiles import profile
 from gbmj_server.storage.ledger import Payment
@@ -25,14 +25,18 @@ from gbmj_server.tables.seat import STAND_IN_LEVEL, Participant, Seat, bot_parti
 from gbmj_server.tables.settings import result_pause, when_broke
 from gbmj_server.tables.state import MatchState
 from gbmj_server.tables.table import Table
+from gbmj_server.tables.wire import wire_meld
 from protocol import messages as m
 from protocol.vocabulary import Item, LeaveReason, MatchEnd, WhenBroke
 
 log = logging.getLogger(__name__)
 
 
-async def hand_over(table: Table, st: MatchState) -> bool:
-    """Book and settle the ended hand; True when it was the match's last."""
+async def hand_over(
+    table: Table, st: MatchState, send: Callable[[m.HandResult], None] | None = None
+) -> bool:
+    """Book and settle the ended hand; True when it was the match's last. ``send`` tells
+    the result (default: alike to every member)."""
     hand, match, store = st.hand, st.match, table.ctx.store
     assert hand is not None and hand.result is not None and st.match_id is not None
     result = hand.result
@@ -123,7 +127,7 @@ async def hand_over(table: Table, st: MatchState) -> bool:
         coins=sum(moved for moved in settled.moved),
     )
     st.escapers.clear()
-    table.broadcast(
+    (send or table.broadcast)(
         m.HandResult(
             table_id=table.id,
             hand_id=settled.hand_id,
@@ -140,9 +144,7 @@ async def hand_over(table: Table, st: MatchState) -> bool:
             points=result.points,
             scores=tuple(match.standings[slot] for slot in slots),
             concealed=tuple(hand.concealed(s) for s in range(4)),
-            melds=tuple(
-                tuple(m.MeldView.from_wire(to_plain(x)) for x in hand.melds(s)) for s in range(4)
-            ),
+            melds=tuple(tuple(map(wire_meld, hand.melds(s))) for s in range(4)),
             flowers=tuple(hand.flowers(s) for s in range(4)),
             wall_order=hand.wall.order,
             salt=hand.wall.salt.hex(),

@@ -25,7 +25,7 @@ from gbmj_server.net.connection import Connection, TableHandle
 from gbmj_server.net.errors import RequestError
 from gbmj_server.tables.context import TableContext
 from gbmj_server.tables.seat import EMPTY_SEAT, Participant, Seat
-from gbmj_server.tables.session_rules import SessionRules
+from gbmj_server.tables.session_rules import WATCH_LATER, SessionRules
 from gbmj_server.tables.settings import checked, with_fee
 from protocol import messages as m
 from protocol.errors import ErrorCode
@@ -50,6 +50,7 @@ class MatchRunner(Protocol):
     async def escape(self, slot: int, reason: LeaveReason = ...) -> None: ...
     def seat_filled(self, slot: int) -> None: ...
     async def abort(self) -> None: ...
+    def sealed(self) -> bool: ...
 
 
 StartMatch = Callable[["Table"], MatchRunner]
@@ -242,6 +243,8 @@ class Table:
             raise RequestError(ErrorCode.NOT_EXPECTED, f"leave table {conn.table.id} first")
         if self.tournament is not None:
             self.tournament.check_spectator(conn.account_id)
+        elif self.play is not None and self.play.sealed():  # resumed, its rules not given yet
+            raise RequestError(ErrorCode.DEAL_IN_PLAY, WATCH_LATER)
         if self.password_digest:
             key, now = self.ctx.password_key(self.id, conn.address), trio.current_time()
             wait = self.ctx.password_tries.wait(key, now)

@@ -12,9 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from gbmj.game.actions import Action
-from gbmj.game.events import SPECTATOR, Event
+from gbmj.game.events import SPECTATOR, Event, to_plain
 from gbmj.game.hand_state import HandState
 from gbmj.game.views import make_view
+from gbmj.rules.hand import Meld
 from gbmj_server.net.connection import CHECK_OUTGOING
 from protocol import messages as m
 from protocol.framing import encode_map
@@ -58,6 +59,11 @@ def prompt_frame(
     return encode_map(wire, "prompt")
 
 
+def wire_meld(meld: Meld | None) -> m.MeldView | None:
+    """An engine meld in the protocol's shape (None: a face-down concealed kong)."""
+    return None if meld is None else m.MeldView.from_wire(to_plain(meld))
+
+
 def game_view(state: HandState, viewer: int, ms_left: int | None) -> m.GameView:
     """The hand in play as ``viewer`` (a seat, or ``SPECTATOR``) may see it now."""
     view: dict[str, Any] = make_view(state, viewer).to_dict()
@@ -67,4 +73,4 @@ def game_view(state: HandState, viewer: int, ms_left: int | None) -> m.GameView:
     return m.GameView.from_wire(view)
 
 
-__all__ = ["SPECTATOR", "event_frame", "game_view", "prompt_frame"]
+__all__ = ["SPECTATOR", "event_frame", "game_view", "prompt_frame", "wire_meld"]

@@ -22,6 +22,7 @@ CREATE_FIELDS: dict[str, type] = {
     "grace_seconds": int,
     "pause_seconds": int,
     "duplicate": bool,
+    "scale": str,
 }
 ACTIONS = ("create", "open", "close", "start", "drop")
 

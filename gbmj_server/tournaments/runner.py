@@ -26,7 +26,16 @@ import trio
 from gbmj.bots import make_bot
 from gbmj.game.duplicate import Deal, deals_from_seed, duplicate_seed, match_of_seed, seating
 from gbmj.game.match import Match
-from gbmj.tournament.duplicate import Result, StepScale, totals
+from gbmj.tournament.duplicate import (
+    DEFAULT_SCALE,
+    STEPS,
+    DealsInPlay,
+    Result,
+    StepScale,
+    scale_of,
+    scale_words,
+    totals,
+)
 from gbmj.tournament.points import places, table_points
 from gbmj.tournament.seating import Plan, Seating, known_ahead, seat_session
 from gbmj.tournament.standings import SessionResult, Standing, standings
@@ -77,6 +86,7 @@ class Settings:
     grace_seconds: int = 60
     pause_seconds: int = 60
     duplicate: bool = False  # every table of a session plays the same deals (§2.14)
+    scale: str = STEPS  # a duplicate one's: the default steps, "raw", or "10,20,40"
 
     def check(self) -> None:
         name = self.name.strip()
@@ -92,6 +102,12 @@ class Settings:
         ):
             if not low <= value <= high:
                 raise TournamentError(f"{what} must be {low}-{high}")
+        if not self.duplicate and self.scale != STEPS:
+            raise TournamentError("a scale is for a duplicate tournament (--duplicate)")
+        try:
+            scale_of(self.scale)
+        except ValueError as exc:
+            raise TournamentError(str(exc)) from None
 
 
 def plan_of(t: TournamentRecord) -> Plan:
@@ -162,14 +178,16 @@ class Tournaments:
         self.tables = tables
         self.nursery = nursery
         self.running: dict[int, trio.Event] = {}  # tournament id -> its runner's wake-up
-        # The tables of the duplicate sessions in play: their hands stay closed (history,
-        # replays, spectators) until every table has played every deal (§2.14).
-        self.closed_tables: set[int] = set()
+        # The tables of the duplicate sessions in play, each with its session's deals as
+        # its tables play them and its own index: a deal's hands stay closed (history,
+        # replays, the walls) until no table will play it any more (§2.14).
+        self.in_play: dict[int, tuple[DealsInPlay, int]] = {}
 
-    def closed(self, table_id: int | None) -> bool:
-        """Whether what was played at ``table_id`` is closed: a duplicate session's table
-        while the session is in play."""
-        return table_id is not None and table_id in self.closed_tables
+    def deal_closed(self, table_id: int | None, number: int) -> bool:
+        """Whether hand ``number`` of the match played at ``table_id`` is closed: a deal
+        of a duplicate session that a table has still to play."""
+        found = None if table_id is None else self.in_play.get(table_id)
+        return found is not None and not found[0].open(number)
 
     # -- requests ------------------------------------------------------------------------
     async def create(
@@ -197,6 +215,7 @@ class Tournaments:
             grace_seconds=settings.grace_seconds,
             pause_seconds=settings.pause_seconds,
             duplicate=settings.duplicate,
+            scale=scale_words(scale_of(settings.scale)),
         )
         logs.event("tournament_created", tournament=record.id)
         return record
@@ -256,18 +275,36 @@ class Tournaments:
         running = await self.store.call(self.store.storage.tournaments, ("running",))
         for t in running:
             if t.duplicate:  # closed again before anyone can ask (§2.14)
-                await self._close_duplicate_tables(t)
+                sessions = await self.store.call(self.store.storage.tournament_sessions, t.id)
+                if sessions and sessions[-1].finished_at is None:
+                    await self._deals_in_play(t.id, sessions[-1].number)
             self._run(t.id)
             logs.event("tournament_resumed", tournament=t.id)
         return len(running)
 
-    async def _close_duplicate_tables(self, t: TournamentRecord) -> None:
-        sessions = await self.store.call(self.store.storage.tournament_sessions, t.id)
-        if sessions and sessions[-1].finished_at is None:
-            tables = await self.store.call(
-                self.store.storage.session_tables, t.id, sessions[-1].number
-            )
-            self.closed_tables.update(x.table_id for x in tables if x.table_id is not None)
+    async def _deals_in_play(self, tournament_id: int, number: int) -> DealsInPlay:
+        """A duplicate session's deals in play, as far as its tables have played them
+        (read from the file the first time: after a restart), its open tables listed."""
+        storage = self.store.storage
+        tables = await self.store.call(storage.session_tables, tournament_id, number)
+        known = next((self.in_play[x.table_id] for x in tables if x.table_id in self.in_play), None)
+        if known is not None:
+            return known[0]
+        deals = DealsInPlay(len(tables))
+        for table in sorted(tables, key=lambda x: x.number):
+            if table.table_id is None:
+                continue
+            index = table.number - 1
+            match_id = await self.store.call(storage.last_match_of_table, table.table_id)
+            if match_id is not None:
+                deals.play(index, len(await self.store.call(storage.hand_points, match_id)))
+                record = await self.store.call(storage.match, match_id)
+                if record is not None and record.ended_at is not None:
+                    deals.end(index)
+            elif table.table_id not in self.tables.actors:
+                deals.end(index)  # closed before its match started: it plays nothing
+            self.in_play[table.table_id] = (deals, index)
+        return deals
 
     def _run(self, tournament_id: int) -> None:
         if tournament_id in self.running:
@@ -367,6 +404,7 @@ class Tournaments:
             await self.store.call(storage.set_session_ends, t.id, number, ends_at)
         wake = self.running.setdefault(t.id, trio.Event())
         deal_seed = duplicate_deal_seed(t, tables)
+        deals = await self._deals_in_play(t.id, number) if t.duplicate else None
         for table in tables:
             rules = SessionRules(
                 t.id,
@@ -379,12 +417,11 @@ class Tournaments:
                 t.organiser_id,
                 lambda: self._wake(t.id),
                 duplicate=t.duplicate,
+                deals=deals,
             )
             if table.table_id is None:
                 await self._open(t, table, entrants, rules, deal_seed)
             else:
-                if t.duplicate:
-                    self.closed_tables.add(table.table_id)
                 actor = self.tables.actors.get(table.table_id)
                 if actor is not None:  # resumed after a restart: its rules again
                     await actor.call(_giving(rules))
@@ -406,7 +443,8 @@ class Tournaments:
         last = number >= t.sessions
         await self.store.call(storage.finish_session, t.id, number, last)
         # Every table has played every deal: the hands, and so the walls, open (§2.14).
-        self.closed_tables.difference_update(x.table_id for x in tables if x.table_id is not None)
+        for x in tables:
+            self.in_play.pop(x.table_id or 0, None)
         logs.event("tournament_session_over", tournament=t.id, session=number)
         if last:
             logs.event("tournament_finished", tournament=t.id)
@@ -507,8 +545,8 @@ class Tournaments:
                     tb.welcome_back(conn)
 
         actor = self.tables.open_table(settings, (0, t.organiser), setup)
-        if duplicate:  # closed before its first hand can be played (no await in between)
-            self.closed_tables.add(actor.id)
+        if rules.deals is not None:  # closed before its first hand is played (no await between)
+            self.in_play[actor.id] = (rules.deals, table.number - 1)
         for place, n in enumerate(table.players):
             if n in absent or (account := _account(entrants, n)) is None:
                 continue
@@ -601,7 +639,7 @@ class Tournaments:
             [] if match_id is None else await self.store.call(storage.hand_points, match_id)
             for match_id in matches
         ]
-        scores = session_field_scores(tables, played)  # a few hundred sums: no thread
+        scores = session_field_scores(tables, played, scale_of(t.scale))  # a few hundred sums
         for table, match_id in zip(tables, matches, strict=True):
             if table.match_id is not None:  # written before a restart
                 continue
@@ -653,10 +691,13 @@ def duplicate_deals(t: TournamentRecord, tables: Sequence[SessionTable]) -> tupl
 
 
 def session_field_scores(
-    tables: Sequence[SessionTable], played: Sequence[Sequence[tuple[int, tuple[int, ...]]]]
+    tables: Sequence[SessionTable],
+    played: Sequence[Sequence[tuple[int, tuple[int, ...]]]],
+    scale: StepScale | None = DEFAULT_SCALE,
 ) -> dict[int, list[int]]:
-    """Each table's players' scores against the field (by place), on the default step
-    scale, from each table's hands as (number, points by seat)."""
+    """Each table's players' scores against the field (by place) on ``scale`` (None: the
+    comparisons themselves, each total to the nearest whole point), from each table's
+    hands as (number, points by seat)."""
     results = []
     for table, hands in zip(tables, played, strict=True):
         t = table.number - 1
@@ -664,9 +705,9 @@ def session_field_scores(
             players = seating(number - 1, t)
             for seat, pts in enumerate(points):
                 results.append(Result(number - 1, seat, 4 * t + players[seat], pts, t))
-    total = totals(results, StepScale())
+    total = totals(results, scale)
     return {
-        table.number: [int(total.get(4 * (table.number - 1) + p, 0)) for p in range(4)]
+        table.number: [round(total.get(4 * (table.number - 1) + p, 0)) for p in range(4)]
         for table in tables
     }
 

@@ -8,6 +8,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from gbmj.tournament.duplicate import scale_of
 from gbmj.tournament.points import shown
 from gbmj.tournament.standings import ranks
 from gbmj_server.storage.tournaments import SessionTable, TournamentRecord
@@ -89,7 +90,16 @@ def detail_message(detail: Detail, account_id: int | None, session: int | None) 
         session=shown_session,
         tables=tuple(tables(detail, shown_session)) if shown_session else (),
         deals=deal_commitments(t, [x for x in detail.tables if x.session == shown_session]),
+        scale=scale_steps(t),
     )
+
+
+def scale_steps(t: TournamentRecord) -> tuple[int, ...] | None:
+    """A duplicate tournament's step scale's thresholds (empty: raw); None for another."""
+    if not t.duplicate:
+        return None
+    scale = scale_of(t.scale)
+    return () if scale is None else scale.steps
 
 
 def deal_commitments(
@@ -176,6 +186,8 @@ def export_json(detail: Detail) -> dict[str, Any]:
             "sessions": t.sessions,
             "hands": t.hands,
             "minutes": t.minutes,
+            "duplicate": t.duplicate,
+            "scale": t.scale if t.duplicate else None,
         },
         "standings": standings,
         "sessions": sessions,

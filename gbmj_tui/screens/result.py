@@ -91,6 +91,8 @@ def revealed_hands(
             line.append_text(tile_text(tile, style))
             if gap:
                 line.append(" ")  # Chinese faces have no gap of their own: 二万 三万
+        if r.sealed and not tiles and not won:
+            line.append(tr("(hidden until every table has played this deal)", lang), style="dim")
         for meld in r.melds[s] if s < len(r.melds) else ():
             line.append(" ")
             line.append_text(meld_text(meld, style))
@@ -129,8 +131,18 @@ WALL_WORDS = {
 }
 
 
-def wall_line(verified: bool | None, lang: str) -> Text:
-    """Whether the revealed wall is the one promised before the deal, in plain words."""
+SEALED_WORDS = N_(
+    "The walls are revealed later: this duplicate deal is still to be played at another "
+    "table. Once every table has played it, its hands and walls open in the history (h), "
+    "where they can be checked."
+)
+
+
+def wall_line(verified: bool | None, lang: str, sealed: bool = False) -> Text:
+    """Whether the revealed wall is the one promised before the deal, in plain words;
+    or, for a sealed duplicate deal, that it is revealed later."""
+    if sealed:
+        return Text(tr(SEALED_WORDS, lang), style="yellow")
     style = {True: "green", False: "bold red", None: "dim"}[verified]
     return Text(tr(WALL_WORDS[verified], lang), style=style)
 
@@ -174,7 +186,7 @@ class ResultScreen(ModalScreen[None]):
         if r is not None and r.outcome == "win":
             parts.append(fan_table(r.fans, style=self.tile_style, lang=self.lang))
         if r is not None:
-            parts.append(wall_line(r.wall_verified, self.lang))
+            parts.append(wall_line(r.wall_verified, self.lang, r.sealed))
         with VerticalScroll(id="result-box"):
             yield Static(id="next-hand")
             yield Static(Group(*parts), id="result")
@@ -209,6 +221,8 @@ class ResultScreen(ModalScreen[None]):
         shown.update(line)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "replay" and self.view.result is not None and self.view.result.sealed:
+            return False  # a duplicate deal in play: its replay opens later (§2.14)
         if action in ("replay", "save"):
             return self.view.result is not None and self.view.result.hand_id is not None
         if action == "costly":  # the coach's review, where the table allows the coach

@@ -73,6 +73,16 @@ def seat_line(detail: m.TournamentDetail, me: str, lang: str) -> str:
     return ""
 
 
+def scale_line(detail: m.TournamentDetail, lang: str) -> str:
+    """How a duplicate tournament scores against the field (docs/rules.md §2.14)."""
+    if detail.scale is None:
+        return ""
+    if not detail.scale:
+        return tr("Duplicate: the score is the difference against the field itself", lang)
+    text = tr("Duplicate: the score counts the steps reached, at {steps} points", lang)
+    return text.format(steps=" ".join(map(str, detail.scale)))
+
+
 class TournamentsScreen(ModalScreen[None]):
     """The server's tournaments, and the one selected."""
 
@@ -224,7 +234,8 @@ class TournamentsScreen(ModalScreen[None]):
         title = tr(words, lang).format(
             name=t.name, state=tr(STATES[t.state], lang), session=t.session, sessions=t.sessions
         )
-        self.query_one("#t-title", Label).update(Text(title))
+        scale = scale_line(detail, lang)
+        self.query_one("#t-title", Label).update(Text(title + ("\n" + scale if scale else "")))
         self.query_one("#t-seat", Label).update(Text(seat_line(detail, self.me, lang)))
         standings = self.query_one("#t-standings", DataTable)
         standings.clear()

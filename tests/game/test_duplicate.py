@@ -13,6 +13,7 @@ from gbmj.game.duplicate import (
     deals_from_seed,
     duplicate_seed,
     match_of_seed,
+    sealed_end,
     seating,
 )
 from gbmj.game.hand_state import HandState
@@ -134,3 +135,51 @@ def test_a_duplicate_matchs_record_seed_rebuilds_it() -> None:
     )
     plain = match_of_seed(b"an ordinary seed", 2, 9)
     assert not isinstance(plain, DuplicateMatch) and plain.rounds == 2
+
+
+def test_a_sealed_hand_end_shows_only_the_seats_asked_and_no_wall() -> None:
+    """docs/rules.md §2.14: while a deal is still to be played elsewhere, a hand's end
+    shows the viewer's own tiles and the winner's, other concealed kongs face down."""
+    for k, deal in enumerate(deals_from_seed(b"sealed", 8)):
+        hand = HandState(deal.walls(), prevailing_wind=deal.prevailing_wind)
+        play(hand, random.Random(k), calls=True)
+        end = hand.events[-1]
+        assert isinstance(end, E.HandEnd) and end.wall_order is not None
+        sealed = sealed_end(end, {1, 3})
+        assert sealed.wall_order is None and sealed.salt is None
+        assert sealed.commitment == end.commitment and sealed.points == end.points
+        for s in range(4):
+            if s in (1, 3):
+                assert sealed.concealed[s] == end.concealed[s]
+                assert sealed.melds[s] == end.melds[s]
+            else:
+                assert sealed.concealed[s] == ()
+                assert len(sealed.melds[s]) == len(end.melds[s])
+                for shown, melded in zip(sealed.melds[s], end.melds[s], strict=True):
+                    assert shown == (None if melded is not None and melded.concealed else melded)
+        assert "wall_order" not in sealed.to_dict() and "salt" not in sealed.to_dict()
+
+
+def test_a_sealed_hand_end_hides_another_seats_concealed_kong() -> None:
+    kong = next(
+        (deal, seed)
+        for seed in range(200)
+        for deal in deals_from_seed(seed.to_bytes(2, "big"), 1)
+        if _concealed_kong_end(deal, seed) is not None
+    )
+    end = _concealed_kong_end(*kong)
+    assert end is not None
+    seat = next(s for s in range(4) if any(m is not None and m.concealed for m in end.melds[s]))
+    others = {s for s in range(4) if s != seat}
+    assert None in sealed_end(end, others).melds[seat]
+    assert None not in sealed_end(end, {seat}).melds[seat]
+
+
+def _concealed_kong_end(deal: Deal, seed: int) -> E.HandEnd | None:
+    """The end of ``deal`` played with every call made, if a seat made a concealed kong."""
+    hand = HandState(deal.walls(), prevailing_wind=deal.prevailing_wind)
+    play(hand, random.Random(seed), calls=True)
+    end = hand.events[-1]
+    assert isinstance(end, E.HandEnd)
+    has_kong = any(m is not None and m.concealed for ms in end.melds for m in ms)
+    return end if has_kong else None

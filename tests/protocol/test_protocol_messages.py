@@ -312,11 +312,18 @@ def test_a_concealed_kong_claims_no_tile() -> None:
     assert refused(data).field == "snapshot.game.seats[0].melds[0].claimed_tile"
 
 
-def test_face_down_kongs_are_nil_in_a_seat_but_not_in_a_revealed_hand() -> None:
+def test_face_down_kongs_are_nil_in_a_seat_and_in_a_sealed_hands_end() -> None:
     snap = Message.from_wire(wire("snapshot"))
     assert snap.game.seats[3].melds == (None,)
+    # A duplicate deal still to be played elsewhere (docs/rules.md §2.14): no wall, the
+    # others' concealed tiles empty, their concealed kongs face down.
     result = wire("hand_result")
     result["melds"][3] = [None]
+    result["concealed"][3] = []
+    del result["wall_order"], result["salt"]
+    sealed = Message.from_wire(result)
+    assert sealed.melds[3] == (None,) and sealed.wall_order is None and sealed.salt is None
+    result["melds"][3] = ["kong"]
     assert refused(result).field == "hand_result.melds[3][0]"
 
 

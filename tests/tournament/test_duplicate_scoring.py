@@ -1,5 +1,6 @@
 """Scoring against the field (docs/rules.md §2.14): comparisons with the mean of the
-others of the same deal and seat, the step scale, totals, deals not played everywhere."""
+others of the same deal and seat, the step scale, totals, deals not played everywhere;
+the scale as the organiser names it; which deals are still in play."""
 
 from fractions import Fraction
 
@@ -8,11 +9,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gbmj.tournament.duplicate import (
+    DEFAULT_SCALE,
+    DEFAULT_STEPS,
+    DealsInPlay,
     Result,
     StepScale,
     comparisons,
     deal_sums,
     field_scores,
+    scale_of,
+    scale_words,
     shown,
     totals,
 )
@@ -79,3 +85,49 @@ def test_a_step_scale_rises_from_above_zero(steps: tuple[int, ...]) -> None:
 def test_scores_as_shown() -> None:
     assert shown(Fraction(3)) == "3"
     assert shown(Fraction(-21, 2)) == "-10.50"
+
+
+def test_the_organiser_names_a_scale() -> None:
+    assert scale_of("steps") == DEFAULT_SCALE and DEFAULT_SCALE.steps == DEFAULT_STEPS
+    assert scale_of(" RAW ") is None
+    assert scale_of("10,20,40") == StepScale((10, 20, 40))
+    for words in ("steps", "raw", "10,20,40"):
+        assert scale_words(scale_of(words)) == words
+    assert scale_words(StepScale(DEFAULT_STEPS)) == "steps"
+
+
+@pytest.mark.parametrize("words", ["", "imps", "10,,20", "20,10", "0,10", "-5", "1," * 31 + "1"])
+def test_a_scale_that_is_none_of_them_is_refused(words: str) -> None:
+    with pytest.raises(ValueError):
+        scale_of(words)
+
+
+def test_raw_scores_are_the_comparisons_and_steps_their_size() -> None:
+    results = [Result(0, 0, 0, 48), Result(0, 0, 1, -8), Result(0, 0, 2, -16)]
+    # 48 - mean(-8, -16) = 60; -8 - mean(48, -16) = -24; -16 - mean(48, -8) = -36
+    assert field_scores(results, scale_of("raw")) == [60, -24, -36]
+    assert field_scores(results, scale_of("steps")) == [6, -2, -3]
+    assert field_scores(results, scale_of("25,50")) == [2, 0, -1]
+
+
+def test_a_deal_opens_once_no_table_will_play_it() -> None:
+    deals = DealsInPlay(3)
+    assert not deals.open(1)
+    deals.play(0, 2)
+    deals.play(1, 1)
+    assert not deals.open(1)  # table 2 has played nothing
+    deals.play(2, 1)
+    assert deals.open(1) and not deals.open(2)
+    deals.play(1, 0)  # (a replayed step never takes a deal back)
+    assert deals.open(1)
+    deals.end(1)  # table 1 stopped early: it plays no more deals
+    deals.play(2, 2)
+    assert deals.open(2) and not deals.open(3)
+
+
+def test_a_table_may_be_watched_once_every_other_table_has_ended() -> None:
+    deals = DealsInPlay(2)
+    deals.play(0, 4)  # table 0 is ahead, but still playing
+    assert not deals.watchable(0) and not deals.watchable(1)
+    deals.end(0)
+    assert deals.watchable(1) and not deals.watchable(0)

@@ -355,6 +355,36 @@ def test_the_result_says_whether_the_wall_is_the_one_promised_before_the_deal() 
     assert "The wall was not checked" in _flat(shots[0])
 
 
+@pytest.mark.slow
+def test_a_sealed_duplicate_result_says_the_walls_are_revealed_later() -> None:
+    """docs/rules.md §2.14: a duplicate deal still to be played elsewhere ends sealed:
+    the player's own tiles and the winner's, the others hidden, no wall to check yet."""
+    hidden = (HAND_RESULT.concealed[0], (), (), ())  # the viewer (seat 0) is the winner
+    sealed = replace(
+        HAND_RESULT,
+        concealed=hidden,
+        melds=(HAND_RESULT.melds[0], HAND_RESULT.melds[1], (), (None,)),
+        wall_order=None,
+        salt=None,
+    )
+    view = replace(sample_view(), seq=40)
+    replay, shots = _play(view, [sealed], lang="en", check=_may_replay)
+    assert replay is False  # its replay opens later, in the history
+    shown = _flat(shots[0])
+    assert "The walls are revealed later: this duplicate deal is still to be played" in shown
+    assert shown.count("(hidden until every table has played this deal)") == 3
+    assert "Wall verified" not in shown and "not checked" not in shown
+    _, shots = _play(view, [sealed], lang="zh")
+    assert "牌墙稍后公开" in _flat(shots[0])
+    replay, shots = _play(view, [HAND_RESULT], lang="en", check=_may_replay)
+    assert replay is True  # an ordinary hand: nothing hidden
+    assert "hidden until" not in _flat(shots[0]) and "revealed later" not in _flat(shots[0])
+
+
+def _may_replay(app) -> bool | None:
+    return app.screen.check_action("replay", ())
+
+
 def test_the_first_deal_says_where_the_seats_were_drawn() -> None:
     from gbmj_tui.narrate import event_line
 

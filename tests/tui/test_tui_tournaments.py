@@ -237,6 +237,33 @@ def test_a_small_terminal_shows_the_standings_and_the_screens_own_keys(lang: str
     assert re.search(r"Club night\s+✓", text)  # entered: in sight, not cut at the edge
 
 
+@pytest.mark.slow
+def test_a_duplicate_tournament_says_its_scale() -> None:
+    """docs/rules.md §2.14: the standings say how a duplicate field is scored."""
+    listed, detail = _club_night()
+
+    async def shown(scale: tuple[int, ...] | None, lang: str = "en") -> str:
+        app = OfflineApp(sample_view(), lang=lang)
+        async with app.run_test(size=(120, 30)) as pilot:
+            await pilot.pause()
+            screen = TournamentsScreen(lang, "drv")
+            await app.push_screen(screen)
+            screen.post_message(Replied(m.ListTournaments(), listed))
+            screen.post_message(
+                Replied(m.GetTournament(tournament_id=1), replace(detail, scale=scale))
+            )
+            await until(pilot, lambda: "club7" in terminal_text(app))
+            await pilot.pause(0.1)
+            return " ".join(terminal_text(app).split())
+
+    steps = asyncio.run(shown((10, 20, 40)))
+    assert "Duplicate: the score counts the steps reached, at 10 20 40 points" in steps
+    raw = asyncio.run(shown(()))
+    assert "Duplicate: the score is the difference against the field itself" in raw
+    assert "复式" in asyncio.run(shown((), "zh"))
+    assert "Duplicate" not in asyncio.run(shown(None))  # not a duplicate tournament
+
+
 def test_the_players_own_tournament_is_shown_at_once() -> None:
     """Opening the screen shows the tournament the player entered (not only the list):
     its detail is asked for and the cursor is on its row; later lists keep the choice."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from gbmj_tui.model import Choice, MeldView, TableView
+from gbmj_tui.model import FACE_DOWN_KONG, Choice, MeldView, TableView
 from gbmj_tui.wire import (
     action_message,
     apply_event_message,
@@ -135,6 +135,14 @@ def _check_hand_end(before: TableView, after: TableView) -> None:
     assert after.result.melds[3][0].tile == T.F  # the concealed kong shown at the end
 
 
+def _check_sealed_hand_end(before: TableView, after: TableView) -> None:
+    """A duplicate deal still to be played elsewhere: the others' tiles hidden, their
+    concealed kong face down (a model meld, as in play)."""
+    assert after.result is not None
+    assert after.result.hands[2] == () and after.result.hands[3] == ()
+    assert after.result.melds[3] == (FACE_DOWN_KONG,)
+
+
 CHECKS = (
     _check_hand_start,
     _check_own_deal,
@@ -154,6 +162,7 @@ CHECKS = (
     _check_draw_game,
     _check_escape,
     _check_hand_end,
+    _check_sealed_hand_end,
 )
 
 
