@@ -24,10 +24,10 @@ in on the client's connect screen).
 
 from __future__ import annotations
 
-import os
 import signal
 import ssl
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
 
@@ -68,7 +68,7 @@ def split_address(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
-def secret_from(config: ServerConfig, env: dict[str, str] | os._Environ[str]) -> str | None:
+def secret_from(config: ServerConfig, env: Mapping[str, str]) -> str | None:
     """The door secret: ``GBMJ_DOOR_SECRET``, else the settings file's ``door_secret``."""
     secret = env.get(SECRET_ENV, "").strip() or config.door_secret
     if secret is not None:

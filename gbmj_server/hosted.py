@@ -282,7 +282,9 @@ class SignedPasses:
         prefix, _, rest = door_pass.partition(".")
         expires, _, rest = rest.partition(".")
         address, _, mac = rest.rpartition(".")
-        if prefix != SIGNED_PREFIX or not expires.isdigit() or not address:
+        if prefix != SIGNED_PREFIX or not (expires.isascii() and expires.isdigit()):
+            return None
+        if not address:
             return None
         if not hmac.compare_digest(mac.encode(), self._mac(int(expires), address).encode()):
             return None
