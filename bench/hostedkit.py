@@ -1,9 +1,12 @@
 """What bench/web.py and bench/ssh.py share: a server with a front door on loopback,
 the memory of its processes as players feel it (PSS from /proc/PID/smaps_rollup: each
-shared page split among the processes sharing it), and the figures printed."""
+shared page split among the processes sharing it), and the figures printed; where the
+kernel's same-page merging is on (``/sys/kernel/mm/ksm/run``), the same figures again
+once it has merged what it finds (``merged``)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import statistics
@@ -17,6 +20,9 @@ from pathlib import Path
 from gbmj_tui.local_server import read_until
 
 START_TIMEOUT = 120.0
+KSM = Path("/sys/kernel/mm/ksm")
+MERGE_SCANS = 4  # full scans of KSM to wait for: a page merges once unchanged over two
+MERGE_TIMEOUT = 600.0  # seconds to wait for them at most
 
 
 def memory_kib(pid: int, field: str = "Pss") -> int:
@@ -141,3 +147,45 @@ def settle(server: Host, count: int, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while len(server.sessions()) < count and time.monotonic() < deadline:
         time.sleep(0.1)
+
+
+def _ksm(name: str) -> int:
+    return int((KSM / name).read_text())
+
+
+def _ksmd_cpu() -> float:
+    """The CPU time of the kernel's merging thread (ksmd) so far, in seconds."""
+    for stat in Path("/proc").glob("[0-9]*/comm"):
+        with contextlib.suppress(OSError):
+            if stat.read_text().strip() == "ksmd":
+                return cpu_seconds(int(stat.parent.name))
+    return 0.0
+
+
+async def merged(server: Host, count: int) -> None:
+    """With same-page merging on: wait for ``MERGE_SCANS`` full scans, then print the
+    memory again, and what the scanning cost. Prints why not otherwise. (Asynchronous:
+    the sessions' connections are served meanwhile, their keepalives answered.)"""
+    try:
+        on = _ksm("run") == 1
+    except OSError:
+        on = False
+    if not on:
+        print("ksm: off (docs/hosting.md: 'Sessions and memory'): no merged figures")
+        return
+    start, cpu, began = _ksm("full_scans"), _ksmd_cpu(), time.monotonic()
+    while _ksm("full_scans") < start + MERGE_SCANS:
+        if time.monotonic() - began > MERGE_TIMEOUT:
+            print(f"ksm: {MERGE_SCANS} full scans not done in {MERGE_TIMEOUT:.0f} s")
+            return
+        await asyncio.sleep(1)
+    took, spent = time.monotonic() - began, _ksmd_cpu() - cpu
+    pss = [memory_kib(pid) / 1024 for pid in server.sessions()]
+    total = sum(memory_kib(pid) for pid in server.tree()) / 1024
+    scan = _ksm("pages_to_scan")
+    print(f"ksm: {MERGE_SCANS} full scans in {took:.0f} s ({scan} pages a wake-up)")
+    print(f"ksm: ksmd cpu s: {spent:.1f} ({100 * spent / took:.0f}% of a core)")
+    print(f"merged pss per session MiB p50: {statistics.median(pss):.1f}")
+    print(f"merged pss per session MiB max: {max(pss):.1f}")
+    print(f"merged pss host total MiB: {total:.0f}")
+    print(f"merged pss host per session MiB: {total / count:.1f}")

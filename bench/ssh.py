@@ -7,7 +7,9 @@ Starts a ``gbmj-server --ssh-port`` on loopback (unknown names play as guests) a
 once it says it listens, opens the sessions one after another, each kept open: connect,
 ask for a terminal, wait until the lobby is drawn (``to the lobby``: from connecting).
 Then, with every session at the lobby, reads each process's PSS from
-/proc/PID/smaps_rollup (bench/hostedkit.py). Prints one figure a line; asserts nothing.
+/proc/PID/smaps_rollup (bench/hostedkit.py), and again once the kernel's same-page
+merging has merged what it can, if the host has it on. Prints one figure a line;
+asserts nothing.
 """
 
 from __future__ import annotations
@@ -83,6 +85,7 @@ def main() -> None:
                 cpu.append(host.newest_session_cpu(seen))
             hostedkit.settle(host, args.sessions)
             hostedkit.report("ssh", args.sessions, times, cpu, host)
+            await hostedkit.merged(host, args.sessions)
             for conn in connections:
                 conn.close()
 

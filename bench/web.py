@@ -4,10 +4,12 @@ server, each a guest from an address of its own; time to the lobby and memory.
     uv run python bench/web.py [--sessions 10]
 
 Starts a ``gbmj-server --web-port`` on loopback and, once it says it listens, opens the
-sessions one after another, each kept open: connect, wait for the connect screen, Tab
-to Guest and press Enter, wait until the lobby is drawn (``to the lobby``: from
-connecting). Then, with every session at the lobby, reads each process's PSS from
-/proc/PID/smaps_rollup (bench/hostedkit.py). Prints one figure a line; asserts nothing.
+sessions one after another, each kept open: connect, wait for the connect screen (``to
+the connect screen``), Tab to Guest and press Enter, wait until the lobby is drawn (``to
+the lobby``: from connecting). Then, with every session at the lobby, reads each process's PSS from
+/proc/PID/smaps_rollup (bench/hostedkit.py), and again once the kernel's same-page
+merging has merged what it can, if the host has it on. Prints one figure a line;
+asserts nothing.
 """
 
 from __future__ import annotations
@@ -59,27 +61,34 @@ class Session:
         await self.http.close()
 
 
-async def to_lobby(url: str, address: str) -> tuple[Session, float]:
+async def to_lobby(url: str, address: str) -> tuple[Session, float, float]:
+    """A session at the lobby, the time from connecting to the lobby and the part of it
+    until the connect screen showed (the rest: the keys to Guest, the sign-in, the
+    lobby drawn)."""
     started = time.perf_counter()
     http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(address, 0)))
     session = Session(http, await http.ws_connect(url + "ws/en?width=100&height=30"))
     await session.socket.send_json(["focus", None])  # as the page does
     await session.wait_for("Guest")  # the connect screen, on its Name box
+    shown = time.perf_counter() - started
     mark = len(session.raw)
     await session.keys(TAB, TAB, TAB, TAB, ENTER)  # password, log in, register, guest
     await session.wait_for("New table", since=mark)
-    return session, time.perf_counter() - started
+    return session, time.perf_counter() - started, shown
 
 
-async def run(host: hostedkit.Host, count: int) -> tuple[list[Session], list[float], list[float]]:
+async def run(
+    host: hostedkit.Host, count: int
+) -> tuple[list[Session], list[float], list[float], list[float]]:
     url = f"http://127.0.0.1:{host.door_port}/"
-    sessions, times, cpu, seen = [], [], [], set(host.sessions())
+    sessions, times, shown, cpu, seen = [], [], [], [], set(host.sessions())
     for i in range(count):
-        session, took = await to_lobby(url, hostedkit.source(i))
+        session, took, screen = await to_lobby(url, hostedkit.source(i))
         sessions.append(session)
         times.append(took)
+        shown.append(screen)
         cpu.append(host.newest_session_cpu(seen))
-    return sessions, times, cpu
+    return sessions, times, shown, cpu
 
 
 def main() -> None:
@@ -92,9 +101,13 @@ def main() -> None:
     ):
 
         async def measure() -> None:
-            sessions, times, cpu = await run(host, args.sessions)
+            sessions, times, shown, cpu = await run(host, args.sessions)
             hostedkit.settle(host, args.sessions)
             hostedkit.report("web", args.sessions, times, cpu, host)
+            ms = [t * 1000 for t in shown]
+            p50 = sorted(ms)[len(ms) // 2]
+            print(f"to the connect screen ms p50: {p50:.0f} (first {ms[0]:.0f})")
+            await hostedkit.merged(host, args.sessions)
             for session in sessions:
                 await session.close()
 

@@ -4,6 +4,9 @@
                 [--config FILE.toml] [--tls-cert PEM --tls-key PEM | --insecure]
                 [--metrics-port P] [--log-level L] [--log-format text|json]
                 [--log-file PATH] [--version]
+    gbmj-server door --server HOST:PORT (--fingerprint SHA256:... | --insecure)
+                [--host H] [--ssh-port P] [--web-port P] [--db PATH|URL]
+                [--config FILE.toml] [--log-level L] [--log-format text|json]
     gbmj-server admin [--db PATH|URL] [--config FILE.toml] users
     gbmj-server admin ... reset-password NAME | ban NAME | unban NAME
     gbmj-server admin ... grant NAME COINS | take NAME COINS | ledger [NAME] | check
@@ -110,6 +113,55 @@ def _serve_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=_version("gbmj-server"))
     _common(parser)
     return parser
+
+
+def _door_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gbmj-server door",
+        description="The SSH and web doors in a process of their own, against a game node "
+        "(docs/hosting.md, 'Doors on another machine'). The door secret comes from "
+        "GBMJ_DOOR_SECRET or door_secret in --config, never the command line.",
+    )
+    parser.add_argument("--server", required=True, metavar="HOST:PORT", help="the game node")
+    how = parser.add_mutually_exclusive_group(required=True)
+    how.add_argument(
+        "--fingerprint", metavar="SHA256:...", help="the game's certificate, as it prints it"
+    )
+    how.add_argument("--insecure", action="store_true", help="the game serves plain TCP")
+    parser.add_argument("--host", help=f"address the doors listen on (default {DEFAULT_HOST})")
+    parser.add_argument("--ssh-port", type=_port, help="serve SSH play on this port")
+    parser.add_argument("--web-port", type=_port, help="serve play in a browser here")
+    parser.add_argument("--log-level", choices=LOG_LEVELS, help="default info")
+    parser.add_argument("--log-format", choices=LOG_FORMATS, help="default text")
+    parser.add_argument("--log-file", type=Path, help="append the log here (default stderr)")
+    _common(parser)  # --db: where SSH players sign in (the game's database)
+    return parser
+
+
+def door(argv: Sequence[str]) -> int:
+    """The ``door`` subcommand: run the doors until SIGINT/SIGTERM; the exit status."""
+    import os
+
+    import trio
+
+    from gbmj_server.door import Door, DoorError, run_door, secret_from
+
+    args = _door_parser().parse_args(argv)
+    try:
+        config = _config(args)
+        logs.setup(config)
+        if config.ssh.port is None and config.web.port is None:
+            raise DoorError("no door to serve: give --ssh-port, --web-port or both")
+        if config.ssh.port is not None and config.db is None:
+            raise DoorError("the SSH door signs players in from the game's database: give --db")
+        spec = Door(args.server, args.fingerprint, secret_from(config, os.environ))
+        if spec.secret is None:
+            print("door: no door secret: the game counts every player under this address")
+        trio.run(run_door, config, spec)
+    except (ConfigError, DoorError) as exc:
+        print(f"gbmj-server door: {exc}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def _version(program: str) -> str:
@@ -504,6 +556,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if argv[:1] == ["admin"]:
             return admin(argv[1:])
+        if argv[:1] == ["door"]:
+            return door(argv[1:])
         return serve(argv)
     except ConfigError as exc:
         print(str(exc), file=sys.stderr)

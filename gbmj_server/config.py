@@ -2,7 +2,8 @@
 
 Settings come from the defaults, then the TOML file (keys ``host``, ``port``, ``db``,
 ``log_level``, ``log_format``, ``log_file``, ``tls_cert``, ``tls_key``, ``insecure``,
-``metrics_port``, ``metrics_host``, ``bot_delay``, ``hand_pause``, ``bot_workers``, the
+``metrics_port``, ``metrics_host``, ``bot_delay``, ``hand_pause``, ``bot_workers``,
+``door_secret`` (shared with the doors on other machines: ``gbmj_server.door``), the
 house's ``HOUSE_KEYS`` (``table_fee`` …), the
 SSH server's ``ssh_*`` keys of ``gbmj_server.ssh.config`` and the web page's ``web_*`` keys of
 ``gbmj_server.web.config``, optionally under a ``[server]`` table; shop prices in a
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from gbmj.economy.items import ITEM_RULES
+from gbmj_server.hosted import MIN_SECRET
 from gbmj_server.ssh.config import TOML_KEYS as SSH_KEYS
 from gbmj_server.ssh.config import SshSettings, ssh_settings_from
 from gbmj_server.storage import default_db_path
@@ -108,6 +110,9 @@ class ServerConfig:
     inventory_slots: int = INVENTORY_SLOTS  # slots of every inventory
     gem_cap: int = 0  # gems cannot be used at this rating or above (0: no cap)
     hand_log_days: int = 365  # days an unsaved hand's log is kept (0: for ever)
+    # Shared with the doors on other machines (gbmj_server.door): their passes name
+    # players' addresses only when signed with it (None: no door of another machine).
+    door_secret: str | None = None
 
     @property
     def db_path(self) -> Path:
@@ -135,7 +140,7 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
     known = {"host", "port", "db", "log_level", "bot_delay", "hand_pause", "shop", "limits"}
     known |= {"abandon_grace", "table_linger"}
     known |= {"log_format", "log_file", "tls_cert", "tls_key", "insecure"}
-    known |= {"metrics_port", "metrics_host", "bot_workers"}
+    known |= {"metrics_port", "metrics_host", "bot_workers", "door_secret"}
     known |= set(HOUSE_KEYS)
     unknown = set(data) - known
     unknown -= SSH_KEYS | WEB_KEYS
@@ -194,6 +199,11 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
             if not isinstance(value, int) or isinstance(value, bool) or not least <= value <= most:
                 raise ConfigError(f"{key} must be a whole number {least}-{most:,}")
             config = replace(config, **_one(key, value))
+    if "door_secret" in data:
+        secret = data["door_secret"]
+        if not isinstance(secret, str) or len(secret.strip()) < MIN_SECRET:
+            raise ConfigError(f"door_secret must be a string of {MIN_SECRET} characters or more")
+        config = replace(config, door_secret=secret.strip())
     if "limits" in data:
         config = replace(config, limits=_limits(data["limits"], config.limits))
     if "shop" in data:

@@ -9,13 +9,19 @@ client with ``GameDoor.launcher`` and ``client_environment`` (a bounded data siz
 ``GBMJ_HOSTED=1`` so it writes no files, a ``private_home`` of its own, the doors' own
 listener of the game server and the session's pass: ``GameDoor``) and end it with
 ``end_client``. The pass (``DoorPasses``) tells the game server the player's address,
-so its limits count every hosted player apart.
+so its limits count every hosted player apart. A door on another machine
+(``gbmj_server.door``) signs its passes instead (``SignedPasses``): the game checks them
+with the secret it shares with its doors, and nobody without it can name an address.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import hashlib
+import hmac
+import ipaddress
 import os
 import re
 import secrets
@@ -23,9 +29,10 @@ import shutil
 import signal
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from gbmj_server.launcher import Launcher
 from gbmj_server.limits import Counter, address_key
@@ -37,6 +44,10 @@ CLIENT_MEMORY_MB = 256
 END_GRACE = 2.0  # seconds a client gets after each signal before the next one
 ALL = "*"  # the Counter key that counts every session
 PASS_BYTES = 24  # a door pass: 32 characters of URL-safe base64
+SIGNED_PREFIX = "gd1"  # a signed pass: gd1.EXPIRES.ADDRESS.MAC (``SignedPasses``)
+SIGNED_LIFETIME = 7 * 86_400  # seconds a signed pass names its player (a week of play)
+MAC_BYTES = 16  # of HMAC-SHA256: 22 characters of URL-safe base64
+MIN_SECRET = 32  # characters of a door secret at least (``secrets.token_urlsafe(32)``: 43)
 # What a terminal sends by itself, not the player: NUL, mouse movement (SGR reports
 # with the motion bit, codes 32-63) and focus in or out. None of it is input that keeps
 # a session from its idle close.
@@ -240,27 +251,95 @@ class DoorPasses:
             return len(self._addresses)
 
 
+class SignedPasses:
+    """The passes of a door on another machine (``gbmj_server.door``): each names the
+    player's address and its expiry, signed with the secret the door shares with the game
+    (HMAC-SHA256), so the game needs no word from the door to check one, on any of its
+    nodes, and a player cannot make or change one. Revoking is the expiry's: a pass
+    lives as long as a session may (``SIGNED_LIFETIME``), the client reconnecting with it."""
+
+    def __init__(self, secret: str, lifetime: float = SIGNED_LIFETIME) -> None:
+        if len(secret) < MIN_SECRET:
+            raise ValueError(f"a door secret has {MIN_SECRET} characters at least")
+        self._key = secret.encode()
+        self.lifetime = lifetime
+
+    def _mac(self, expires: int, address: str) -> str:
+        digest = hmac.new(self._key, f"{expires}.{address}".encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(digest[:MAC_BYTES]).rstrip(b"=").decode()
+
+    def issue(self, address: str, now: float | None = None) -> str:
+        """A pass naming ``address`` (an IP address) until ``lifetime`` from ``now``."""
+        expires = int((time.time() if now is None else now) + self.lifetime)
+        return f"{SIGNED_PREFIX}.{expires}.{address}.{self._mac(expires, address)}"
+
+    def revoke(self, door_pass: str) -> None:
+        """Nothing to forget: a signed pass ends with its expiry."""
+
+    def address_of(self, door_pass: str, now: float | None = None) -> str | None:
+        """The address a pass names, if this secret signed it and it has not expired
+        (None otherwise)."""
+        prefix, _, rest = door_pass.partition(".")
+        expires, _, rest = rest.partition(".")
+        address, _, mac = rest.rpartition(".")
+        if prefix != SIGNED_PREFIX or not (expires.isascii() and expires.isdigit()):
+            return None
+        if not address:
+            return None
+        if not hmac.compare_digest(mac.encode(), self._mac(int(expires), address).encode()):
+            return None
+        if int(expires) < (time.time() if now is None else now):
+            return None
+        try:
+            return str(ipaddress.ip_address(address))
+        except ValueError:
+            return None
+
+
+class Passes(Protocol):
+    """What a door needs of its passes: ``DoorPasses`` or ``SignedPasses``."""
+
+    def issue(self, address: str) -> str: ...
+
+    def revoke(self, door_pass: str) -> None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class GameDoor:
-    """How a hosted client is started (the launcher) and reaches this host's game
-    server: the doors' own listener (on loopback, plain TCP: nothing is in between), and
-    the passes that name each session's player there."""
+    """How a hosted client is started (the launcher) and reaches the game server: for
+    the doors inside the server, the doors' own listener (on loopback, plain TCP:
+    nothing is in between); for a door on another machine, the game port, over TLS
+    with the certificate's ``fingerprint`` (None: plain TCP). The ``passes`` name each
+    session's player there (None: no pass, the door's clients are ordinary clients)."""
 
     address: str
-    passes: DoorPasses
+    passes: Passes | None
     launcher: Launcher
+    fingerprint: str | None = None
 
     @contextlib.contextmanager
     def session(self, address: str) -> Iterator[str]:
-        """A pass for one session of a player at ``address``, revoked when it ends."""
-        door_pass = self.passes.issue(address)
+        """A pass for one session of a player at ``address``, revoked when it ends
+        ("": the door gives none)."""
+        if self.passes is None:
+            yield ""
+            return
+        passes = self.passes
+        door_pass = passes.issue(address)
         try:
             yield door_pass
         finally:
-            self.passes.revoke(door_pass)
+            passes.revoke(door_pass)
 
     def environment(self, door_pass: str) -> dict[str, str]:
-        return {"GBMJ_SERVER": self.address, "GBMJ_INSECURE": "1", "GBMJ_DOOR": door_pass}
+        env = {"GBMJ_SERVER": self.address}
+        if self.fingerprint is None:
+            env["GBMJ_INSECURE"] = "1"
+        else:  # checked by the client, nothing pinned (it keeps no file)
+            env["GBMJ_TLS_FINGERPRINT"] = self.fingerprint
+        if door_pass:
+            env["GBMJ_DOOR"] = door_pass
+        return env
 
 
 def client_environment(

@@ -16,6 +16,13 @@ passed along (``SCM_RIGHTS``). The launcher answers ``pid N``, and ``exit CODE``
 the child ends; children of a launcher that died live on, and their end is seen with a
 ``pidfd``. The launcher ends when the server does (its standard input closes).
 
+What the children share: each session copies about 17 MiB of the launcher's pages by
+running the client (CPython 3.11 writes every object it touches, its reference count),
+most of them the same in every session or the launcher's own unchanged (a count taken
+and given back). The launcher offers its memory, and so its children's, to the kernel's
+same-page merging (``offer_pages_to_merge``); where the host has it on
+(``/sys/kernel/mm/ksm/run``, docs/hosting.md) those pages are shared again.
+
 Run as ``python -m gbmj_server.launcher SOCKET`` it is the launcher process.
 """
 
@@ -23,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import gc
 import importlib
 import io
@@ -82,6 +90,8 @@ RESTART_PAUSE = 0.5  # seconds between a launcher's end and the next start (no b
 RESTART_PAUSE_MAX = 30.0  # ... at most, for a launcher that keeps failing to start
 DRAIN = 8.0  # seconds a stopping launcher waits for its children to be ended
 STOP_GRACE = DRAIN + 2.0  # seconds a stopping launcher gets before it is killed
+PR_SET_MEMORY_MERGE = 67  # prctl (Linux 6.4): every mapping of a process and its children
+MADV_MERGEABLE = 12  # madvise: one mapping (older kernels)
 
 
 class LaunchError(Exception):
@@ -369,6 +379,35 @@ async def warm_up() -> None:
             await pilot.pause()
 
 
+def offer_pages_to_merge() -> int:
+    """Offer this process's memory, and its children's, to the kernel's same-page merging
+    (KSM): the pages a session copied from the launcher but left the same, or changed
+    as every other session did, are then one page again, read-only, copied anew by a
+    session that writes to it. Nothing happens unless the host has KSM on. Returns how
+    many mappings were offered (-1: all of them, and every one to come, Linux 6.4)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_MEMORY_MERGE, 1, 0, 0, 0) == 0:
+        return -1
+    return offer_mappings()
+
+
+def offer_mappings() -> int:
+    """``offer_pages_to_merge`` on a kernel before 6.4: each private writable mapping of
+    memory there is now (the heap and Python's arenas); a child inherits the offer."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    offered = 0
+    with open("/proc/self/maps", encoding="ascii") as maps:
+        for line in maps:
+            words = line.split()
+            if words[1] != "rw-p" or (len(words) > 5 and words[5] != "[heap]"):
+                continue  # a file's, the stack, or not writable
+            low, high = (int(end, 16) for end in words[0].split("-"))
+            length = ctypes.c_size_t(high - low)
+            if libc.madvise(ctypes.c_void_p(low), length, MADV_MERGEABLE) == 0:
+                offered += 1
+    return offered
+
+
 def serve(path: str) -> None:
     """The launcher's loop: fork a child per request, report each child's end; return
     when the server ends (standard input closes)."""
@@ -387,6 +426,7 @@ def serve(path: str) -> None:
     children: dict[int, socket.socket] = {}
     gc.collect()
     gc.freeze()  # the imported objects: never scanned, so their pages stay shared
+    offer_pages_to_merge()
     print(READY, flush=True)
     while True:
         for key, _ in selector.select():

@@ -73,7 +73,7 @@ class Server:
         self.store = AsyncStorage(storage)
         self.sessions = Sessions()
         self.lobby = Lobby(self.sessions)
-        self.guard = Guard(config.limits)
+        self.guard = Guard(config.limits, config.door_secret)
         self.journal = Journal(self.store)
         self.rng = rng or random.SystemRandom()
         self.match_seed = match_seed  # None: a fresh seed per match (tests fix one)

@@ -623,8 +623,9 @@ class Hello(Message):
     client: str = field(SOFTWARE, '"<name>/<version>"')
     door: str | None = field(
         Optional(TOKEN),
-        "the pass of a session of this server's own SSH or web door: the player it is "
-        "from (other clients send none)",
+        "the pass of a session of this server's own SSH or web door, or of a door on "
+        "another machine (signed with the host's door secret): the player it is from "
+        "(other clients send none)",
         default=None,
     )
 

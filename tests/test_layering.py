@@ -79,7 +79,7 @@ containers =
 layers =
     __main__
     cli
-    server
+    server | door
     admin_socket
     moderation
     handlers

@@ -176,10 +176,15 @@ class Dispatcher(Generic[S]):
     def _door_hello(self, conn: Connection, message: m.Hello) -> None:
         """A client of the server's own front door names its player with the session's
         pass (``gbmj_server.net.peers``): only on the doors' listener, and only a pass of
-        a session still running."""
+        a session still running; a client of a door on another machine, on the game
+        port, with a pass signed by the host's door secret."""
         guard = self.services.guard
-        address = None if message.door is None else guard.doors.address_of(message.door)
-        if not conn.door or address is None:
+        address = None
+        if message.door is not None and conn.door:
+            address = guard.doors.address_of(message.door)
+        elif message.door is not None and guard.remote_doors is not None:
+            address = guard.remote_doors.address_of(message.door)
+        if address is None:
             logs.event("door_pass_refused", connection=conn.id, address=conn.address)
             conn.refuse(ErrorCode.BAD_TOKEN, "no such front door session", message.id)
             return

@@ -38,7 +38,7 @@ from typing import TypeVar
 import trio
 
 from gbmj_server.config import Limits
-from gbmj_server.hosted import DoorPasses
+from gbmj_server.hosted import DoorPasses, SignedPasses
 from gbmj_server.limits import MAX_KEYS, Backoff, Counter, TokenBucket, address_key
 from gbmj_server.net.budget import Buffers
 from gbmj_server.net.connection import Connection
@@ -65,11 +65,13 @@ def file_limit() -> int:
 
 
 class Guard:
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, door_secret: str | None = None) -> None:
         self.limits = limits
         self.trusted = frozenset(address_key(a) for a in limits.trusted)
         self.proxies = frozenset(address_key(a) for a in limits.proxies)
         self.doors = DoorPasses()  # the front doors' sessions: who each player is
+        # The doors on other machines: their passes, signed with the host's secret.
+        self.remote_doors = None if door_secret is None else SignedPasses(door_secret)
         self.max_connections = max(1, min(limits.max_connections, file_limit() - FILES_SPARE))
         self.connections = Counter(limits.connections_per_address)
         self.buffers = Buffers(limits.buffers_total)
@@ -200,10 +202,13 @@ class Guard:
         """A door's connection names its player (``hello``): from now on it is counted
         and known by the player's ``address``. The reason it is refused, or None."""
         key = address_key(address)
-        if conn not in self._open or self._open[conn] is not None:
+        if conn not in self._open or (conn.door and self._open[conn] is not None):
             return "only a door's connection names its player"  # it started uncounted
         if key not in self.trusted and not self.connections.acquire(key):
             return "too many connections from your address"
+        counted = self._open[conn]  # a remote door's: its machine's, given back
+        if counted is not None:
+            self.connections.release(counted)
         self._open[conn] = None if key in self.trusted else key
         conn.address = address
         return None

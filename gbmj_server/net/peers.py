@@ -10,6 +10,10 @@ it must be the player's address, not that of something in between:
   from, and good only while that session lasts. Only the door and the client it
   started hold it; a client without a valid pass is refused there, and a loopback
   client of the game port is an ordinary address.
+- **A door on another machine** (``gbmj_server.door``) signs its passes with the secret
+  the host shares with it (``door_secret``: ``gbmj_server.hosted.SignedPasses``); its
+  clients come in on the game port, where a pass the game can check with its own
+  secret names the player, and any other pass is refused.
 - **A TCP proxy the host names** (``Limits.proxies``, e.g. HAProxy or nginx's stream
   module on the same machine) puts a PROXY protocol header (version 1, text, or 2,
   binary) before the connection's own bytes; ``proxied_address`` reads it and gives the

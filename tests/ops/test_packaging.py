@@ -106,3 +106,31 @@ def test_the_systemd_unit_runs_the_server_as_its_own_user() -> None:
         line for line in verify.stderr.splitlines() if line and "is not executable" not in line
     ]
     assert complaints == []
+
+
+def test_the_door_unit_runs_a_door_its_command_line_reads() -> None:
+    """deploy/gbmj-door.service: the doors as the service user, with a command line
+    ``gbmj-server door`` reads (the secret in the settings file, not on it)."""
+    from gbmj_server.cli import _door_parser
+
+    path = ROOT / "deploy" / "gbmj-door.service"
+    unit = configparser.ConfigParser(interpolation=None, strict=False)
+    unit.optionxform = str
+    unit.read_string(path.read_text())
+    service = unit["Service"]
+    program, command, *arguments = service["ExecStart"].replace("\\\n", " ").split()
+    assert program.endswith("/.venv/bin/gbmj-server") and command == "door"
+    args = _door_parser().parse_args(arguments)
+    assert args.config is not None and args.server and args.fingerprint
+    assert not any("secret" in a for a in arguments)  # ps shows the command line
+    assert service["User"] == "gbmj" and service["KillSignal"] == "SIGTERM"
+    assert "deploy/gbmj-door.service" in (ROOT / "docs" / "hosting.md").read_text()
+    if shutil.which("systemd-analyze") is None:
+        return
+    verify = subprocess.run(
+        ["systemd-analyze", "verify", str(path)], capture_output=True, text=True, timeout=60
+    )
+    complaints = [
+        line for line in verify.stderr.splitlines() if line and "is not executable" not in line
+    ]
+    assert complaints == []

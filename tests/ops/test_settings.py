@@ -66,3 +66,28 @@ def test_settings_that_disagree_are_refused_on_the_command_line(tmp_path: Path) 
     for argv in (["--tls-key", pem], ["--insecure", "--tls-cert", pem, "--tls-key", pem]):
         with pytest.raises(ConfigError):
             _config(_serve_parser().parse_args(argv))
+
+
+def test_the_door_secret_is_a_setting_and_a_door_needs_what_it_serves(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``door_secret`` from the settings file (32 characters at least); ``gbmj-server
+    door`` refuses a bad game address, a short secret, SSH without the game's database
+    and no door at all, each saying why (exit status 2)."""
+    from gbmj_server.cli import door
+
+    secret = "k" * 40
+    toml = tmp_path / "server.toml"
+    toml.write_text(f'door_secret = "{secret}"\n')
+    assert load_config_file(toml).door_secret == secret
+    toml.write_text('door_secret = "short"\n')
+    with pytest.raises(ConfigError, match="door_secret"):
+        load_config_file(toml)
+    base = ["--server", "127.0.0.1:7415", "--insecure"]
+    for argv, why in (
+        ([*base, "--web-port", "0", "--server", "no-port"], "--server must be HOST:PORT"),
+        ([*base, "--ssh-port", "0"], "give --db"),  # SSH signs players in
+        (base, "no door to serve"),
+    ):
+        assert door(argv) == 2
+        assert why in capsys.readouterr().err

@@ -12,6 +12,7 @@ import struct
 import pytest
 import trio
 
+from gbmj_server.hosted import SignedPasses
 from gbmj_server.net.peers import V2_SIGNATURE, ProxyHeaderError, parse_proxy_header
 from gbmj_server.server import Server
 from protocol.framing import encode_map
@@ -99,6 +100,41 @@ async def test_door_clients_count_under_their_players_address(
     doors.revoke(bob_pass)  # the session ended: its pass names nobody now
     late = await door_client(port, bob_pass)
     assert (await refused(late))["code"] == "bad_token"
+
+
+@pytest.mark.trio
+async def test_a_remote_doors_signed_pass_names_its_player_on_the_game_port(
+    limited: Make,
+) -> None:
+    """A door on another machine signs its passes with the host's door secret: on the
+    game port they name the player, whose address counts from then on instead of the
+    door machine's; one signed with another secret names nobody."""
+    srv = await limited(trusted=(), registrations_per_hour=1, connections_per_address=2)
+    srv.guard.remote_doors = SignedPasses("s" * 40)  # as door_secret in the settings sets it
+    door = SignedPasses("s" * 40)
+    door_machine = "127.0.0.9"
+
+    async def via_door(door_pass: str) -> WireClient:
+        client = await connect_from(srv, door_machine, hello=False)
+        await client.send(
+            {"type": "hello", "id": 1, "version": 1, "client": "x/1", "door": door_pass}
+        )
+        return client
+
+    # Three players through one door machine, over its cap of two: each connection
+    # counts under its player once named, the door machine's place given back.
+    players = ["203.0.113.5", "198.51.100.7", "2001:db8::9"]
+    held = [await via_door(door.issue(address)) for address in players]
+    for client in held:
+        await client.expect("welcome")
+    alice = await via_door(door.issue(players[0]))
+    await alice.expect("welcome")
+    await alice.register("alice-remote")
+    again = await via_door(door.issue(players[0]))  # her third connection: over her cap
+    assert (await refused(again))["code"] == "server_busy"
+    assert {c.address for c in srv.sessions.connections} == set(players)
+    forged = await via_door(SignedPasses("x" * 40).issue("192.0.2.1"))
+    assert (await refused(forged))["code"] == "bad_token"
 
 
 def v1(source: str, family: str = "TCP4") -> bytes:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -132,3 +134,46 @@ def test_the_launchers_css_parses_are_every_later_apps(monkeypatch: pytest.Monke
     assert len(second) == len(first) and all(a is b for a, b in zip(first, second, strict=True))
     light = asyncio.run(rules("textual-light"))
     assert light and not {id(rule) for rule in light} & {id(rule) for rule in first}
+
+
+def offered_heap(pid: int) -> bool:
+    """Whether the heap of ``pid`` is offered to the kernel's same-page merging (KSM):
+    ``mg`` among its mapping's flags."""
+    in_heap = False
+    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+        if line[:1].isdigit() or line[:1] in "abcdef":
+            in_heap = line.endswith("[heap]")
+        elif in_heap and line.startswith("VmFlags:"):
+            return "mg" in line.split()[1:]
+    return False
+
+
+def test_the_launcher_and_its_sessions_offer_their_pages_to_merge(tmp_path: Path) -> None:
+    """The launcher offers its memory to same-page merging before its first fork, and a
+    session's client holds the offer (what the pages it copied need to be merged back)."""
+    host = start_web_host(tmp_path)
+    try:
+
+        async def scenario() -> None:
+            launcher = host.launcher_pid()
+            assert launcher is not None and offered_heap(launcher)
+            async with web_terminal(host, "ws/en", source="127.0.0.2") as term:
+                await term.wait_for("Server")
+                (client,) = host.client_pids()
+                assert offered_heap(client)
+
+        asyncio.run(scenario())
+    finally:
+        stop_web_host(host)
+
+
+def test_on_an_older_kernel_each_private_mapping_is_offered() -> None:
+    """``offer_mappings`` (no process-wide offer before Linux 6.4): the heap and the
+    private writable memory there is, in a process of its own."""
+    check = (
+        "import os, sys; sys.path.insert(0, sys.argv[1]); "
+        "from gbmj_server.launcher import offer_mappings; assert offer_mappings() > 0; "
+        "from web.test_launcher import offered_heap; assert offered_heap(os.getpid())"
+    )
+    tests = str(Path(__file__).resolve().parent.parent)
+    subprocess.run([sys.executable, "-c", check, tests], check=True, timeout=60)
