@@ -35,7 +35,7 @@ from . import actions as A
 from . import events as E
 from .actions import Action
 from .personal_walls import PersonalWalls
-from .settlement import HandResult, escape_points, score_win, win_points
+from .settlement import HandOutcome, escape_points, score_win, win_points
 from .wall import DEAL_SIZE, WALL_SIZE, Wall, deal_positions
 
 if TYPE_CHECKING:
@@ -150,7 +150,7 @@ class HandState:
         self._answers: dict[int, Action] = {}
         self._turn_cache: tuple[Action, ...] | None = None
         self._win_cache: dict[int, Score] = {}
-        self.result: HandResult | None = None
+        self.result: HandOutcome | None = None
         self.events: list[E.Event] = []
         self.log: list[tuple[int, Action | None]] = []  # (seat, action); None = escape
         self.version = 0  # bumped by every step
@@ -365,7 +365,7 @@ class HandState:
             self._counts[offer[0]][offer[1]] += 1
             self._rev[offer[0]] += 1
         self.events.append(E.Escape(seat))
-        self._end(HandResult(Outcome.ESCAPE, escape_points(seat), escaper=seat))
+        self._end(HandOutcome(Outcome.ESCAPE, escape_points(seat), escaper=seat))
         return self.events[start:]
 
     # -- turns ------------------------------------------------------------------------
@@ -619,7 +619,7 @@ class HandState:
             kong_related=kong,
             last_tile=last,
             seat_wind=self.seat_winds[seat],
-            prevalent_wind=self.prevailing_wind,
+            prevailing_wind=self.prevailing_wind,
             flowers=len(self._flowers[seat]),
         )
 
@@ -695,14 +695,14 @@ class HandState:
         fans = tuple((fc.fan.id, fc.count) for fc in score.fans)
         self.events.append(E.Win(seat, from_seat, tile, fans, score.total, points))
         self._end(
-            HandResult(Outcome.WIN, points, seat, from_seat, Tile(tile), score),
+            HandOutcome(Outcome.WIN, points, seat, from_seat, Tile(tile), score),
         )
 
     def _exhaustive_draw(self) -> None:
         self.events.append(E.ExhaustiveDraw())
-        self._end(HandResult(Outcome.EXHAUSTIVE_DRAW, (0, 0, 0, 0)))
+        self._end(HandOutcome(Outcome.EXHAUSTIVE_DRAW, (0, 0, 0, 0)))
 
-    def _end(self, result: HandResult) -> None:
+    def _end(self, result: HandOutcome) -> None:
         self.result = result
         self.phase = Phase.ENDED
         self._turn_cache = None

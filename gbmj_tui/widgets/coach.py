@@ -99,7 +99,7 @@ def sight_of_view(view: TableView) -> Sight | None:
             melds,
             flowers=len(me.flowers),
             seat_wind=me.wind,
-            prevalent_wind=view.prevailing_wind,
+            prevailing_wind=view.prevailing_wind,
             visible=visible,
         )
     except (HandError, ValueError):

@@ -29,7 +29,7 @@ def see(text: str, visible: str = "", flowers: int = 0, seat: str = "E") -> Sigh
         hand.melds,
         flowers=flowers,
         seat_wind=Tile.parse(seat),
-        prevalent_wind=Tile.E,
+        prevailing_wind=Tile.E,
         visible=parse_tiles(visible),
     )
 

@@ -110,7 +110,7 @@ def test_jsonl_stdin_keeps_going_after_bad_records() -> None:
         "win_tile": "1s",
         "self_drawn": False,
         "seat_wind": "E",
-        "prevalent_wind": "E",
+        "prevailing_wind": "E",
         "flowers": 0,
     }
     short = dict(good, id="short", concealed=good["concealed"][:10])

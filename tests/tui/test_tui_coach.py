@@ -82,7 +82,7 @@ def test_the_view_counts_every_pool_and_the_others_exposed_melds_only() -> None:
     assert seen.unseen[T.M4] == 3 and seen.unseen[T.P9] == 3
     # Carol's chow 3s4s5s is seen; the player's own pung of C and two 5s in hand too.
     assert seen.unseen[T.S3] == 4 - 1 and seen.unseen[T.C] == 1 and seen.unseen[T.S5] == 1
-    assert seen.flowers == 1 and seen.seat_wind == T.W and seen.prevalent_wind == T.S
+    assert seen.flowers == 1 and seen.seat_wind == T.W and seen.prevailing_wind == T.S
 
 
 def test_a_flower_drawn_and_not_yet_set_aside_gives_no_hints_and_no_crash() -> None:

@@ -32,7 +32,7 @@ from gbmj_tui.model import TableView
 from gbmj_tui.replay import replay_hand
 from gbmj_tui.screens.history import HistoryScreen, MatchScreen
 from gbmj_tui.screens.lobby import LobbyScreen
-from gbmj_tui.screens.replay import ReplayResult, ReplayScreen
+from gbmj_tui.screens.replay import ReplayResultScreen, ReplayScreen
 from gbmj_tui.screens.result import ResultScreen
 from gbmj_tui.screens.table import TableScreen
 from gbmj_tui.solo import Solo
@@ -131,7 +131,7 @@ def test_the_hand_just_played_replays_to_the_same_end_and_the_history_finds_it(
             assert replay_screen.face_up
             shots["face up"] = screen_text(app)
             await pilot.press("end")  # the end: the result over the board
-            await until(pilot, lambda: isinstance(app.screen, ReplayResult))
+            await until(pilot, lambda: isinstance(app.screen, ReplayResultScreen))
             await pilot.pause(0.1)
             assert replay_screen.index == replay.last
             assert_same_end(replay.view(replay.last, face_up=True), live)
@@ -276,11 +276,11 @@ def test_the_replay_screen_steps_turns_face_up_and_ends_with_the_fans_and_the_wa
             shots["face up"] = screen_text(app)
             await pilot.press("end")
             await pilot.pause(0.1)
-            assert isinstance(app.screen, ReplayResult)
+            assert isinstance(app.screen, ReplayResultScreen)
             shots["end"] = screen_text(app)
             await pilot.press("escape", "left", "right")  # back at the end: the result again
             await pilot.pause(0.1)
-            assert isinstance(app.screen, ReplayResult)
+            assert isinstance(app.screen, ReplayResultScreen)
             await pilot.press("escape", "home")
             shots["home"] = screen_text(app)
             return shots
