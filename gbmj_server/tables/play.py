@@ -36,7 +36,7 @@ from gbmj.game.views import make_view
 from gbmj_server import logs
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.errors import RequestError
-from gbmj_server.storage.matches import ActionDone
+from gbmj_server.storage.matches import ActionRow
 from gbmj_server.tables import items, settle
 from gbmj_server.tables.seat import STAND_IN_LEVEL, Seat, bot_participant
 from gbmj_server.tables.settings import (
@@ -337,7 +337,7 @@ class Play:
         events = hand.apply(s, action)
         ms = round((trio.current_time() - st.hand_started) * 1000)
         st.times.append(ms)
-        step = ActionDone(
+        step = ActionRow(
             st.match_id,
             st.number,
             len(hand.log),
@@ -397,7 +397,7 @@ class Play:
         events = st.match.escape(slot)
         ms = round((trio.current_time() - st.hand_started) * 1000)
         st.times.append(ms)
-        step = ActionDone(
+        step = ActionRow(
             st.match_id, st.number, len(hand.log), s, "escape", None, ms, table.seq + len(events)
         )
         await self.ctx.journal.write(*st.take_pending(), step)
@@ -426,7 +426,7 @@ class Play:
         st.hand_started = trio.current_time()
         st.times = []
         events = list(hand.events)
-        deal = ActionDone(
+        deal = ActionRow(
             st.match_id, st.number, 0, hand.dealer, "deal", None, 0, table.seq + len(events)
         )
         await self.ctx.journal.write(*st.take_pending(), deal)

@@ -22,7 +22,7 @@ from gbmj_server.config import ServerConfig
 from gbmj_server.export import stored_replay
 from gbmj_server.signing import Signer, load_signer
 from gbmj_server.storage import Storage
-from gbmj_server.storage.matches import ActionDone
+from gbmj_server.storage.matches import ActionRow
 
 
 @dataclass
@@ -66,8 +66,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     # Hand 2 is in play: its deal and first actions are written ahead, not settled.
     store.journal(
         [
-            ActionDone(running.match_id, 2, 0, 1, "deal", None, 0, 90),
-            ActionDone(running.match_id, 2, 1, 1, "discard", 27, 3000, 91),
+            ActionRow(running.match_id, 2, 0, 1, "deal", None, 0, 90),
+            ActionRow(running.match_id, 2, 1, 1, "discard", 27, 3000, 91),
         ]
     )
     private = record_match(
