@@ -16,8 +16,9 @@ from typing import Any
 
 from gbmj_tui.i18n import tr, wind_name
 from protocol import messages as m
+from protocol.messages import ActionChoice
 from protocol.tiles import Tile
-from protocol.vocabulary import ActionKind, Presence, TableStatus, TimerClass
+from protocol.vocabulary import Presence, TableStatus, TimerClass
 
 # Where a seat sits as seen from the viewer (relative = (seat - viewer) mod 4).
 BOTTOM, RIGHT, TOP, LEFT = 0, 1, 2, 3
@@ -93,18 +94,10 @@ class SeatView:
 
 
 @dataclass(frozen=True, slots=True)
-class Choice:
-    """One legal action of a prompt (docs/vocabulary.md: kind + optional tile)."""
-
-    kind: ActionKind
-    tile: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class PromptView:
     """The legal actions the server offers the viewer now, and the time to answer."""
 
-    actions: tuple[Choice, ...]
+    actions: tuple[ActionChoice, ...]
     timer: TimerClass
     ms_left: int
     seq: int = 0
@@ -117,7 +110,7 @@ class PromptView:
         """A claim window: answer a discard (or a kong to rob) rather than play a turn."""
         return self.timer == "claim_window"
 
-    def of_kind(self, kind: str) -> tuple[Choice, ...]:
+    def of_kind(self, kind: str) -> tuple[ActionChoice, ...]:
         return tuple(a for a in self.actions if a.kind == kind)
 
     def allows(self, kind: str) -> bool:

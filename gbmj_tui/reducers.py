@@ -14,7 +14,6 @@ from typing import Any
 
 from gbmj_tui.model import (
     TIMERS,
-    Choice,
     FanLine,
     MeldView,
     PromptView,
@@ -23,6 +22,7 @@ from gbmj_tui.model import (
     TimerView,
     sort_tiles,
 )
+from protocol.messages import ActionChoice
 from protocol.vocabulary import TableStatus, TimerClass
 
 
@@ -315,7 +315,7 @@ def apply_event(view: TableView, kind: str, seq: int | None = None, **fields: An
 def on_prompt(
     view: TableView,
     *,
-    actions: Iterable[Choice],
+    actions: Iterable[ActionChoice],
     timer: TimerClass,
     ms_left: int | None,
     seq: int = 0,

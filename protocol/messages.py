@@ -41,6 +41,7 @@ from .schema import (
     record,
     tagged,
 )
+from .tiles import Tile
 from .vocabulary import (
     TILE_ACTIONS,
     ActionKind,
@@ -176,13 +177,19 @@ def message(type_: str, sender: str, reply: str = "") -> Callable[[type[M]], typ
 # -- shared records ---------------------------------------------------------------------
 @record
 class ActionChoice(Record):
-    """One legal action in a prompt: a kind and, for some kinds, a tile."""
+    """One action a seat may choose: a kind and, for some kinds, a tile."""
+
+    # The one value of an action: the engine's legal actions and log, a prompt's
+    # choices and the client's keys are all this record.
 
     _RULES = ACTION_RULES
     kind: ActionKind = field(Choice(ActionKind), "action kind (docs/vocabulary.md)")
-    tile: int | None = field(
+    tile: Tile | None = field(
         Optional(PLAYING_TILE), "for discard, concealed_kong, added_kong, chow", default=None
     )
+
+    def __str__(self) -> str:
+        return self.kind.value if self.tile is None else f"{self.kind.value} {self.tile}"
 
 
 @record
@@ -1280,10 +1287,12 @@ class GetHand(Message):
 class LoggedAction(Record):
     """One action of a hand's log: who chose what, and when."""
 
+    # A replay file's hands keep this record too (docs/replay-format.md, `action`).
+
     _RULES = ACTION_RULES
     seat: int = field(SEAT)
     kind: ActionKind = field(Choice(ActionKind))
-    tile: int | None = field(
+    tile: Tile | None = field(
         Optional(PLAYING_TILE), "for discard, concealed_kong, added_kong, chow", default=None
     )
     ms: int = field(Int(0, 24 * 3600 * 1000), "from the hand's start")

@@ -23,6 +23,7 @@ from itertools import chain, compress
 from operator import getitem
 from typing import TYPE_CHECKING, NamedTuple
 
+from protocol.messages import ActionChoice
 from protocol.tiles import WINDS, Tile
 from protocol.vocabulary import ActionKind, MeldKind, Outcome, Phase, TimerClass
 
@@ -33,7 +34,7 @@ from ..rules.scoring import Score, WinContext
 from ..rules.shapes import is_complete
 from . import actions as A
 from . import events as E
-from .actions import Action
+from .actions import from_plain, to_plain
 from .personal_walls import PersonalWalls
 from .settlement import HandOutcome, escape_points, score_win, win_points
 from .wall import DEAL_SIZE, WALL_SIZE, Wall, deal_positions
@@ -91,7 +92,7 @@ _CONCEALED_KONGS = tuple(A.concealed_kong(Tile(t)) for t in range(34))
 _ADDED_KONGS = tuple(A.added_kong(Tile(t)) for t in range(34))
 
 
-def _chows_with(t: int) -> tuple[tuple[Action, int, int], ...]:
+def _chows_with(t: int) -> tuple[tuple[ActionChoice, int, int], ...]:
     """The chows a discard of ``t`` completes, as (chow action, the two other tiles)."""
     out = []
     for lo in (t - 2, t - 1, t):
@@ -146,13 +147,13 @@ class HandState:
         self.turn_seat = self.dealer
         self.turn_kind = TurnKind.DRAW
         self._offer: tuple[int, Tile, bool] | None = None  # seat, tile, robbing a kong
-        self._options: dict[int, tuple[Action, ...]] = {}
-        self._answers: dict[int, Action] = {}
-        self._turn_cache: tuple[Action, ...] | None = None
+        self._options: dict[int, tuple[ActionChoice, ...]] = {}
+        self._answers: dict[int, ActionChoice] = {}
+        self._turn_cache: tuple[ActionChoice, ...] | None = None
         self._win_cache: dict[int, Score] = {}
         self.result: HandOutcome | None = None
         self.events: list[E.Event] = []
-        self.log: list[tuple[int, Action | None]] = []  # (seat, action); None = escape
+        self.log: list[tuple[int, ActionChoice | None]] = []  # (seat, action); None = escape
         self.version = 0  # bumped by every step
         # Per seat: a revision bumped whenever the seat's tiles change, and the
         # SeatData built for it (views rebuild only the seats that changed).
@@ -292,7 +293,7 @@ class HandState:
             return None
         return None if self.turn_kind is TurnKind.CLAIM else self._last_drawn[seat]
 
-    def legal_actions(self, seat: int) -> tuple[Action, ...]:
+    def legal_actions(self, seat: int) -> tuple[ActionChoice, ...]:
         """Everything ``seat`` may do now; empty unless the seat is in ``to_act``."""
         if self.phase is Phase.TURN:
             if seat != self.turn_seat:
@@ -305,7 +306,7 @@ class HandState:
         return ()
 
     # -- playing ----------------------------------------------------------------------
-    def apply(self, seat: int, action: Action) -> list[E.Event]:
+    def apply(self, seat: int, action: ActionChoice) -> list[E.Event]:
         """Play ``action`` for ``seat``; returns the events. Refuses anything not legal."""
         phase = self.phase
         if phase is Phase.ENDED:
@@ -339,7 +340,7 @@ class HandState:
         discard the drawn tile (the rightmost tile after a chow or pung), else pass."""
         return self.apply(seat, self.default_action(seat))
 
-    def default_action(self, seat: int) -> Action:
+    def default_action(self, seat: int) -> ActionChoice:
         legal = self.legal_actions(seat)
         if not legal:
             raise IllegalAction("not_your_turn", f"seat {seat} has nothing to decide now")
@@ -369,9 +370,9 @@ class HandState:
         return self.events[start:]
 
     # -- turns ------------------------------------------------------------------------
-    def _turn_actions(self, seat: int) -> tuple[Action, ...]:
+    def _turn_actions(self, seat: int) -> tuple[ActionChoice, ...]:
         c = self._counts[seat]
-        out: list[Action] = []
+        out: list[ActionChoice] = []
         if self.turn_kind is not TurnKind.CLAIM:
             if self._self_drawn_score(seat) is not None:
                 out.append(A.WIN)
@@ -386,7 +387,7 @@ class HandState:
         out.extend(compress(_DISCARDS, c))
         return tuple(out)
 
-    def _apply_turn(self, seat: int, action: Action) -> None:
+    def _apply_turn(self, seat: int, action: ActionChoice) -> None:
         kind = action.kind
         c = self._counts[seat]
         self._rev[seat] += 1
@@ -456,12 +457,12 @@ class HandState:
         # The last discard, after which the seat due to draw has no tile: only a win may
         # claim it.
         last = self.wall_empty((discarder + 1) % 4)
-        options: dict[int, tuple[Action, ...]] = {}
+        options: dict[int, tuple[ActionChoice, ...]] = {}
         self._win_cache = {}
         for i in (1, 2, 3):
             s = (discarder + i) % 4
             c = self._counts[s]
-            opts: list[Action] = []
+            opts: list[ActionChoice] = []
             score = None
             if self._may_be_ready(s):
                 c[t] += 1
@@ -492,7 +493,7 @@ class HandState:
             self._after_discard(discarder)
 
     def _open_rob(self, adder: int, t: Tile) -> None:
-        options: dict[int, tuple[Action, ...]] = {}
+        options: dict[int, tuple[ActionChoice, ...]] = {}
         self._win_cache = {}
         for i in (1, 2, 3):
             s = (adder + i) % 4
@@ -554,7 +555,7 @@ class HandState:
                 return
         self._after_discard(d)
 
-    def _claim(self, seat: int, d: int, t: Tile, action: Action) -> None:
+    def _claim(self, seat: int, d: int, t: Tile, action: ActionChoice) -> None:
         self._discards[d].pop()
         c = self._counts[seat]
         self._rev[seat] += 1
@@ -726,7 +727,7 @@ class HandState:
     def replay(
         cls,
         wall: Wall | PersonalWalls | bytes,
-        log: Iterable[tuple[int, Action | None]],
+        log: Iterable[tuple[int, ActionChoice | None]],
         *,
         dealer: int = 0,
         prevailing_wind: Tile = Tile.E,
@@ -758,7 +759,7 @@ class HandState:
             "round_number": self.round_number,
             "hand_number": self.hand_number,
             "log": [
-                [seat, {"kind": "escape"} if a is None else a.to_dict()] for seat, a in self.log
+                [seat, {"kind": "escape"} if a is None else to_plain(a)] for seat, a in self.log
             ],
         }
 
@@ -797,15 +798,15 @@ class HandState:
         )
 
 
-def log_of(plain: Plain) -> list[tuple[int, Action | None]]:
+def log_of(plain: Plain) -> list[tuple[int, ActionChoice | None]]:
     """A hand's action log from its plain form: (seat, action), None where it escaped."""
-    log: list[tuple[int, Action | None]] = []
+    log: list[tuple[int, ActionChoice | None]] = []
     for entry in E.plain_list(plain, "an action log"):
         seat, action = E.plain_list(entry, "a log entry")
         if not isinstance(seat, int):
             raise ValueError(f"a log entry starts with a seat, not {seat!r}")
         a = E.plain_dict(action, "an action")
-        log.append((seat, None if a["kind"] == "escape" else Action.from_dict(a)))
+        log.append((seat, None if a["kind"] == "escape" else from_plain(a)))
     return log
 
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 from typing import NamedTuple
 from weakref import WeakKeyDictionary
 
+from protocol.messages import ActionChoice
 from protocol.tiles import Tile
 from protocol.vocabulary import Phase
 
 from ..rules.hand import Meld
-from .actions import Action
 from .events import SPECTATOR, Plain, plain_fields
 from .hand_state import HandState
 
@@ -48,7 +48,7 @@ class HandView(NamedTuple):
     to_act: tuple[int, ...]
     timer: str | None
     offer: tuple[int, Tile, bool] | None  # (seat, tile, robbing a kong)
-    legal_actions: tuple[Action, ...]
+    legal_actions: tuple[ActionChoice, ...]
     seats: tuple[SeatView, ...]
     result: dict[str, object] | None = None
     wall_order: tuple[Tile, ...] | None = None
@@ -118,7 +118,7 @@ def all_views(
     timer_value = None if timer is None else timer.value
     offer = state.offer
     views: dict[int, HandView] = {}
-    legal: tuple[Action, ...]
+    legal: tuple[ActionChoice, ...]
     for viewer in viewers:
         if viewer == SPECTATOR:
             seats, own_to_act, legal = tuple(hidden), public_to_act, ()

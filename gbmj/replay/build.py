@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from protocol import messages as m
 from protocol.tiles import WINDS, Tile
 
-from ..game.actions import Action
+from ..game.actions import action_of
 from ..game.hand_state import HandState
 from ..game.personal_walls import PERSONAL_WALL_SIZE, PersonalWalls
 from ..game.wall import Wall
@@ -24,7 +24,6 @@ from .format import (
     FORMAT,
     VERSION,
     Replay,
-    ReplayAction,
     ReplayHand,
     ReplayMatch,
     ReplayResult,
@@ -76,15 +75,7 @@ def hand_from_log(
         salt=log.salt,
         commitment=log.commitment,
     )
-    actions = tuple(
-        ReplayAction(
-            seat=a.seat,
-            kind=a.kind,
-            tile=None if a.tile is None else Tile(a.tile),
-            ms=a.ms,
-        )
-        for a in log.actions
-    )
+    actions = log.actions
     prevailing = Tile(log.prevailing_wind)
     if result is None:
         state = _replayed(
@@ -202,7 +193,7 @@ def _replayed(
     prevailing_wind: Tile,
     round_number: int,
     hand_number: int,
-    actions: Sequence[ReplayAction],
+    actions: Sequence[m.LoggedAction],
     escaper: int | None,
     match_id: int = 0,
 ) -> HandState:
@@ -218,7 +209,7 @@ def _replayed(
         wall, prevailing_wind=prevailing_wind, round_number=round_number, hand_number=hand_number
     )
     for a in actions:
-        state.apply(a.seat, Action(a.kind, a.tile))
+        state.apply(a.seat, action_of(a.kind, a.tile))
     if escaper is not None:
         state.escape(escaper)
     return state

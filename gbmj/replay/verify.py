@@ -30,7 +30,7 @@ from protocol.tiles import WINDS, Tile
 from protocol.vocabulary import ActionKind, Outcome
 
 from ..game import events as E
-from ..game.actions import Action
+from ..game.actions import action_of
 from ..game.hand_state import HandState, IllegalAction
 from ..game.personal_walls import PERSONAL_SET, PERSONAL_WALL_SIZE, PersonalWalls
 from ..game.wall import FULL_SET, Wall
@@ -455,7 +455,7 @@ def _replay_actions(hand: ReplayHand, state: HandState, check: _CheckFn) -> bool
     n = len(hand.actions)
     for i, a in enumerate(hand.actions):
         try:
-            state.apply(a.seat, Action(a.kind, a.tile))
+            state.apply(a.seat, action_of(a.kind, a.tile))
         except IllegalAction as exc:
             what = f"{a.kind}" + ("" if a.tile is None else f" {a.tile}")
             why = str(exc)

@@ -28,7 +28,6 @@ import secrets
 
 import trio
 
-from gbmj.game.actions import Action
 from gbmj.game.events import SPECTATOR, Event
 from gbmj.game.hand_state import HandState, IllegalAction
 from gbmj.game.match import Match
@@ -53,6 +52,7 @@ from gbmj_server.tables.table import Table
 from gbmj_server.tables.wire import event_frame, game_view, prompt_frame
 from protocol import messages as m
 from protocol.errors import ErrorCode
+from protocol.messages import ActionChoice
 from protocol.vocabulary import ActionKind, LeaveReason, MatchEnd, Phase, Presence
 
 log = logging.getLogger(__name__)
@@ -255,7 +255,7 @@ class Play:
             return now + offline_grace(self.table.settings)
         return math.inf
 
-    async def _decide(self, hand: HandState, s: int) -> Action:
+    async def _decide(self, hand: HandState, s: int) -> ActionChoice:
         """What a bot (or a stand-in on auto-play) plays: decided by a bot worker when
         the server has them (the table waits for it; nothing else runs at the table
         meanwhile), else here; the timeout action if the bot fails."""
@@ -328,7 +328,7 @@ class Play:
         return max(0, round((deadline - trio.current_time()) * 1000))
 
     # -- steps -------------------------------------------------------------------------
-    async def _apply(self, s: int, action: Action) -> None:
+    async def _apply(self, s: int, action: ActionChoice) -> None:
         """The one place a step is played: the engine, the journal, then the members."""
         st = self.st
         hand = st.hand
@@ -350,7 +350,7 @@ class Play:
         await self.ctx.journal.write(*st.take_pending(), step)
         self.publish(events)
 
-    async def act(self, conn: Connection, seq: int, action: Action) -> None:
+    async def act(self, conn: Connection, seq: int, action: ActionChoice) -> None:
         """A player's ``action``: played if it is legal now; refused otherwise, and then
         nothing changed."""
         hand = self.st.hand

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from gbmj.game.actions import Action
+from gbmj.game.actions import to_plain
 from gbmj.game.events import SPECTATOR, Event
 from gbmj.game.hand_state import HandState
 from gbmj.game.views import make_view
 from gbmj_server.net.connection import CHECK_OUTGOING
 from protocol import messages as m
 from protocol.framing import encode_map
+from protocol.messages import ActionChoice
 from protocol.vocabulary import TimerClass
 
 # HandView fields the wire GameView does not carry: the prompt carries the legal
@@ -36,7 +37,7 @@ def event_frame(table_id: int, seq: int, event: Event) -> bytes:
 def prompt_frame(
     table_id: int,
     seq: int,
-    actions: tuple[Action, ...],
+    actions: tuple[ActionChoice, ...],
     timer: TimerClass,
     ms_left: int | None,
     reserve_ms: int | None = None,
@@ -46,7 +47,7 @@ def prompt_frame(
         "type": "prompt",
         "table_id": table_id,
         "seq": seq,
-        "actions": [a.to_dict() for a in actions],
+        "actions": [to_plain(a) for a in actions],
         "timer": timer,
     }
     if ms_left is not None:

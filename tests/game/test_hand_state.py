@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from gbmj.game.actions import EXPOSED_KONG, PASS, PUNG, WIN, Action
+from gbmj.game.actions import EXPOSED_KONG, PASS, PUNG, WIN, parse_action
 from gbmj.game.actions import added_kong as added_kong_action
 from gbmj.game.actions import chow as chow_action
 from gbmj.game.actions import concealed_kong as concealed_kong_action
@@ -27,8 +27,8 @@ def hand(hands, draws="", back="", dealer=0, **kw) -> HandState:
 
 
 def act(state: HandState, seat: int, text: str):
-    """Apply an action written as in ``Action.parse`` and check the invariants."""
-    events = state.apply(seat, Action.parse(text))
+    """Apply an action written as in ``parse_action`` and check the invariants."""
+    events = state.apply(seat, parse_action(text))
     check_step(state, events)
     return events
 

@@ -14,7 +14,7 @@ import pytest
 from gbmj.bots import make_bot
 from gbmj.game import events, hand_state, wall
 from gbmj.game.views import make_view
-from protocol.messages import EVENT_KINDS, ActionChoice, EventBody, GameView, Prompt
+from protocol.messages import EVENT_KINDS, EventBody, GameView, Prompt
 from protocol.vocabulary import BotLevel, EventKind
 
 VIEWERS = (0, 1, 2, 3, events.SPECTATOR)
@@ -63,7 +63,7 @@ def test_views_decode_as_game_views_and_legal_actions_as_prompt_choices() -> Non
             for key in NOT_IN_GAME_VIEW:
                 data.pop(key)
             GameView.from_wire(data)
-            choices = tuple(ActionChoice.from_wire(a.to_dict()) for a in view.legal_actions)
+            choices = view.legal_actions  # the protocol's ActionChoice already
             if choices:
                 Prompt(table_id=1, seq=1, actions=choices, timer="turn").to_wire()
 

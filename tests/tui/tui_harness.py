@@ -17,10 +17,11 @@ from textual.widget import Widget
 
 from gbmj_tui.app import GbmjApp
 from gbmj_tui.messages import ActionChosen, Requested
-from gbmj_tui.model import Choice, TableView
+from gbmj_tui.model import TableView
 from gbmj_tui.screens.table import TableScreen
 from gbmj_tui.tiles import TileStyle
 from protocol import messages as m
+from protocol.messages import ActionChoice
 
 
 class TableHost(App[None]):
@@ -30,7 +31,7 @@ class TableHost(App[None]):
     def __init__(self, view: TableView, style: TileStyle = TileStyle.CJK, lang: str = "zh"):
         super().__init__()
         self.table = TableScreen(view, tile_style=style, lang=lang)
-        self.sent: list[Choice] = []
+        self.sent: list[ActionChoice] = []
         self.requests: list[m.Message] = []
 
     def on_mount(self) -> None:
