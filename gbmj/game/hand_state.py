@@ -23,6 +23,7 @@ from itertools import chain, compress
 from operator import getitem
 from typing import TYPE_CHECKING, NamedTuple
 
+from protocol import messages as m
 from protocol.messages import ActionChoice
 from protocol.tiles import WINDS, Tile
 from protocol.vocabulary import ActionKind, MeldKind, Outcome, Phase, TimerClass
@@ -84,9 +85,13 @@ _RUNS = tuple(tuple((t,) * n for n in range(5)) for t in _TILES[:34])  # [tile][
 # The most frequent events, one shared (immutable) value each: [seat][tile][replacement]
 # and [seat][tile]. Building a frozen dataclass per draw and discard costs more.
 _DRAW_EVENTS = tuple(
-    tuple((E.Draw(s, t, False), E.Draw(s, t, True)) for t in _TILES) for s in range(4)
+    tuple(
+        (m.Draw(seat=s, tile=t, replacement=False), m.Draw(seat=s, tile=t, replacement=True))
+        for t in _TILES
+    )
+    for s in range(4)
 )
-_DISCARD_EVENTS = tuple(tuple(E.Discard(s, t) for t in _TILES[:34]) for s in range(4))
+_DISCARD_EVENTS = tuple(tuple(m.Discard(seat=s, tile=t) for t in _TILES[:34]) for s in range(4))
 _DISCARDS = tuple(A.discard(Tile(t)) for t in range(34))
 _CONCEALED_KONGS = tuple(A.concealed_kong(Tile(t)) for t in range(34))
 _ADDED_KONGS = tuple(A.added_kong(Tile(t)) for t in range(34))
@@ -152,7 +157,7 @@ class HandState:
         self._turn_cache: tuple[ActionChoice, ...] | None = None
         self._win_cache: dict[int, Score] = {}
         self.result: HandOutcome | None = None
-        self.events: list[E.Event] = []
+        self.events: list[m.EventBody] = []
         self.log: list[tuple[int, ActionChoice | None]] = []  # (seat, action); None = escape
         self.version = 0  # bumped by every step
         # Per seat: a revision bumped whenever the seat's tiles change, and the
@@ -168,16 +173,16 @@ class HandState:
         w = self.wall
         ev = self.events
         ev.append(
-            E.HandStart(
-                self.round_number,
-                self.hand_number,
-                self.dealer,
-                self.seat_winds,
-                self.prevailing_wind,
-                w.dice,
-                w.second_roller,
-                w.break_stack,
-                w.commitment,
+            m.HandStart(
+                round_number=self.round_number,
+                hand_number=self.hand_number,
+                dealer=self.dealer,
+                seat_winds=self.seat_winds,
+                prevailing_wind=self.prevailing_wind,
+                dice=w.dice,
+                second_roller=w.second_roller,
+                break_stack=w.break_stack,
+                commitment=w.commitment,
             )
         )
         pending: list[list[Tile]] = [[] for _ in range(4)]
@@ -187,7 +192,7 @@ class HandState:
                 tiles = self._seqs[seat][: self._front[seat]]
             else:
                 tiles = tuple(self._seqs[0][p] for p in deal_positions(offset))
-            ev.append(E.Deal(seat, tiles, len(tiles)))
+            ev.append(m.Deal(seat=seat, count=len(tiles), tiles=tiles))
             for t in tiles:
                 if t >= 34:
                     pending[seat].append(t)
@@ -201,7 +206,7 @@ class HandState:
                 flowers, pending[seat] = pending[seat], []
                 for f in flowers:
                     self._flowers[seat].append(f)
-                    ev.append(E.Flower(seat, f))
+                    ev.append(m.Flower(seat=seat, tile=f))
                     self._back[0] -= 1  # flowers come only with the shared wall
                     t = self._seqs[0][self._back[0]]
                     ev.append(_DRAW_EVENTS[seat][t][True])
@@ -306,7 +311,7 @@ class HandState:
         return ()
 
     # -- playing ----------------------------------------------------------------------
-    def apply(self, seat: int, action: ActionChoice) -> list[E.Event]:
+    def apply(self, seat: int, action: ActionChoice) -> list[m.EventBody]:
         """Play ``action`` for ``seat``; returns the events. Refuses anything not legal."""
         phase = self.phase
         if phase is Phase.ENDED:
@@ -335,7 +340,7 @@ class HandState:
             self._resolve()
         return self.events[start:]
 
-    def timeout(self, seat: int) -> list[E.Event]:
+    def timeout(self, seat: int) -> list[m.EventBody]:
         """The default action of docs/rules.md §2.3 for ``seat``: declare a valid win, else
         discard the drawn tile (the rightmost tile after a chow or pung), else pass."""
         return self.apply(seat, self.default_action(seat))
@@ -354,7 +359,7 @@ class HandState:
         c = self._counts[seat]
         return _DISCARDS[max(t for t in range(34) if c[t])]
 
-    def escape(self, seat: int) -> list[E.Event]:
+    def escape(self, seat: int) -> list[m.EventBody]:
         """``seat`` leaves the match on purpose (docs/rules.md §2.4): the hand ends at once."""
         if self.phase is Phase.ENDED:
             raise IllegalAction("hand_over", "the hand is over")
@@ -365,7 +370,7 @@ class HandState:
         if offer is not None and offer[2]:  # an added kong left unresolved: it never happened
             self._counts[offer[0]][offer[1]] += 1
             self._rev[offer[0]] += 1
-        self.events.append(E.Escape(seat))
+        self.events.append(m.Escape(seat=seat))
         self._end(HandOutcome(Outcome.ESCAPE, escape_points(seat), escaper=seat))
         return self.events[start:]
 
@@ -380,9 +385,9 @@ class HandState:
                 if 4 in c:
                     out.extend(_CONCEALED_KONGS[t] for t in range(34) if c[t] == 4)
                 out.extend(
-                    _ADDED_KONGS[m.tile]
-                    for m in self._melds[seat]
-                    if m.kind is MeldKind.PUNG and c[m.tile]
+                    _ADDED_KONGS[meld.tile]
+                    for meld in self._melds[seat]
+                    if meld.kind is MeldKind.PUNG and c[meld.tile]
                 )
         out.extend(compress(_DISCARDS, c))
         return tuple(out)
@@ -408,12 +413,12 @@ class HandState:
             t = A.tile_of(action)
             c[t] -= 4
             self._melds[seat].append(Meld(MeldKind.KONG, t, concealed=True))
-            ev.append(E.ConcealedKong(seat, t))
+            ev.append(m.ConcealedKong(seat=seat, tile=t))
             self._draw(seat, replacement=True, after_kong=True)
         else:  # added kong: the others may rob it first
             t = A.tile_of(action)
             c[t] -= 1
-            ev.append(E.AddedKong(seat, t))
+            ev.append(m.AddedKong(seat=seat, tile=t))
             self._open_rob(seat, t)
 
     def _start_turn(self, seat: int, kind: TurnKind) -> None:
@@ -445,7 +450,7 @@ class HandState:
                 break
             self._flowers[seat].append(t)
             self._rev[seat] += 1
-            ev.append(E.Flower(seat, t))
+            ev.append(m.Flower(seat=seat, tile=t))
             replacement = True
         self._counts[seat][t] += 1
         self._rev[seat] += 1
@@ -570,19 +575,19 @@ class HandState:
                 if x != t:
                     c[x] -= 1
             self._melds[seat].append(meld)
-            ev.append(E.Chow(seat, meld.tiles, t, d))
+            ev.append(m.Chow(seat=seat, tiles=meld.tiles, claimed_tile=t, from_seat=d))
             self._start_turn(seat, TurnKind.CLAIM)
         elif kind is ActionKind.PUNG:
             meld = Meld(MeldKind.PUNG, t, claimed_from=rel, claimed_tile=t)
             c[t] -= 2
             self._melds[seat].append(meld)
-            ev.append(E.Pung(seat, meld.tiles, t, d))
+            ev.append(m.Pung(seat=seat, tiles=meld.tiles, claimed_tile=t, from_seat=d))
             self._start_turn(seat, TurnKind.CLAIM)
         else:
             meld = Meld(MeldKind.KONG, t, claimed_from=rel, claimed_tile=t)
             c[t] -= 3
             self._melds[seat].append(meld)
-            ev.append(E.ExposedKong(seat, meld.tiles, t, d))
+            ev.append(m.ExposedKong(seat=seat, tiles=meld.tiles, claimed_tile=t, from_seat=d))
             self._draw(seat, replacement=True, after_kong=True)
 
     def _complete_added_kong(self) -> None:
@@ -590,13 +595,13 @@ class HandState:
         seat, t, _ = self._offer
         melds = self._melds[seat]
         self._rev[seat] += 1
-        for i, m in enumerate(melds):
-            if m.kind is MeldKind.PUNG and m.tile == t:
+        for i, pung in enumerate(melds):
+            if pung.kind is MeldKind.PUNG and pung.tile == t:
                 melds[i] = Meld(
                     MeldKind.KONG,
                     t,
-                    claimed_from=m.claimed_from,
-                    claimed_tile=m.claimed_tile,
+                    claimed_from=pung.claimed_from,
+                    claimed_tile=pung.claimed_tile,
                     added=True,
                 )
                 break
@@ -634,13 +639,13 @@ class HandState:
         n = 0
         for s in range(4):
             n += self._discards[s].count(tile)
-            for m in self._melds[s]:
-                if m.concealed:
+            for meld in self._melds[s]:
+                if meld.concealed:
                     continue
-                if m.kind is MeldKind.CHOW:
-                    n += m.tile <= tile <= m.tile + 2
-                elif m.tile == tile:
-                    n += len(m.tiles)
+                if meld.kind is MeldKind.CHOW:
+                    n += meld.tile <= tile <= meld.tile + 2
+                elif meld.tile == tile:
+                    n += len(meld.tiles)
         return n
 
     def _self_drawn_score(self, seat: int) -> Score | None:
@@ -694,13 +699,22 @@ class HandState:
     def _win(self, seat: int, from_seat: int | None, tile: Tile, score: Score) -> None:
         points = win_points(seat, from_seat, score.total)
         fans = tuple((fc.fan.id, fc.count) for fc in score.fans)
-        self.events.append(E.Win(seat, from_seat, tile, fans, score.total, points))
+        self.events.append(
+            m.Win(
+                seat=seat,
+                from_seat=from_seat,
+                win_tile=tile,
+                fans=fans,
+                total=score.total,
+                points=points,
+            )
+        )
         self._end(
             HandOutcome(Outcome.WIN, points, seat, from_seat, Tile(tile), score),
         )
 
     def _exhaustive_draw(self) -> None:
-        self.events.append(E.ExhaustiveDraw())
+        self.events.append(m.ExhaustiveDraw())
         self._end(HandOutcome(Outcome.EXHAUSTIVE_DRAW, (0, 0, 0, 0)))
 
     def _end(self, result: HandOutcome) -> None:
@@ -711,14 +725,14 @@ class HandState:
         self._answers = {}
         w = self.wall
         self.events.append(
-            E.HandEnd(
-                result.outcome.value,
-                tuple(self.concealed(s) for s in range(4)),
-                tuple(self.melds(s) for s in range(4)),
-                w.order,
-                w.salt,
-                w.commitment,
-                result.points,
+            m.HandEnd(
+                outcome=result.outcome,
+                concealed=tuple(self.concealed(s) for s in range(4)),
+                melds=tuple(tuple(E.meld_view(x) for x in self.melds(s)) for s in range(4)),
+                wall_order=w.order,
+                salt=w.salt.hex(),
+                commitment=w.commitment,
+                points=result.points,
             )
         )
 

@@ -28,7 +28,7 @@ import secrets
 
 import trio
 
-from gbmj.game.events import SPECTATOR, Event
+from gbmj.game.events import SPECTATOR, for_viewer
 from gbmj.game.hand_state import HandState, IllegalAction
 from gbmj.game.match import Match
 from gbmj.game.views import make_view
@@ -488,7 +488,7 @@ class Play:
             self.reading.discard(slot)
 
     # -- what members receive ----------------------------------------------------------
-    def publish(self, events: list[Event]) -> None:
+    def publish(self, events: list[m.EventBody]) -> None:
         """Each event to every member in that member's form, with the next seq; each
         distinct form encoded once."""
         table = self.table
@@ -497,7 +497,7 @@ class Play:
             table.seq += 1
             full = hidden = b""
             for conn, s in members:
-                form = event.for_viewer(SPECTATOR if s is None else s)
+                form = for_viewer(event, SPECTATOR if s is None else s)
                 if form is event:
                     full = full or event_frame(table.id, table.seq, event)
                     conn.send_frame(full)

@@ -16,7 +16,7 @@ import logging
 
 from gbmj.economy.items import roll_drop, roll_gem
 from gbmj.economy.stakes import hand_payments, min_coins
-from gbmj.game.events import to_plain
+from gbmj.game.events import meld_view
 from gbmj_server import logs, metrics
 from gbmj_server.profiles import profile
 from gbmj_server.storage.ledger import Payment
@@ -140,9 +140,7 @@ async def hand_over(table: Table, st: MatchState) -> bool:
             points=result.points,
             scores=tuple(match.standings[slot] for slot in slots),
             concealed=tuple(hand.concealed(s) for s in range(4)),
-            melds=tuple(
-                tuple(m.MeldView.from_wire(to_plain(x)) for x in hand.melds(s)) for s in range(4)
-            ),
+            melds=tuple(tuple(meld_view(x) for x in hand.melds(s)) for s in range(4)),
             flowers=tuple(hand.flowers(s) for s in range(4)),
             wall_order=hand.wall.order,
             salt=hand.wall.salt.hex(),

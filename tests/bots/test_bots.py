@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from gbmj.bots import LEVELS, make_bot
@@ -206,7 +208,7 @@ def test_the_bot_ignores_other_seats_tiles_even_if_a_view_showed_them():
     seat = state.to_act[0]
     view = make_view(state, seat)
     revealed = tuple(
-        sv if sv.seat == seat else sv._replace(concealed=state.concealed(sv.seat))
+        sv if sv.seat == seat else replace(sv, concealed=state.concealed(sv.seat))
         for sv in view.seats
     )
     peeking = view._replace(seats=revealed)

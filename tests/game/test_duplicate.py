@@ -6,7 +6,6 @@ import random
 
 import pytest
 
-from gbmj.game import events as E
 from gbmj.game.duplicate import (
     Deal,
     DuplicateMatch,
@@ -17,6 +16,7 @@ from gbmj.game.duplicate import (
 )
 from gbmj.game.hand_state import HandState
 from gbmj.game.personal_walls import PersonalWalls
+from protocol import messages as m
 from protocol.tiles import Tile
 from protocol.vocabulary import ActionKind, Phase
 
@@ -46,9 +46,9 @@ def tiles_by_seat(hand: HandState) -> tuple[list[tuple[Tile, ...]], list[list[Ti
     dealt: list[tuple[Tile, ...]] = [() for _ in range(4)]
     drawn: list[list[Tile]] = [[] for _ in range(4)]
     for ev in hand.events:
-        if isinstance(ev, E.Deal) and ev.tiles is not None:
+        if isinstance(ev, m.Deal) and ev.tiles is not None:
             dealt[ev.seat] = ev.tiles
-        elif isinstance(ev, E.Draw) and ev.tile is not None:
+        elif isinstance(ev, m.Draw) and ev.tile is not None:
             drawn[ev.seat].append(ev.tile)
     return dealt, drawn
 

@@ -4,12 +4,11 @@
 import random
 
 from gbmj.game.actions import PASS, WIN, parse_action
-from gbmj.game.events import Draw
 from gbmj.game.hand_state import HandState
 from gbmj.game.invariants import check_replay, check_step
 from gbmj.game.personal_walls import PERSONAL_SET, PersonalWalls, verify_personal_commitment
 from gbmj.rules.hand import parse_tiles
-from protocol.messages import ActionChoice
+from protocol.messages import ActionChoice, Draw
 from protocol.tiles import Tile
 from protocol.vocabulary import ActionKind, Outcome, Phase
 

@@ -20,7 +20,6 @@ from textual.app import App
 from tui_harness import screen_text
 from tui_sample import NAMES, bot_hand, hand_log
 
-from gbmj.game import events as E
 from gbmj.game.hand_state import HandState
 from gbmj.replay import hand_from_log
 from gbmj_tui import tools
@@ -248,9 +247,9 @@ def test_the_steps_are_each_draw_discard_claim_and_kong() -> None:
     for words in ("chowed", "punged", "added", "to a kong", "set aside flower", " won on "):
         assert words in said, words
     moves = sum(
-        isinstance(e, E.Draw | E.Discard | E.Chow | E.Pung | E.AddedKong) for e in state.events
+        isinstance(e, m.Draw | m.Discard | m.Chow | m.Pung | m.AddedKong) for e in state.events
     )
-    flowers = sum(isinstance(e, E.Flower) for e in state.events[8:])
+    flowers = sum(isinstance(e, m.Flower) for e in state.events[8:])
     assert len(replay.steps) > moves // 2
     # a spectator's step says no tile of another's draw; face up it does
     draws = [i for i, line in enumerate(lines) if " drew " in line and "flower" not in line]
