@@ -548,7 +548,10 @@ def test_after_the_hand_everything_is_revealed():
     act(state, 0, "concealed_kong 1m")
     act(state, 0, "win")
     spec = make_view(state, SPECTATOR)
-    assert spec.seats[0].melds == tuple(map(meld_view, state.melds(0))) and spec.seats[0].melds[0].concealed
+    assert (
+        spec.seats[0].melds == tuple(map(meld_view, state.melds(0)))
+        and spec.seats[0].melds[0].concealed
+    )
     assert spec.seats[3].concealed == state.concealed(3)
     assert spec.wall_order == state.wall.order and spec.salt == state.wall.salt
     assert spec.result["winner"] == 0 and spec.result["total"] == state.result.score.total
