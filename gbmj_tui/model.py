@@ -53,8 +53,10 @@ class MeldView:
 
 
 @dataclass(frozen=True, slots=True)
-class SeatView:
-    """One seat as the viewer sees it: public information only, plus a tile count."""
+class SeatModel:
+    """One seat as the client keeps it: the protocol's ``SeatView`` (public information
+    only, plus a tile count) with who plays it, their score and presence, folded from
+    the snapshot and the events."""
 
     seat: int
     name: str = ""
@@ -159,15 +161,15 @@ class ResultView:
     wall_verified: bool | None = None
 
 
-def _four_seats() -> tuple[SeatView, ...]:
-    return tuple(SeatView(seat=s, wind=Tile.E + s) for s in range(4))
+def _four_seats() -> tuple[SeatModel, ...]:
+    return tuple(SeatModel(seat=s, wind=Tile.E + s) for s in range(4))
 
 
 @dataclass(frozen=True, slots=True)
 class TableView:
     """Everything one viewer (a player, or a spectator when ``me`` is None) sees."""
 
-    seats: tuple[SeatView, ...] = field(default_factory=_four_seats)
+    seats: tuple[SeatModel, ...] = field(default_factory=_four_seats)
     me: int | None = None
     hand: tuple[int, ...] = ()  # the viewer's concealed tiles, sorted, drawn tile apart
     drawn: int | None = None
@@ -203,7 +205,7 @@ class TableView:
         """The seat drawn at the bottom: the player's own, or seat 0 for a spectator."""
         return 0 if self.me is None else self.me
 
-    def seat_at(self, position: int) -> SeatView:
+    def seat_at(self, position: int) -> SeatModel:
         """The seat at a position relative to the viewer (BOTTOM, RIGHT, TOP, LEFT)."""
         return self.seats[(self.viewpoint + position) % 4]
 

@@ -21,7 +21,7 @@ from rich.text import Text
 
 from gbmj.game.events import SPECTATOR, for_viewer
 from gbmj.replay import ReplayHand, hand_state
-from gbmj_tui.model import SeatView, TableView
+from gbmj_tui.model import SeatModel, TableView
 from gbmj_tui.narrate import draw_line, event_line
 from gbmj_tui.wire import apply_event_message, wall_verified
 from protocol import messages as m
@@ -84,7 +84,7 @@ class HandReplay:
         return step.line_face_up if face_up else step.line
 
 
-def _revealed(seat: SeatView, view: TableView, s: int) -> SeatView:
+def _revealed(seat: SeatModel, view: TableView, s: int) -> SeatModel:
     """A seat at the hand's end: its concealed tiles and melds as revealed (the winning
     tile apart), and the hand's points as its score."""
     r = view.result
@@ -126,7 +126,7 @@ def replay_hand(hand: ReplayHand, viewer_name: str | None, lang: str, match_id: 
     viewer = names.index(viewer_name) if viewer_name in names else None
     start = tuple(
         TableView(
-            seats=tuple(SeatView(seat=s, name=names[s], wind=Tile.E + s) for s in range(4)),
+            seats=tuple(SeatModel(seat=s, name=names[s], wind=Tile.E + s) for s in range(4)),
             me=None if v == PUBLIC else v,
             viewer=viewer_name or "",
             status=TableStatus.PLAYING,

@@ -15,7 +15,7 @@ from typing import Any
 from gbmj.game.personal_walls import PERSONAL_WALL_SIZE, verify_personal_commitment
 from gbmj.game.wall import verify_commitment
 from gbmj_tui import model, reducers
-from gbmj_tui.model import FanLine, MeldView, ResultView, SeatView, TableView
+from gbmj_tui.model import FanLine, MeldView, ResultView, SeatModel, TableView
 from protocol import messages as m
 from protocol.messages import ActionChoice
 from protocol.tiles import Tile
@@ -54,9 +54,9 @@ def timer_ms(settings: m.TableSettings) -> tuple[int, int, int] | None:
     return (t.first_discard * 1000, t.turn * 1000, t.claim_window * 1000) if t.on else None
 
 
-def lobby_seat(seat: int, lobby: m.LobbySeat) -> SeatView:
+def lobby_seat(seat: int, lobby: m.LobbySeat) -> SeatModel:
     """A seat before the match: who sits there (by lobby seat), ready or not."""
-    return SeatView(
+    return SeatModel(
         seat=seat,
         name=lobby.name or "",
         wind=Tile.E + seat,
@@ -115,7 +115,7 @@ def from_snapshot(msg: m.Snapshot) -> TableView:
         if player is None:
             seat = lobby_seat(s, info.seats[s])
         else:  # a match's seat: its player, not the lobby seat of the same number
-            seat = SeatView(
+            seat = SeatModel(
                 seat=s,
                 name=player.name,
                 score=player.score,

@@ -355,7 +355,7 @@ class PlayerView(Record):
 
 @record
 class SeatView(Record):
-    """One seat of the hand in play as the viewer may see it (engine: ``SeatView``)."""
+    """One seat of the hand in play as the viewer may see it."""
 
     seat: int = field(SEAT)
     wind: int = field(WIND, "seat wind this hand")

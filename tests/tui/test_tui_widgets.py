@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.style import Style
 from rich.text import Span, Text
 
-from gbmj_tui.model import FanLine, MeldView, PromptView, SeatView
+from gbmj_tui.model import FanLine, MeldView, PromptView, SeatModel
 from gbmj_tui.tiles import HIGHLIGHTED, TAKEN, TileStyle, tile_lines
 from gbmj_tui.widgets.claim import claim_options, turn_options
 from gbmj_tui.widgets.countdown import bar_text
@@ -142,7 +142,7 @@ def test_the_players_pool_sits_at_the_foot_of_its_place() -> None:
 
 
 def test_a_seat_writes_its_melds_short_when_that_saves_lines() -> None:
-    seat = SeatView(
+    seat = SeatModel(
         seat=1,
         melds=(
             MeldView("pung", T.P3, claimed_from=1, claimed_tile=T.P3),
@@ -161,7 +161,7 @@ def test_pack_wraps_chunks_at_the_width() -> None:
 
 
 def test_seat_header() -> None:
-    seat = SeatView(seat=1, name="Bob", wind=T.W, score=-300, concealed_count=13, bot=True)
+    seat = SeatModel(seat=1, name="Bob", wind=T.W, score=-300, concealed_count=13, bot=True)
     assert seat_header(seat, dealer=True).plain == "[西] Bob (庄) -300 〓〓x13 <机器人>"
     assert seat_header(seat, show_count=False, style=ASCII, lang="en").plain == "[W] Bob -300 <bot>"
 
@@ -275,5 +275,5 @@ def test_narrow_meld_is_a_short_label() -> None:
 
 
 def test_seat_header_shows_the_level() -> None:
-    seat = SeatView(seat=0, name="Ann", level=7, concealed_count=13)
+    seat = SeatModel(seat=0, name="Ann", level=7, concealed_count=13)
     assert "Ann Lv7" in seat_header(seat, lang="en").plain

@@ -9,7 +9,7 @@ from gbmj.bots import make_bot
 from gbmj.bots.arena import play_hand
 from gbmj.game.hand_state import HandState
 from gbmj.game.wall import commitment_of
-from gbmj_tui.model import MeldView, PromptView, SeatView, TableView, TimerView
+from gbmj_tui.model import MeldView, PromptView, SeatModel, TableView, TimerView
 from protocol import messages as m
 from protocol.messages import ActionChoice
 from protocol.tiles import Tile
@@ -22,7 +22,7 @@ NAMES = ("alice", "bob", "carol", "dave")  # a sample hand's seats 0-3
 def sample_view(me: int | None = 0) -> TableView:
     """South round hand 3; seat 0 holds 10 tiles + a drawn 5p; seat 3 (left) discarded last."""
     seats = (
-        SeatView(
+        SeatModel(
             seat=0,
             name="Alice",
             wind=T.W,
@@ -32,7 +32,7 @@ def sample_view(me: int | None = 0) -> TableView:
             flowers=(T.F1,),
             discards=(T.N, T.M9, T.P1),
         ),
-        SeatView(
+        SeatModel(
             seat=1,
             name="Bot-Bao",
             wind=T.N,
@@ -42,7 +42,7 @@ def sample_view(me: int | None = 0) -> TableView:
             melds=(MeldView("kong", None, concealed=True),),
             discards=(T.W, T.S1, T.S9, T.P9, T.M1, T.E, T.F),
         ),
-        SeatView(
+        SeatModel(
             seat=2,
             name="Carol",
             wind=T.E,
@@ -52,7 +52,7 @@ def sample_view(me: int | None = 0) -> TableView:
             flowers=(T.F5, T.F6),
             discards=(T.P, T.S, T.M2),
         ),
-        SeatView(
+        SeatModel(
             seat=3,
             name="Dan",
             wind=T.S,
