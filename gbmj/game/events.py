@@ -13,12 +13,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from enum import Enum, IntEnum
-from typing import TypeAlias
+from typing import TypeAlias, TypeVar
 
 from protocol import messages as m
 from protocol.tiles import Tile
 
 from ..rules.hand import Meld
+
+T = TypeVar("T")
+U = TypeVar("U")
 
 SPECTATOR = -1
 """The viewer who sits nowhere: sees only what the table shows in public."""
@@ -127,36 +130,48 @@ _HIDDEN_KONGS = {s: m.ConcealedKong(seat=s, tile=None) for s in range(4)}
 
 def meld_view(meld: Meld) -> m.MeldView:
     """A rules meld as the protocol's records show it (revealed: a concealed kong too)."""
-    view = _MELD_VIEWS.get(meld)
-    if view is None:
-        view = _MELD_VIEWS[meld] = m.MeldView(
-            kind=meld.kind,
-            tile=meld.tile,
-            concealed=meld.concealed,
-            claimed_from=meld.claimed_from,
-            claimed_tile=meld.claimed_tile,
-            added=meld.added,
-        )
-        _MELDS[view] = meld
+    entry = _MELD_VIEWS.get(id(meld))
+    if entry is not None and entry[0] is meld:
+        return entry[1]
+    view = m.MeldView(
+        kind=meld.kind,
+        tile=meld.tile,
+        concealed=meld.concealed,
+        claimed_from=meld.claimed_from,
+        claimed_tile=meld.claimed_tile,
+        added=meld.added,
+    )
+    _remember(_MELD_VIEWS, meld, view)
+    _remember(_MELDS, view, meld)
     return view
 
 
 def meld_of(view: m.MeldView) -> Meld:
     """The rules meld a ``MeldView`` shows (``HandError`` if it is none)."""
-    meld = _MELDS.get(view)
-    if meld is None:
-        meld = _MELDS[view] = Meld(
-            view.kind,
-            Tile(view.tile),
-            view.concealed,
-            view.claimed_from,
-            None if view.claimed_tile is None else Tile(view.claimed_tile),
-            view.added,
-        )
+    entry = _MELDS.get(id(view))
+    if entry is not None and entry[0] is view:
+        return entry[1]
+    meld = Meld(
+        view.kind,
+        Tile(view.tile),
+        view.concealed,
+        view.claimed_from,
+        None if view.claimed_tile is None else Tile(view.claimed_tile),
+        view.added,
+    )
+    _remember(_MELDS, view, meld)
     return meld
 
 
-# Both ways, one shared value each: the engine's melds are few (34 tiles x a few shapes
-# x whence) and immutable, and views and bots convert them on every step.
-_MELD_VIEWS: dict[Meld, m.MeldView] = {}
-_MELDS: dict[m.MeldView, Meld] = {}
+# Each way, by the object converted: a hand's melds are converted again at every step
+# of its views and bots (the values' own hashes, of their enums, cost more than this
+# lookup). Each entry holds its object, so an id is never another's while it is kept.
+_MELD_VIEWS: dict[int, tuple[Meld, m.MeldView]] = {}
+_MELDS: dict[int, tuple[m.MeldView, Meld]] = {}
+_MELD_LIMIT = 4096  # entries each: a long-running server keeps memory bounded
+
+
+def _remember(memo: dict[int, tuple[T, U]], key: T, value: U) -> None:
+    if len(memo) >= _MELD_LIMIT:
+        memo.clear()
+    memo[id(key)] = (key, value)

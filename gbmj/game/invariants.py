@@ -115,7 +115,7 @@ def check_views(
             assert sv.flowers == d.flowers and sv.discards == d.discards, f"seat {s}'s table"
             if ended or s == viewer:
                 assert sv.concealed == d.concealed, "own hand or reveal wrong"
-                assert sv.melds == tuple(meld_view(x) for x in d.melds)
+                assert sv.melds == tuple(map(meld_view, d.melds)) if d.melds else not sv.melds
             else:
                 assert sv.concealed is None, f"seat {s}'s hand shown to {viewer}"
                 assert sv.drawn is None, f"seat {s}'s draw shown to {viewer}"

@@ -141,7 +141,7 @@ def _seat_views(state: HandState, s: int, ended: bool) -> tuple[SeatView, SeatVi
     """Seat ``s`` as its owner sees it and as everybody else does."""
     concealed, melds, flowers, discards = state.seat_data(s)
     wind, count = state.seat_winds[s], len(concealed)
-    shown_melds = tuple(meld_view(x) for x in melds)
+    shown_melds = tuple(map(meld_view, melds)) if melds else ()
     shown = SeatView(
         seat=s,
         wind=wind,

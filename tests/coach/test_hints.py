@@ -164,8 +164,7 @@ def _hidden_shuffled(state: HandState, viewer: int, rng: random.Random) -> HandS
         for t in pool[:n]:
             other._counts[s][t] += 1
         del pool[:n]
-        other._rev[s] += 1
-        other._seat_cache[s] = None
+        other._memo.rev[s] += 1  # its tiles changed behind the engine's back
     for p, t in zip(walls, pool, strict=True):
         seq[p] = t
     other._seqs = (tuple(seq),)
