@@ -263,7 +263,7 @@ def _snapshot(which: str, size: tuple[int, int], lang: str) -> str:
         async with app.run_test(size=size) as pilot:
             await pilot.pause()
             await pilot.press("i")
-            await pilot.pause(0.1)
+            await pilot.pause()
             return terminal_text(app)
 
     import re
@@ -340,7 +340,7 @@ def test_the_replay_steps_to_each_costly_discard_with_what_it_cost() -> None:
     async def go():
         app = Host()
         async with app.run_test(size=(120, 40)) as pilot:
-            await pilot.pause(0.2)
+            await pilot.pause()
             screen = app.screen
             assert isinstance(screen, ReplayScreen) and screen.replay is not None
             seen = []

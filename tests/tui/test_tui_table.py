@@ -298,7 +298,7 @@ def test_result_screen_reveals_hands_fans_and_points(size, style, lang) -> None:
         async with app.run_test(size=size) as pilot:
             await pilot.pause()
             app.push_screen(ResultScreen(view, style, lang))
-            await pilot.pause(0.2)
+            await pilot.pause()
             text = screen_text(app)
             await pilot.press("enter")
             await pilot.pause()
