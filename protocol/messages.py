@@ -468,7 +468,7 @@ class EventBody(Record):
 
     @classmethod
     def from_wire(cls, data: Any, path: str | None = None) -> EventBody:
-        """``EventBody.from_wire`` takes any kind (e.g. the engine's ``event.to_dict()``)."""
+        """``EventBody.from_wire`` takes any kind (its ``kind`` names the class)."""
         if cls is EventBody:
             body = Tagged(EventBody).decode(data, path or "event")
             assert isinstance(body, EventBody)  # EventBody's registry holds only bodies

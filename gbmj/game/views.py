@@ -142,43 +142,57 @@ def _seat_views(state: HandState, s: int, ended: bool) -> tuple[SeatView, SeatVi
     concealed, melds, flowers, discards = state.seat_data(s)
     wind, count = state.seat_winds[s], len(concealed)
     shown_melds = tuple(map(meld_view, melds)) if melds else ()
-    shown = SeatView(
-        seat=s,
-        wind=wind,
-        concealed=concealed,
-        concealed_count=count,
-        melds=shown_melds,
-        flowers=flowers,
-        discards=discards,
-    )
+    shown = _seat_view(s, wind, concealed, count, shown_melds, flowers, discards, None)
     if ended:
         return shown, shown
     public: tuple[MeldView | None, ...] = shown_melds
     if melds:
         public = tuple(None if x.concealed else x for x in shown_melds)
-    hidden = SeatView(
-        seat=s,
-        wind=wind,
-        concealed_count=count,
-        melds=public,
-        flowers=flowers,
-        discards=discards,
-    )
-    return shown, hidden
+    return shown, _seat_view(s, wind, None, count, public, flowers, discards, None)
 
 
 def _with_drawn(seat: SeatView, drawn: Tile) -> SeatView:
     """``seat`` (its owner's form) with the tile just drawn shown apart."""
-    return SeatView(
-        seat=seat.seat,
-        wind=seat.wind,
-        concealed=seat.concealed,
-        concealed_count=seat.concealed_count,
-        melds=seat.melds,
-        flowers=seat.flowers,
-        discards=seat.discards,
-        drawn=drawn,
+    return _seat_view(
+        seat.seat,
+        seat.wind,
+        seat.concealed,
+        seat.concealed_count,
+        seat.melds,
+        seat.flowers,
+        seat.discards,
+        drawn,
     )
+
+
+# A SeatView from its fields in order, without the record's keyword handling: views are
+# built at every step (this costs half as much as ``SeatView(seat=..., ...)``). A field
+# added to SeatView is added here too: the unpacking below fails at import until it is.
+_SEAT, _WIND, _CONCEALED, _COUNT, _MELDS, _FLOWERS, _DISCARDS, _DRAWN = (
+    getattr(SeatView, name).__set__ for name in SeatView.__dataclass_fields__
+)
+
+
+def _seat_view(
+    seat: int,
+    wind: int,
+    concealed: tuple[int, ...] | None,
+    count: int,
+    melds: tuple[MeldView | None, ...],
+    flowers: tuple[int, ...],
+    discards: tuple[int, ...],
+    drawn: int | None,
+) -> SeatView:
+    view: SeatView = object.__new__(SeatView)
+    _SEAT(view, seat)
+    _WIND(view, wind)
+    _CONCEALED(view, concealed)
+    _COUNT(view, count)
+    _MELDS(view, melds)
+    _FLOWERS(view, flowers)
+    _DISCARDS(view, discards)
+    _DRAWN(view, drawn)
+    return view
 
 
 def _new_view(fields: tuple[object, ...]) -> HandView:
