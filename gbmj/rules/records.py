@@ -87,6 +87,8 @@ def record_hand(record: Mapping[str, object]) -> Hand:
 
 def record_seat(record: Mapping[str, object]) -> tuple[Tile, Tile, int]:
     """A record's seat wind, prevailing wind and flowers."""
+    if "prevalent_wind" in record:  # the key's old name: refused, not read as East
+        raise HandError("bad_context", "prevalent_wind is named prevailing_wind now")
     return (
         _wind(record.get("seat_wind", "E")),
         _wind(record.get("prevailing_wind", "E")),
