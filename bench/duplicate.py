@@ -45,7 +45,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from server.wireclient import WireClient
 from tournament import Server
 
-from gbmj.game import events as E
 from gbmj.replay import Replay, ReplayId, dumps, hand_state, verify_text
 from gbmj.replay.verify import Trust
 from gbmj.tournament.duplicate import Result, deal_sums
@@ -53,6 +52,7 @@ from gbmj_server.config import ServerConfig
 from gbmj_server.export import stored_replay
 from gbmj_server.signing import load_signer
 from gbmj_server.storage import Storage
+from protocol import messages as m
 
 CALLS = ("win", "exposed_kong", "pung", "chow", "concealed_kong", "added_kong")
 
@@ -127,9 +127,9 @@ def check(db: Path, tournament_id: int, deals: int) -> dict[str, str]:
             dealt: list[tuple[Any, ...]] = [() for _ in range(4)]
             drawn: list[list[Any]] = [[] for _ in range(4)]
             for ev in state.events:
-                if isinstance(ev, E.Deal) and ev.tiles is not None:
+                if isinstance(ev, m.Deal) and ev.tiles is not None:
                     dealt[ev.seat] = ev.tiles
-                elif isinstance(ev, E.Draw) and ev.tile is not None:
+                elif isinstance(ev, m.Draw) and ev.tile is not None:
                     drawn[ev.seat].append(ev.tile)
             seen.append((dealt, drawn))
             for seat, points in enumerate(hand.result.points):

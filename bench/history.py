@@ -42,7 +42,6 @@ from gbmj.replay import ReplayId, hand_from_log, verify  # noqa: E402
 from gbmj.replay.verify import Trust  # noqa: E402
 from gbmj_server.config import ServerConfig  # noqa: E402
 from gbmj_server.export import stored_replay  # noqa: E402
-from gbmj_server.handlers.history import hand_log as to_hand_log  # noqa: E402
 from gbmj_server.signing import load_signer  # noqa: E402
 from gbmj_server.storage import Storage  # noqa: E402
 
@@ -125,9 +124,9 @@ def main() -> None:
             hand_picks = iter(hand_ids * (args.runs // len(hand_ids) + 1))
 
             def load() -> None:
-                log = store.hand_log(next(hand_picks))
-                assert log is not None
-                hand_from_log(log)
+                found = store.hand_log(next(hand_picks))
+                assert found is not None
+                hand_from_log(found.log)
 
             replay = timed_ms(load, min(args.runs, 200))
             print(f"replay load ms: {statistics.median(replay):.2f}")
@@ -135,9 +134,9 @@ def main() -> None:
             signed_picks = iter(hand_ids * (args.runs // len(hand_ids) + 1))
 
             def sign() -> None:
-                row = store.hand_log(next(signed_picks))
-                assert row is not None
-                signer.hand_log(to_hand_log(row), row)
+                found = store.hand_log(next(signed_picks))
+                assert found is not None
+                signer.hand_log(found.log, found.result)
 
             signing = timed_ms(sign, min(args.runs, 200))
             print(f"signed hand log ms (read and sign, get_hand): {statistics.median(signing):.2f}")

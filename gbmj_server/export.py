@@ -18,7 +18,6 @@ from gbmj.replay import (
     hand_from_log,
     match_from_detail,
     parse_id,
-    recorded_result,
     replay_file,
 )
 from gbmj.replay.signing import hand_statement, match_statement
@@ -38,17 +37,17 @@ def stored_replay(store: Storage, target: ReplayId, server: str, signer: Signer)
         if found is None and store.hand_log_pruned(target.id):
             raise NothingToExport(f"{target}'s log is no longer kept (hand_log_days)")
         logs = [] if found is None else [found]
-        detail = None if found is None else store.match_detail(found.match_id)
+        stored = None if found is None else store.match_detail(found.log.match_id)
     else:
-        detail = store.match_detail(target.id)
-        found_logs = [] if detail is None else [store.hand_log(h.hand_id) for h in detail.hands]
-        logs = [log for log in found_logs if log is not None]
-    if detail is None:
+        stored = store.match_detail(target.id)
+        hand_ids = [] if stored is None else [h.hand_id for h in stored.detail.hands]
+        logs = [log for log in map(store.hand_log, hand_ids) if log is not None]
+    if stored is None:
         raise NothingToExport(f"no {target} in this database")
-    hands = [hand_from_log(log, recorded_result(log)) for log in logs]
+    hands = [hand_from_log(found.log, found.result) for found in logs]
     if not hands:
         raise NothingToExport(f"{target} has no ended hand whose log is kept")
-    match = match_from_detail(detail)
+    match = match_from_detail(stored.detail)
     match = replace(match, signature=signer.sign(match_statement(match)))
     return replay_file(
         server,

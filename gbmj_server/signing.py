@@ -16,8 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from gbmj.replay import hand_from_log, match_from_detail, recorded_result
-from gbmj.replay.build import RecordedHandLogLike
+from gbmj.replay import ReplayResult, hand_from_log, match_from_detail
 from gbmj.replay.signing import hand_statement, match_statement
 from gbmj_server.config import ServerConfig
 from gbmj_server.tls import CERT_NAME, KEY_NAME, TlsError, make_self_signed
@@ -59,10 +58,10 @@ class Signer:
         signature = self.sign(match_statement(match_from_detail(detail)))
         return replace(detail, certificate=self.certificate, signature=signature)
 
-    def hand_log(self, log: m.HandLog, recorded: RecordedHandLogLike) -> m.HandLog:
-        """``log`` with the signature of the hand's record (``recorded``: the row it was
-        made from, whose recorded result saves replaying the hand)."""
-        hand = hand_from_log(recorded, recorded_result(recorded))
+    def hand_log(self, log: m.HandLog, recorded: ReplayResult) -> m.HandLog:
+        """``log`` with the signature of the hand's record (``recorded``: the result the
+        server recorded with the hand, which saves replaying it)."""
+        hand = hand_from_log(log, recorded)
         return replace(log, signature=self.sign(hand_statement(log.match_id, hand)))
 
 

@@ -50,7 +50,7 @@ def why_no_win(view: TableView, lang: str) -> str:
             win_tile=Tile(win_tile),
             self_drawn=self_drawn,
             seat_wind=Tile(me.wind),
-            prevalent_wind=Tile(view.prevailing_wind),
+            prevailing_wind=Tile(view.prevailing_wind),
         )
         score = score_hand(Hand(tuple(Tile(t) for t in hand), melds), context)
     except HandError:

@@ -16,8 +16,9 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.notifications import SeverityLevel
 
-from gbmj_tui.model import Choice, TableView
+from gbmj_tui.model import TableView
 from protocol import messages as m
+from protocol.messages import ActionChoice
 
 
 # -- from screens and widgets ------------------------------------------------------------------
@@ -58,7 +59,7 @@ class SignIn(Message):
 class ActionChosen(Message):
     """The player chose an action for the open prompt (discard, win, kong, claim, pass)."""
 
-    def __init__(self, choice: Choice) -> None:
+    def __init__(self, choice: ActionChoice) -> None:
         super().__init__()
         self.choice = choice
 

@@ -16,8 +16,9 @@ from typing import Any
 
 from gbmj_tui.i18n import tr, wind_name
 from protocol import messages as m
+from protocol.messages import ActionChoice
 from protocol.tiles import Tile
-from protocol.vocabulary import ActionKind, Presence, TableStatus, TimerClass
+from protocol.vocabulary import Presence, TableStatus, TimerClass
 
 # Where a seat sits as seen from the viewer (relative = (seat - viewer) mod 4).
 BOTTOM, RIGHT, TOP, LEFT = 0, 1, 2, 3
@@ -55,8 +56,10 @@ FACE_DOWN_KONG = MeldView("kong", None, concealed=True)  # another seat's concea
 
 
 @dataclass(frozen=True, slots=True)
-class SeatView:
-    """One seat as the viewer sees it: public information only, plus a tile count."""
+class SeatModel:
+    """One seat as the client keeps it: the protocol's ``SeatView`` (public information
+    only, plus a tile count) with who plays it, their score and presence, folded from
+    the snapshot and the events."""
 
     seat: int
     name: str = ""
@@ -96,18 +99,10 @@ class SeatView:
 
 
 @dataclass(frozen=True, slots=True)
-class Choice:
-    """One legal action of a prompt (docs/vocabulary.md: kind + optional tile)."""
-
-    kind: ActionKind
-    tile: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class PromptView:
     """The legal actions the server offers the viewer now, and the time to answer."""
 
-    actions: tuple[Choice, ...]
+    actions: tuple[ActionChoice, ...]
     timer: TimerClass
     ms_left: int
     seq: int = 0
@@ -120,7 +115,7 @@ class PromptView:
         """A claim window: answer a discard (or a kong to rob) rather than play a turn."""
         return self.timer == "claim_window"
 
-    def of_kind(self, kind: str) -> tuple[Choice, ...]:
+    def of_kind(self, kind: str) -> tuple[ActionChoice, ...]:
         return tuple(a for a in self.actions if a.kind == kind)
 
     def allows(self, kind: str) -> bool:
@@ -172,15 +167,15 @@ class ResultView:
     sealed: bool = False
 
 
-def _four_seats() -> tuple[SeatView, ...]:
-    return tuple(SeatView(seat=s, wind=Tile.E + s) for s in range(4))
+def _four_seats() -> tuple[SeatModel, ...]:
+    return tuple(SeatModel(seat=s, wind=Tile.E + s) for s in range(4))
 
 
 @dataclass(frozen=True, slots=True)
 class TableView:
     """Everything one viewer (a player, or a spectator when ``me`` is None) sees."""
 
-    seats: tuple[SeatView, ...] = field(default_factory=_four_seats)
+    seats: tuple[SeatModel, ...] = field(default_factory=_four_seats)
     me: int | None = None
     hand: tuple[int, ...] = ()  # the viewer's concealed tiles, sorted, drawn tile apart
     drawn: int | None = None
@@ -216,7 +211,7 @@ class TableView:
         """The seat drawn at the bottom: the player's own, or seat 0 for a spectator."""
         return 0 if self.me is None else self.me
 
-    def seat_at(self, position: int) -> SeatView:
+    def seat_at(self, position: int) -> SeatModel:
         """The seat at a position relative to the viewer (BOTTOM, RIGHT, TOP, LEFT)."""
         return self.seats[(self.viewpoint + position) % 4]
 

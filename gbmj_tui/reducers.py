@@ -15,7 +15,6 @@ from typing import Any
 from gbmj_tui.model import (
     FACE_DOWN_KONG,
     TIMERS,
-    Choice,
     FanLine,
     MeldView,
     PromptView,
@@ -24,6 +23,7 @@ from gbmj_tui.model import (
     TimerView,
     sort_tiles,
 )
+from protocol.messages import ActionChoice
 from protocol.vocabulary import TableStatus, TimerClass
 
 
@@ -317,7 +317,7 @@ def apply_event(view: TableView, kind: str, seq: int | None = None, **fields: An
 def on_prompt(
     view: TableView,
     *,
-    actions: Iterable[Choice],
+    actions: Iterable[ActionChoice],
     timer: TimerClass,
     ms_left: int | None,
     seq: int = 0,

@@ -3,7 +3,7 @@
 A hand's log (``hand_log``) becomes a replay file's hand (``gbmj.replay.hand_from_log``:
 the actions played again on the revealed wall with the rules), whose events are the
 live game's. Each event goes, in the form its viewer would have been sent
-(``Event.for_viewer``), through the same reducers that follow a live table
+(``gbmj.game.events.for_viewer``), through the same reducers that follow a live table
 (gbmj_tui.reducers), once for each seat and once for a spectator: a step of the replay
 is what the live client showed at that moment, and the hand's own view of a seat is its
 player's. Face up, every seat's concealed tiles come from that seat's own view.
@@ -19,9 +19,9 @@ from dataclasses import dataclass, replace
 
 from rich.text import Text
 
-from gbmj.game import events as E
+from gbmj.game.events import SPECTATOR, for_viewer
 from gbmj.replay import ReplayHand, hand_state
-from gbmj_tui.model import SeatView, TableView
+from gbmj_tui.model import SeatModel, TableView
 from gbmj_tui.narrate import draw_line, event_line
 from gbmj_tui.wire import apply_event_message, wall_verified
 from protocol import messages as m
@@ -29,7 +29,7 @@ from protocol.tiles import Tile
 from protocol.vocabulary import TableStatus
 
 PUBLIC = 4  # the spectator's place in ``Step.views``, after seats 0-3
-_DEAL = (E.HandStart, E.Deal, E.Flower)
+_DEAL = (m.HandStart, m.Deal, m.Flower)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +84,7 @@ class HandReplay:
         return step.line_face_up if face_up else step.line
 
 
-def _revealed(seat: SeatView, view: TableView, s: int) -> SeatView:
+def _revealed(seat: SeatModel, view: TableView, s: int) -> SeatModel:
     """A seat at the hand's end: its concealed tiles and melds as revealed (the winning
     tile apart), and the hand's points as its score."""
     r = view.result
@@ -98,19 +98,19 @@ def _revealed(seat: SeatView, view: TableView, s: int) -> SeatView:
     return replace(seat, shown=shown, shown_drawn=drawn, melds=r.melds[s], score=r.points[s])
 
 
-def steps_of_events(events: list[E.Event]) -> list[list[E.Event]]:
+def steps_of_events(events: list[m.EventBody]) -> list[list[m.EventBody]]:
     """The hand's events in steps (the module's docstring)."""
-    steps: list[list[E.Event]] = [[]]
+    steps: list[list[m.EventBody]] = [[]]
     for event in events:
         current = steps[-1]
         dealing = len(steps) == 1 and (
-            isinstance(event, _DEAL) or (isinstance(event, E.Draw) and event.replacement)
+            isinstance(event, _DEAL) or (isinstance(event, m.Draw) and event.replacement)
         )
-        follows = isinstance(event, E.Flower | E.HandEnd) or (
-            isinstance(event, E.Draw)
+        follows = isinstance(event, m.Flower | m.HandEnd) or (
+            isinstance(event, m.Draw)
             and event.replacement
             and bool(current)
-            and isinstance(current[-1], E.Flower)
+            and isinstance(current[-1], m.Flower)
         )
         if dealing or (follows and len(steps) > 1):
             current.append(event)
@@ -126,7 +126,7 @@ def replay_hand(hand: ReplayHand, viewer_name: str | None, lang: str, match_id: 
     viewer = names.index(viewer_name) if viewer_name in names else None
     start = tuple(
         TableView(
-            seats=tuple(SeatView(seat=s, name=names[s], wind=Tile.E + s) for s in range(4)),
+            seats=tuple(SeatModel(seat=s, name=names[s], wind=Tile.E + s) for s in range(4)),
             me=None if v == PUBLIC else v,
             viewer=viewer_name or "",
             status=TableStatus.PLAYING,
@@ -145,14 +145,13 @@ def replay_hand(hand: ReplayHand, viewer_name: str | None, lang: str, match_id: 
         full: list[m.EventBody] = []
         for event in group:
             seq += 1
-            forms = [event.for_viewer(E.SPECTATOR if v == PUBLIC else v) for v in range(5)]
-            bodies = [m.EventBody.from_wire(f.to_dict()) for f in forms]
+            bodies = [for_viewer(event, SPECTATOR if v == PUBLIC else v) for v in range(5)]
             views = tuple(
                 apply_event_message(view, m.Event(table_id=0, seq=seq, event=body))
                 for view, body in zip(views, bodies, strict=True)
             )
             seen.append(bodies[own])
-            full.append(m.EventBody.from_wire(event.to_dict()))
+            full.append(event)
         steps.append(Step(views, _step_line(before, seen, lang), _step_line(before, full, lang)))
     return HandReplay(hand, tuple(steps), viewer, match_id)
 

@@ -15,8 +15,9 @@ from typing import Any
 from gbmj.game.personal_walls import PERSONAL_WALL_SIZE, verify_personal_commitment
 from gbmj.game.wall import verify_commitment
 from gbmj_tui import model, reducers
-from gbmj_tui.model import Choice, FanLine, MeldView, ResultView, SeatView, TableView
+from gbmj_tui.model import FanLine, MeldView, ResultView, SeatModel, TableView
 from protocol import messages as m
+from protocol.messages import ActionChoice
 from protocol.tiles import Tile
 from protocol.vocabulary import Presence, TableStatus
 
@@ -53,9 +54,9 @@ def timer_ms(settings: m.TableSettings) -> tuple[int, int, int] | None:
     return (t.first_discard * 1000, t.turn * 1000, t.claim_window * 1000) if t.on else None
 
 
-def lobby_seat(seat: int, lobby: m.LobbySeat) -> SeatView:
+def lobby_seat(seat: int, lobby: m.LobbySeat) -> SeatModel:
     """A seat before the match: who sits there (by lobby seat), ready or not."""
-    return SeatView(
+    return SeatModel(
         seat=seat,
         name=lobby.name or "",
         wind=Tile.E + seat,
@@ -114,7 +115,7 @@ def from_snapshot(msg: m.Snapshot) -> TableView:
         if player is None:
             seat = lobby_seat(s, info.seats[s])
         else:  # a match's seat: its player, not the lobby seat of the same number
-            seat = SeatView(
+            seat = SeatModel(
                 seat=s,
                 name=player.name,
                 score=player.score,
@@ -181,7 +182,7 @@ def apply_prompt(view: TableView, msg: m.Prompt) -> TableView:
     """The view with the server's prompt of legal actions."""
     return reducers.on_prompt(
         view,
-        actions=tuple(Choice(a.kind, a.tile) for a in msg.actions),
+        actions=msg.actions,
         timer=msg.timer,
         ms_left=msg.ms_left,
         seq=msg.seq,
@@ -254,7 +255,7 @@ def wall_verified(
     return verify_commitment(announced, order, salt, match_id, number)
 
 
-def action_message(view: TableView, choice: Choice) -> m.Action:
+def action_message(view: TableView, choice: ActionChoice) -> m.Action:
     """The ``action`` answering the view's prompt with ``choice``."""
     seq = view.prompt.seq if view.prompt is not None else view.seq
     return m.Action(table_id=view.table_id, seq=seq, kind=choice.kind, tile=choice.tile)

@@ -41,6 +41,7 @@ from .schema import (
     record,
     tagged,
 )
+from .tiles import Tile
 from .vocabulary import (
     TILE_ACTIONS,
     ActionKind,
@@ -176,13 +177,19 @@ def message(type_: str, sender: str, reply: str = "") -> Callable[[type[M]], typ
 # -- shared records ---------------------------------------------------------------------
 @record
 class ActionChoice(Record):
-    """One legal action in a prompt: a kind and, for some kinds, a tile."""
+    """One action a seat may choose: a kind and, for some kinds, a tile."""
+
+    # The one value of an action: the engine's legal actions and log, a prompt's
+    # choices and the client's keys are all this record.
 
     _RULES = ACTION_RULES
     kind: ActionKind = field(Choice(ActionKind), "action kind (docs/vocabulary.md)")
-    tile: int | None = field(
+    tile: Tile | None = field(
         Optional(PLAYING_TILE), "for discard, concealed_kong, added_kong, chow", default=None
     )
+
+    def __str__(self) -> str:
+        return self.kind.value if self.tile is None else f"{self.kind.value} {self.tile}"
 
 
 @record
@@ -355,7 +362,7 @@ class PlayerView(Record):
 
 @record
 class SeatView(Record):
-    """One seat of the hand in play as the viewer may see it (engine: ``SeatView``)."""
+    """One seat of the hand in play as the viewer may see it."""
 
     seat: int = field(SEAT)
     wind: int = field(WIND, "seat wind this hand")
@@ -468,7 +475,7 @@ class EventBody(Record):
 
     @classmethod
     def from_wire(cls, data: Any, path: str | None = None) -> EventBody:
-        """``EventBody.from_wire`` takes any kind (e.g. the engine's ``event.to_dict()``)."""
+        """``EventBody.from_wire`` takes any kind (its ``kind`` names the class)."""
         if cls is EventBody:
             body = Tagged(EventBody).decode(data, path or "event")
             assert isinstance(body, EventBody)  # EventBody's registry holds only bodies
@@ -1292,10 +1299,12 @@ class GetHand(Message):
 class LoggedAction(Record):
     """One action of a hand's log: who chose what, and when."""
 
+    # A replay file's hands keep this record too (docs/replay-format.md, `action`).
+
     _RULES = ACTION_RULES
     seat: int = field(SEAT)
     kind: ActionKind = field(Choice(ActionKind))
-    tile: int | None = field(
+    tile: Tile | None = field(
         Optional(PLAYING_TILE), "for discard, concealed_kong, added_kong, chow", default=None
     )
     ms: int = field(Int(0, 24 * 3600 * 1000), "from the hand's start")

@@ -1,6 +1,6 @@
 """Bot players for gbmj: ``make_bot(level, seed)`` gives a bot that plays for 8 fan.
 
-A bot is anything with ``choose(view, legal_actions) -> Action``: ``view`` is the seat's
+A bot is anything with ``choose(view, legal_actions) -> ActionChoice``: ``view`` is the seat's
 view from the engine (``views.make_view(state, seat)``), ``legal_actions`` its legal list (never
 empty when asked). Bots are pure: no I/O, no clock, randomness only from their seed.
 
@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from protocol.messages import ActionChoice
 from protocol.vocabulary import BotLevel
 
-from ..game.actions import Action
 from ..game.views import HandView
 from .players import BaselineBot, PlanBot
 from .strategy import Style
@@ -35,7 +35,7 @@ LEVELS: tuple[str, ...] = (BASELINE, *BotLevel)
 class Bot(Protocol):
     level: str
 
-    def choose(self, view: HandView, legal_actions: Sequence[Action]) -> Action: ...
+    def choose(self, view: HandView, legal_actions: Sequence[ActionChoice]) -> ActionChoice: ...
 
 
 def make_bot(level: str = "normal", seed: int = 0) -> Bot:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from protocol.messages import ActionChoice
 from protocol.tiles import WINDS
 
-from ..game.actions import Action
 from ..game.hand_state import HandState
 from ..game.personal_walls import PersonalWalls
 from ..game.views import HandView, make_view
@@ -21,10 +21,10 @@ from ..game.wall import Wall
 if TYPE_CHECKING:
     from . import Bot
 
-Decide = Callable[["Bot", HandView, tuple[Action, ...]], Action]
+Decide = Callable[["Bot", HandView, tuple[ActionChoice, ...]], ActionChoice]
 
 
-def _ask(bot: Bot, view: HandView, legal: tuple[Action, ...]) -> Action:
+def _ask(bot: Bot, view: HandView, legal: tuple[ActionChoice, ...]) -> ActionChoice:
     return bot.choose(view, legal)
 
 

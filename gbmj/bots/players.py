@@ -10,9 +10,10 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from protocol.messages import ActionChoice
 from protocol.vocabulary import ActionKind, MeldKind
 
-from ..game.actions import PASS, WIN, Action, tile_of
+from ..game.actions import PASS, WIN, tile_of
 from ..game.views import HandView
 from ..rules.hand import Meld
 from ..rules.shanten import shape_shanten
@@ -20,8 +21,8 @@ from .position import Counts, Position, position_of
 from .strategy import Caches, Evaluator, Style, with_added_kong, with_meld
 
 
-def _by_kind(legal: Sequence[Action]) -> dict[ActionKind, list[Action]]:
-    out: dict[ActionKind, list[Action]] = {}
+def _by_kind(legal: Sequence[ActionChoice]) -> dict[ActionKind, list[ActionChoice]]:
+    out: dict[ActionKind, list[ActionChoice]] = {}
     for a in legal:
         out.setdefault(a.kind, []).append(a)
     return out
@@ -34,7 +35,7 @@ def _minus(counts: Counts, *tiles: int) -> Counts:
     return tuple(c)
 
 
-def claimed_meld(pos: Position, action: Action) -> tuple[Counts, Meld]:
+def claimed_meld(pos: Position, action: ActionChoice) -> tuple[Counts, Meld]:
     """The concealed tiles left and the meld made by claiming the offered tile."""
     assert pos.offer is not None
     discarder, t, _ = pos.offer
@@ -74,7 +75,7 @@ class BaselineBot:
     def __init__(self, seed: int = 0) -> None:
         self.rng = random.Random(seed)
 
-    def choose(self, view: HandView, legal_actions: Sequence[Action]) -> Action:
+    def choose(self, view: HandView, legal_actions: Sequence[ActionChoice]) -> ActionChoice:
         kinds = _by_kind(legal_actions)
         if ActionKind.WIN in kinds:
             return WIN
@@ -117,7 +118,7 @@ class PlanBot:
         self.rng = random.Random(seed)
         self.caches = Caches()
 
-    def choose(self, view: HandView, legal_actions: Sequence[Action]) -> Action:
+    def choose(self, view: HandView, legal_actions: Sequence[ActionChoice]) -> ActionChoice:
         kinds = _by_kind(legal_actions)
         if ActionKind.WIN in kinds:
             return WIN  # the engine lists only wins of 8 fan: never pass one
@@ -127,7 +128,9 @@ class PlanBot:
             return self._turn(pos, ev, kinds)
         return self._claim(pos, ev, kinds)
 
-    def _turn(self, pos: Position, ev: Evaluator, kinds: dict[ActionKind, list[Action]]) -> Action:
+    def _turn(
+        self, pos: Position, ev: Evaluator, kinds: dict[ActionKind, list[ActionChoice]]
+    ) -> ActionChoice:
         discards = {int(tile_of(a)): a for a in kinds[ActionKind.DISCARD]}
         tile, value, _ = ev.best_discard(pos.counts, pos.melds, list(discards))
         choice, best = discards[tile], value
@@ -148,7 +151,9 @@ class PlanBot:
                 choice, best = a, v * 1.05
         return choice
 
-    def _claim(self, pos: Position, ev: Evaluator, kinds: dict[ActionKind, list[Action]]) -> Action:
+    def _claim(
+        self, pos: Position, ev: Evaluator, kinds: dict[ActionKind, list[ActionChoice]]
+    ) -> ActionChoice:
         if not self.style.claims or pos.offer is None:
             return PASS
         stay, _ = ev.hand_value(pos.counts, pos.melds, ev.select(pos.counts, pos.melds))

@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from protocol.tiles import PLAYING_KINDS, Tile
 
+from ..game.events import meld_of
 from ..game.views import HandView
 from ..rules.hand import Meld
 
@@ -68,10 +69,10 @@ def position_of(view: HandView) -> Position:
         for m in sv.melds:
             if m is None:  # a face-down kong: its tiles stay unseen
                 continue
-            for t in m.tiles:
+            for t in meld_of(m).tiles:
                 seen[t] += 1
     unseen = tuple(max(0, 4 - n) for n in seen)
-    melds = tuple(m for m in me.melds if m is not None)
+    melds = tuple(meld_of(m) for m in me.melds if m is not None)
     opponents = tuple(
         Opponent(s, len(sv.melds), frozenset(int(t) for t in sv.discards))
         for s, sv in ((s % 4, view.seats[s % 4]) for s in range(seat + 1, seat + 4))
@@ -81,7 +82,7 @@ def position_of(view: HandView) -> Position:
         tuple(counts),
         melds,
         unseen,
-        me.wind,
+        Tile(me.wind),
         view.prevailing_wind,
         view.wall_remaining,
         view.offer,

@@ -334,7 +334,7 @@ def _score_waits(
                 Tile(w),
                 self_drawn=self_drawn,
                 seat_wind=pos.seat_wind,
-                prevalent_wind=pos.prevailing_wind,
+                prevailing_wind=pos.prevailing_wind,
             )
             try:
                 score = score_hand(hand, ctx)

@@ -6,7 +6,7 @@
     gbmj-fan --hint --jsonl FILE                              (or - for standard input)
 
 ``--hint --jsonl`` reads records as the scoring records are written (``concealed``,
-``melds``, ``flowers``, ``seat_wind``, ``prevalent_wind``; no ``win_tile``) and writes one
+``melds``, ``flowers``, ``seat_wind``, ``prevailing_wind``; no ``win_tile``) and writes one
 JSON line per record: ``{"shanten", "waits", "discards"}`` (or ``{"error", "message"}``).
 The coach sees the hand's own tiles and ``--seen``, nothing else; totals include flowers,
 as the scoring records' ``total`` does.
@@ -55,7 +55,7 @@ def hint_json(h: Hints) -> dict[str, object]:
     }
 
 
-def _hints_of(hand: Hand, seat_wind: Tile, prevalent_wind: Tile, flowers: int, seen: str) -> Hints:
+def _hints_of(hand: Hand, seat_wind: Tile, prevailing_wind: Tile, flowers: int, seen: str) -> Hints:
     if not 0 <= flowers <= 8:
         raise HandError("bad_context", "there are 0 to 8 flowers")
     return hints(
@@ -64,7 +64,7 @@ def _hints_of(hand: Hand, seat_wind: Tile, prevalent_wind: Tile, flowers: int, s
             hand.melds,
             flowers=flowers,
             seat_wind=seat_wind,
-            prevalent_wind=prevalent_wind,
+            prevailing_wind=prevailing_wind,
             visible=parse_tiles(seen),
         )
     )
@@ -73,8 +73,8 @@ def _hints_of(hand: Hand, seat_wind: Tile, prevalent_wind: Tile, flowers: int, s
 def hint_record(record: Mapping[str, object]) -> dict[str, object]:
     """The ``--hint --jsonl`` line of one record."""
     try:
-        seat_wind, prevalent_wind, flowers = record_seat(record)
-        h = _hints_of(record_hand(record), seat_wind, prevalent_wind, flowers, "")
+        seat_wind, prevailing_wind, flowers = record_seat(record)
+        h = _hints_of(record_hand(record), seat_wind, prevailing_wind, flowers, "")
     except HandError as e:
         return {"error": e.code, "message": str(e)}
     except (TypeError, ValueError, AttributeError) as e:  # not even a record

@@ -65,7 +65,7 @@ class Sight:
     melds: tuple[Meld, ...]
     flowers: int
     seat_wind: Tile
-    prevalent_wind: Tile
+    prevailing_wind: Tile
     unseen: Counts
 
     @property
@@ -86,7 +86,7 @@ def sight(
     *,
     flowers: int,
     seat_wind: int,
-    prevalent_wind: int,
+    prevailing_wind: int,
     visible: Iterable[int],
 ) -> Sight:
     """A ``Sight`` from the player's tiles and ``visible``: every tile of every discard
@@ -105,7 +105,7 @@ def sight(
         tuple(melds),
         flowers,
         Tile(seat_wind),
-        Tile(prevalent_wind),
+        Tile(prevailing_wind),
         tuple(max(0, 4 - n) for n in seen),
     )
 
@@ -231,7 +231,7 @@ def _score(hand: Hand, sight: Sight, tile: int, self_drawn: bool, fourth: bool) 
         self_drawn=self_drawn,
         fourth_tile=fourth,
         seat_wind=sight.seat_wind,
-        prevalent_wind=sight.prevalent_wind,
+        prevailing_wind=sight.prevailing_wind,
         flowers=min(sight.flowers, 8),
     )
     try:

@@ -89,7 +89,7 @@ class Example(NamedTuple):
             kong_related="kong_related" in self.situation,
             last_tile="last_tile" in self.situation,
             seat_wind=Tile.parse(self.seat),
-            prevalent_wind=Tile.parse(self.round),
+            prevailing_wind=Tile.parse(self.round),
             flowers=self.flowers,
         )
 

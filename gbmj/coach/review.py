@@ -21,7 +21,7 @@ from ..bots import STYLES
 from ..bots.plans import Plan
 from ..bots.position import position_of
 from ..bots.strategy import Caches, Evaluator
-from ..game.actions import Action
+from ..game.actions import action_of
 from ..game.views import make_view
 from ..replay.build import hand_state
 from ..replay.format import ReplayHand
@@ -70,7 +70,7 @@ def review(hand: ReplayHand, seat: int, limit: int = LIMIT) -> tuple[Decision, .
                 loss = (top - values[chosen]) / top
                 if loss >= MIN_LOSS:
                     found.append(_decision(step, turn, chosen, better, loss, sight_of(view)))
-        state.apply(a.seat, Action(a.kind, a.tile))
+        state.apply(a.seat, action_of(a.kind, a.tile))
     found.sort(key=lambda d: -d.loss)
     return tuple(found[:limit])
 

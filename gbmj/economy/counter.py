@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..game.events import meld_of
+
 if TYPE_CHECKING:
     from ..game.views import HandView
 
@@ -27,6 +29,6 @@ def unseen_counts(view: HandView) -> tuple[int, ...]:
         for meld in seat.melds:
             if meld is None:
                 continue  # another player's concealed kong: face down
-            for tile in meld.tiles:
+            for tile in meld_of(meld).tiles:
                 seen[int(tile)] += 1
     return tuple(max(0, 4 - n) for n in seen)

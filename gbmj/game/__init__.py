@@ -5,5 +5,7 @@ deterministic state machines (no I/O, no clock). The server drives them.
 - ``HandState`` (hand_state.py): one hand — ``to_act``, ``timer``, ``legal_actions``,
   ``apply``, ``timeout``, ``escape``, ``view``, ``replay``, ``to_dict``/``from_dict``.
 - ``Match`` (match.py): rounds, dealers, prevailing winds, seat changes, standings.
-- Actions (actions.py) and events (events.py) use the names of docs/vocabulary.md.
+- Actions (actions.py) and events (events.py) are the protocol's records, named as in
+  docs/vocabulary.md; events.py holds the game's hiding rules (``for_viewer``).
+- ``HandMemo`` (memo.py): the hand's speed caches, apart from its rules.
 """

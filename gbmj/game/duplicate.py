@@ -18,10 +18,11 @@ import hashlib
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from protocol.messages import HandEnd
 from protocol.tiles import WINDS, Tile
 from protocol.vocabulary import SeatChanges
 
-from .events import HandEnd, Plain, plain_int, plain_list, plain_str
+from .events import Plain, plain_int, plain_list, plain_str
 from .hand_state import HandState, IllegalAction, log_of
 from .match import HandRecord, Match
 from .personal_walls import PersonalWalls

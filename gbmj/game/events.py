@@ -1,22 +1,27 @@
 """Events: every change at a table, each with a form per viewer.
 
-``event.for_viewer(viewer)`` (a seat 0-3 or ``SPECTATOR``) is what that viewer may be
+The engine emits the protocol's event records (``protocol.messages.EventBody``: one
+class per kind of docs/vocabulary.md); the hiding rules are the game's and live here.
+``for_viewer(event, viewer)`` (a seat 0-3 or ``SPECTATOR``) is what that viewer may be
 sent: the deal, draws and concealed kongs of another seat lose their tiles (the deal
-keeps a count). ``event.to_dict()`` is plain data (ints, strs, lists) for the wire.
+keeps a count). ``meld_view`` is a rules meld in the records' form. The plain-data
+helpers (``Plain``, ``to_plain``...) serve the engine's other values (walls, logs).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import Enum, IntEnum
-from typing import ClassVar, TypeAlias
+from typing import TypeAlias, TypeVar
 
+from protocol import messages as m
 from protocol.tiles import Tile
-from protocol.vocabulary import EventKind
 
 from ..rules.hand import Meld
+
+T = TypeVar("T")
+U = TypeVar("U")
 
 SPECTATOR = -1
 """The viewer who sits nowhere: sees only what the table shows in public."""
@@ -98,163 +103,75 @@ def plain_fields(value: object) -> dict[str, Plain]:
     raise TypeError(f"{value!r} has no fields")
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
-    kind: ClassVar[str] = "event"
-
-    def for_viewer(self, viewer: int) -> Event:
-        """This event as ``viewer`` may see it (public events are the same for all)."""
-        return self
-
-    def to_dict(self) -> dict[str, Plain]:
-        """Plain data, the wire form of the protocol's event: a field with nothing to
-        say (a hidden tile, no discarder) is left out."""
-        d: dict[str, Plain] = {"kind": self.kind}
-        d.update((k, v) for k, v in plain_fields(self).items() if v is not None)
-        return d
-
-
-@dataclass(frozen=True, slots=True)
-class HandStart(Event):
-    kind: ClassVar[EventKind] = EventKind.HAND_START
-    round_number: int
-    hand_number: int
-    dealer: int
-    seat_winds: tuple[Tile, ...]
-    prevailing_wind: Tile
-    dice: tuple[tuple[int, int], tuple[int, int]]
-    second_roller: int
-    break_stack: int
-    commitment: str
-
-
-@dataclass(frozen=True, slots=True)
-class Deal(Event):
-    kind: ClassVar[EventKind] = EventKind.DEAL
-    seat: int
-    tiles: tuple[Tile, ...] | None
-    count: int
-
-    def for_viewer(self, viewer: int) -> Event:
-        return self if viewer == self.seat else Deal(self.seat, None, self.count)
-
-
-@dataclass(frozen=True, slots=True)
-class Flower(Event):
-    kind: ClassVar[EventKind] = EventKind.FLOWER
-    seat: int
-    tile: Tile
-
-
-@dataclass(frozen=True, slots=True)
-class Draw(Event):
-    kind: ClassVar[EventKind] = EventKind.DRAW
-    seat: int
-    tile: Tile | None
-    replacement: bool
-
-    def for_viewer(self, viewer: int) -> Event:
-        if viewer == self.seat:
-            return self
-        hidden = _HIDDEN_DRAWS.get((self.seat, self.replacement))
-        return hidden if hidden is not None else Draw(self.seat, None, self.replacement)
+def for_viewer(event: m.EventBody, viewer: int) -> m.EventBody:
+    """``event`` as ``viewer`` may see it: another seat's deal keeps only its count, its
+    draws and concealed kongs lose their tile; public events are the same for all."""
+    if isinstance(event, m.Draw):
+        if viewer == event.seat or event.tile is None:
+            return event
+        return _HIDDEN_DRAWS[event.seat, event.replacement]
+    if isinstance(event, m.Deal):
+        if viewer == event.seat or event.tiles is None:
+            return event
+        return m.Deal(seat=event.seat, count=event.count)
+    if isinstance(event, m.ConcealedKong):
+        if viewer == event.seat or event.tile is None:
+            return event
+        return _HIDDEN_KONGS[event.seat]
+    return event
 
 
 # The hidden forms are few and immutable: built once, not per event and viewer.
-_HIDDEN_DRAWS = {(s, r): Draw(s, None, r) for s in range(4) for r in (False, True)}
+_HIDDEN_DRAWS = {
+    (s, r): m.Draw(seat=s, tile=None, replacement=r) for s in range(4) for r in (False, True)
+}
+_HIDDEN_KONGS = {s: m.ConcealedKong(seat=s, tile=None) for s in range(4)}
 
 
-@dataclass(frozen=True, slots=True)
-class Discard(Event):
-    kind: ClassVar[EventKind] = EventKind.DISCARD
-    seat: int
-    tile: Tile
+def meld_view(meld: Meld) -> m.MeldView:
+    """A rules meld as the protocol's records show it (revealed: a concealed kong too)."""
+    entry = _MELD_VIEWS.get(id(meld))
+    if entry is not None and entry[0] is meld:
+        return entry[1]
+    view = m.MeldView(
+        kind=meld.kind,
+        tile=meld.tile,
+        concealed=meld.concealed,
+        claimed_from=meld.claimed_from,
+        claimed_tile=meld.claimed_tile,
+        added=meld.added,
+    )
+    _remember(_MELD_VIEWS, meld, view)
+    _remember(_MELDS, view, meld)
+    return view
 
 
-@dataclass(frozen=True, slots=True)
-class Chow(Event):
-    kind: ClassVar[EventKind] = EventKind.CHOW
-    seat: int
-    tiles: tuple[Tile, ...]
-    claimed_tile: Tile
-    from_seat: int
+def meld_of(view: m.MeldView) -> Meld:
+    """The rules meld a ``MeldView`` shows (``HandError`` if it is none)."""
+    entry = _MELDS.get(id(view))
+    if entry is not None and entry[0] is view:
+        return entry[1]
+    meld = Meld(
+        view.kind,
+        Tile(view.tile),
+        view.concealed,
+        view.claimed_from,
+        None if view.claimed_tile is None else Tile(view.claimed_tile),
+        view.added,
+    )
+    _remember(_MELDS, view, meld)
+    return meld
 
 
-@dataclass(frozen=True, slots=True)
-class Pung(Event):
-    kind: ClassVar[EventKind] = EventKind.PUNG
-    seat: int
-    tiles: tuple[Tile, ...]
-    claimed_tile: Tile
-    from_seat: int
+# Each way, by the object converted: a hand's melds are converted again at every step
+# of its views and bots (the values' own hashes, of their enums, cost more than this
+# lookup). Each entry holds its object, so an id is never another's while it is kept.
+_MELD_VIEWS: dict[int, tuple[Meld, m.MeldView]] = {}
+_MELDS: dict[int, tuple[m.MeldView, Meld]] = {}
+_MELD_LIMIT = 4096  # entries each: a long-running server keeps memory bounded
 
 
-@dataclass(frozen=True, slots=True)
-class ExposedKong(Event):
-    kind: ClassVar[EventKind] = EventKind.EXPOSED_KONG
-    seat: int
-    tiles: tuple[Tile, ...]
-    claimed_tile: Tile
-    from_seat: int
-
-
-@dataclass(frozen=True, slots=True)
-class ConcealedKong(Event):
-    kind: ClassVar[EventKind] = EventKind.CONCEALED_KONG
-    seat: int
-    tile: Tile | None
-
-    def for_viewer(self, viewer: int) -> Event:
-        if viewer == self.seat:
-            return self
-        hidden = _HIDDEN_KONGS.get(self.seat)
-        return hidden if hidden is not None else ConcealedKong(self.seat, None)
-
-
-_HIDDEN_KONGS = {s: ConcealedKong(s, None) for s in range(4)}
-
-
-@dataclass(frozen=True, slots=True)
-class AddedKong(Event):
-    kind: ClassVar[EventKind] = EventKind.ADDED_KONG
-    seat: int
-    tile: Tile
-
-
-@dataclass(frozen=True, slots=True)
-class Win(Event):
-    """``fans`` are (fan id, count) pairs as the calculator listed them."""
-
-    kind: ClassVar[EventKind] = EventKind.WIN
-    seat: int
-    from_seat: int | None
-    win_tile: Tile
-    fans: tuple[tuple[int, int], ...]
-    total: int
-    points: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class ExhaustiveDraw(Event):
-    kind: ClassVar[EventKind] = EventKind.EXHAUSTIVE_DRAW
-
-
-@dataclass(frozen=True, slots=True)
-class Escape(Event):
-    kind: ClassVar[EventKind] = EventKind.ESCAPE
-    seat: int
-
-
-@dataclass(frozen=True, slots=True)
-class HandEnd(Event):
-    """Everything revealed: each seat's concealed tiles and melds, the wall and salt
-    (sealed at a duplicate table: ``gbmj.game.duplicate.sealed_end``)."""
-
-    kind: ClassVar[EventKind] = EventKind.HAND_END
-    outcome: str
-    concealed: tuple[tuple[Tile, ...], ...]
-    melds: tuple[tuple[Meld | None, ...], ...]
-    wall_order: tuple[Tile, ...] | None
-    salt: bytes | None
-    commitment: str
-    points: tuple[int, ...]
+def _remember(memo: dict[int, tuple[T, U]], key: T, value: U) -> None:
+    if len(memo) >= _MELD_LIMIT:
+        memo.clear()
+    memo[id(key)] = (key, value)

@@ -23,19 +23,30 @@ from itertools import chain, compress
 from operator import getitem
 from typing import TYPE_CHECKING, NamedTuple
 
+from protocol import messages as m
+from protocol.messages import ActionChoice
 from protocol.tiles import WINDS, Tile
 from protocol.vocabulary import ActionKind, MeldKind, Outcome, Phase, TimerClass
 
 from ..rules.errors import HandError
 from ..rules.hand import Meld
-from ..rules.readiness import may_be_ready
 from ..rules.scoring import Score, WinContext
-from ..rules.shapes import is_complete
 from . import actions as A
 from . import events as E
-from .actions import Action
+from .actions import from_plain, to_plain
+from .memo import (
+    ADDED_KONGS,
+    CHOWS_WITH,
+    CONCEALED_KONGS,
+    DISCARD_EVENTS,
+    DISCARDS,
+    DRAW_EVENTS,
+    RUNS,
+    HandMemo,
+    complete,
+)
 from .personal_walls import PersonalWalls
-from .settlement import HandResult, escape_points, score_win, win_points
+from .settlement import HandOutcome, escape_points, score_win, win_points
 from .wall import DEAL_SIZE, WALL_SIZE, Wall, deal_positions
 
 if TYPE_CHECKING:
@@ -55,20 +66,6 @@ class SeatData(NamedTuple):
     discards: tuple[Tile, ...]
 
 
-# Pure results by (concealed counts, melds), shared by every hand: a replay, or another
-# hand reaching the same tiles, looks them up instead of working them out again.
-_READY: dict[tuple[bytes, int], bool] = {}  # readiness.may_be_ready
-_COMPLETE: dict[tuple[bytes, int], bool] = {}  # shapes.is_complete
-_MEMO_LIMIT = 50_000  # entries each, ~10 MB (a long-running server keeps memory bounded)
-
-
-def _remember(memo: dict[tuple[bytes, int], bool], key: tuple[bytes, int], value: bool) -> bool:
-    if len(memo) >= _MEMO_LIMIT:
-        memo.clear()
-    memo[key] = value
-    return value
-
-
 def _new_seat_data(fields: tuple[object, ...]) -> SeatData:
     """SeatData from its four fields (without NamedTuple's keyword handling: hot path)."""
     return tuple.__new__(SeatData, fields)
@@ -76,32 +73,6 @@ def _new_seat_data(fields: tuple[object, ...]) -> SeatData:
 
 class IllegalAction(HandError):
     """An action refused: ``code`` is ``hand_over``, ``not_your_turn`` or ``illegal_action``."""
-
-
-_TILES = tuple(Tile)
-_RUNS = tuple(tuple((t,) * n for n in range(5)) for t in _TILES[:34])  # [tile][count]
-# The most frequent events, one shared (immutable) value each: [seat][tile][replacement]
-# and [seat][tile]. Building a frozen dataclass per draw and discard costs more.
-_DRAW_EVENTS = tuple(
-    tuple((E.Draw(s, t, False), E.Draw(s, t, True)) for t in _TILES) for s in range(4)
-)
-_DISCARD_EVENTS = tuple(tuple(E.Discard(s, t) for t in _TILES[:34]) for s in range(4))
-_DISCARDS = tuple(A.discard(Tile(t)) for t in range(34))
-_CONCEALED_KONGS = tuple(A.concealed_kong(Tile(t)) for t in range(34))
-_ADDED_KONGS = tuple(A.added_kong(Tile(t)) for t in range(34))
-
-
-def _chows_with(t: int) -> tuple[tuple[Action, int, int], ...]:
-    """The chows a discard of ``t`` completes, as (chow action, the two other tiles)."""
-    out = []
-    for lo in (t - 2, t - 1, t):
-        if t < 27 and lo >= 0 and lo // 9 == t // 9 and lo % 9 <= 6:
-            x, y = (u for u in (lo, lo + 1, lo + 2) if u != t)
-            out.append((A.chow(Tile(lo)), x, y))
-    return tuple(out)
-
-
-_CHOWS_WITH = tuple(_chows_with(t) for t in range(34))
 
 
 class HandState:
@@ -146,20 +117,13 @@ class HandState:
         self.turn_seat = self.dealer
         self.turn_kind = TurnKind.DRAW
         self._offer: tuple[int, Tile, bool] | None = None  # seat, tile, robbing a kong
-        self._options: dict[int, tuple[Action, ...]] = {}
-        self._answers: dict[int, Action] = {}
-        self._turn_cache: tuple[Action, ...] | None = None
-        self._win_cache: dict[int, Score] = {}
-        self.result: HandResult | None = None
-        self.events: list[E.Event] = []
-        self.log: list[tuple[int, Action | None]] = []  # (seat, action); None = escape
+        self._options: dict[int, tuple[ActionChoice, ...]] = {}
+        self._answers: dict[int, ActionChoice] = {}
+        self.result: HandOutcome | None = None
+        self.events: list[m.EventBody] = []
+        self.log: list[tuple[int, ActionChoice | None]] = []  # (seat, action); None = escape
         self.version = 0  # bumped by every step
-        # Per seat: a revision bumped whenever the seat's tiles change, and the
-        # SeatData built for it (views rebuild only the seats that changed).
-        self._rev = [0, 0, 0, 0]
-        self._seat_cache: list[tuple[int, SeatData] | None] = [None] * 4
-        # Per seat: (rev or -1, counts, melds, may be ready) of the last readiness bound.
-        self._ready: list[tuple[int, bytes, int, bool] | None] = [None] * 4
+        self._memo: HandMemo[SeatData] = HandMemo()  # speed only: the rules never read it
         self._deal()
 
     # -- the deal ---------------------------------------------------------------------
@@ -167,16 +131,16 @@ class HandState:
         w = self.wall
         ev = self.events
         ev.append(
-            E.HandStart(
-                self.round_number,
-                self.hand_number,
-                self.dealer,
-                self.seat_winds,
-                self.prevailing_wind,
-                w.dice,
-                w.second_roller,
-                w.break_stack,
-                w.commitment,
+            m.HandStart(
+                round_number=self.round_number,
+                hand_number=self.hand_number,
+                dealer=self.dealer,
+                seat_winds=self.seat_winds,
+                prevailing_wind=self.prevailing_wind,
+                dice=w.dice,
+                second_roller=w.second_roller,
+                break_stack=w.break_stack,
+                commitment=w.commitment,
             )
         )
         pending: list[list[Tile]] = [[] for _ in range(4)]
@@ -186,7 +150,7 @@ class HandState:
                 tiles = self._seqs[seat][: self._front[seat]]
             else:
                 tiles = tuple(self._seqs[0][p] for p in deal_positions(offset))
-            ev.append(E.Deal(seat, tiles, len(tiles)))
+            ev.append(m.Deal(seat=seat, count=len(tiles), tiles=tiles))
             for t in tiles:
                 if t >= 34:
                     pending[seat].append(t)
@@ -200,10 +164,10 @@ class HandState:
                 flowers, pending[seat] = pending[seat], []
                 for f in flowers:
                     self._flowers[seat].append(f)
-                    ev.append(E.Flower(seat, f))
+                    ev.append(m.Flower(seat=seat, tile=f))
                     self._back[0] -= 1  # flowers come only with the shared wall
                     t = self._seqs[0][self._back[0]]
-                    ev.append(_DRAW_EVENTS[seat][t][True])
+                    ev.append(DRAW_EVENTS[seat][t][True])
                     if t >= 34:
                         pending[seat].append(t)
                     else:
@@ -250,23 +214,24 @@ class HandState:
 
     def seat_rev(self, seat: int) -> int:
         """Changes whenever the seat's tiles (hand, melds, flowers, pool) change."""
-        return self._rev[seat]
+        return self._memo.rev[seat]
 
     def seat_data(self, seat: int) -> SeatData:
         """The seat's tiles as immutable values, rebuilt only after they change."""
-        cached = self._seat_cache[seat]
-        rev = self._rev[seat]
+        memo = self._memo
+        cached = memo.seat_data[seat]
+        rev = memo.rev[seat]
         if cached is not None and cached[0] == rev:
             return cached[1]
         data = _new_seat_data(
             (
-                tuple(chain.from_iterable(map(getitem, _RUNS, self._counts[seat]))),
+                tuple(chain.from_iterable(map(getitem, RUNS, self._counts[seat]))),
                 tuple(self._melds[seat]),
                 tuple(self._flowers[seat]),
                 tuple(self._discards[seat]),
             )
         )
-        self._seat_cache[seat] = (rev, data)
+        memo.seat_data[seat] = (rev, data)
         return data
 
     def concealed(self, seat: int) -> tuple[Tile, ...]:
@@ -292,20 +257,21 @@ class HandState:
             return None
         return None if self.turn_kind is TurnKind.CLAIM else self._last_drawn[seat]
 
-    def legal_actions(self, seat: int) -> tuple[Action, ...]:
+    def legal_actions(self, seat: int) -> tuple[ActionChoice, ...]:
         """Everything ``seat`` may do now; empty unless the seat is in ``to_act``."""
         if self.phase is Phase.TURN:
             if seat != self.turn_seat:
                 return ()
-            if self._turn_cache is None:
-                self._turn_cache = self._turn_actions(seat)
-            return self._turn_cache
+            memo = self._memo
+            if memo.turn_actions is None:
+                memo.turn_actions = self._turn_actions(seat)
+            return memo.turn_actions
         if self.phase is Phase.CLAIM and seat not in self._answers:
             return self._options.get(seat, ())
         return ()
 
     # -- playing ----------------------------------------------------------------------
-    def apply(self, seat: int, action: Action) -> list[E.Event]:
+    def apply(self, seat: int, action: ActionChoice) -> list[m.EventBody]:
         """Play ``action`` for ``seat``; returns the events. Refuses anything not legal."""
         phase = self.phase
         if phase is Phase.ENDED:
@@ -334,12 +300,12 @@ class HandState:
             self._resolve()
         return self.events[start:]
 
-    def timeout(self, seat: int) -> list[E.Event]:
+    def timeout(self, seat: int) -> list[m.EventBody]:
         """The default action of docs/rules.md §2.3 for ``seat``: declare a valid win, else
         discard the drawn tile (the rightmost tile after a chow or pung), else pass."""
         return self.apply(seat, self.default_action(seat))
 
-    def default_action(self, seat: int) -> Action:
+    def default_action(self, seat: int) -> ActionChoice:
         legal = self.legal_actions(seat)
         if not legal:
             raise IllegalAction("not_your_turn", f"seat {seat} has nothing to decide now")
@@ -349,11 +315,11 @@ class HandState:
             return A.PASS
         drawn = self._last_drawn[seat]
         if self.turn_kind is not TurnKind.CLAIM and drawn is not None and self._counts[seat][drawn]:
-            return _DISCARDS[drawn]
+            return DISCARDS[drawn]
         c = self._counts[seat]
-        return _DISCARDS[max(t for t in range(34) if c[t])]
+        return DISCARDS[max(t for t in range(34) if c[t])]
 
-    def escape(self, seat: int) -> list[E.Event]:
+    def escape(self, seat: int) -> list[m.EventBody]:
         """``seat`` leaves the match on purpose (docs/rules.md §2.4): the hand ends at once."""
         if self.phase is Phase.ENDED:
             raise IllegalAction("hand_over", "the hand is over")
@@ -363,40 +329,40 @@ class HandState:
         offer = self.offer
         if offer is not None and offer[2]:  # an added kong left unresolved: it never happened
             self._counts[offer[0]][offer[1]] += 1
-            self._rev[offer[0]] += 1
-        self.events.append(E.Escape(seat))
-        self._end(HandResult(Outcome.ESCAPE, escape_points(seat), escaper=seat))
+            self._memo.rev[offer[0]] += 1
+        self.events.append(m.Escape(seat=seat))
+        self._end(HandOutcome(Outcome.ESCAPE, escape_points(seat), escaper=seat))
         return self.events[start:]
 
     # -- turns ------------------------------------------------------------------------
-    def _turn_actions(self, seat: int) -> tuple[Action, ...]:
+    def _turn_actions(self, seat: int) -> tuple[ActionChoice, ...]:
         c = self._counts[seat]
-        out: list[Action] = []
+        out: list[ActionChoice] = []
         if self.turn_kind is not TurnKind.CLAIM:
             if self._self_drawn_score(seat) is not None:
                 out.append(A.WIN)
             if not self.wall_empty(seat):  # a kong needs a replacement tile
                 if 4 in c:
-                    out.extend(_CONCEALED_KONGS[t] for t in range(34) if c[t] == 4)
+                    out.extend(CONCEALED_KONGS[t] for t in range(34) if c[t] == 4)
                 out.extend(
-                    _ADDED_KONGS[m.tile]
-                    for m in self._melds[seat]
-                    if m.kind is MeldKind.PUNG and c[m.tile]
+                    ADDED_KONGS[meld.tile]
+                    for meld in self._melds[seat]
+                    if meld.kind is MeldKind.PUNG and c[meld.tile]
                 )
-        out.extend(compress(_DISCARDS, c))
+        out.extend(compress(DISCARDS, c))
         return tuple(out)
 
-    def _apply_turn(self, seat: int, action: Action) -> None:
+    def _apply_turn(self, seat: int, action: ActionChoice) -> None:
         kind = action.kind
         c = self._counts[seat]
-        self._rev[seat] += 1
+        self._memo.rev[seat] += 1
         ev = self.events
         if kind is ActionKind.DISCARD:
             t = A.tile_of(action)
             c[t] -= 1
             self._discards[seat].append(t)
             self.discard_count += 1
-            ev.append(_DISCARD_EVENTS[seat][t])
+            ev.append(DISCARD_EVENTS[seat][t])
             self._open_claims(seat, t)
         elif kind is ActionKind.WIN:
             score = self._self_drawn_score(seat)
@@ -407,19 +373,19 @@ class HandState:
             t = A.tile_of(action)
             c[t] -= 4
             self._melds[seat].append(Meld(MeldKind.KONG, t, concealed=True))
-            ev.append(E.ConcealedKong(seat, t))
+            ev.append(m.ConcealedKong(seat=seat, tile=t))
             self._draw(seat, replacement=True, after_kong=True)
         else:  # added kong: the others may rob it first
             t = A.tile_of(action)
             c[t] -= 1
-            ev.append(E.AddedKong(seat, t))
+            ev.append(m.AddedKong(seat=seat, tile=t))
             self._open_rob(seat, t)
 
     def _start_turn(self, seat: int, kind: TurnKind) -> None:
         self.phase = Phase.TURN
         self.turn_seat = seat
         self.turn_kind = kind
-        self._turn_cache = None
+        self._memo.turn_actions = None
         self._offer = None
         self._options = {}
         self._answers = {}
@@ -439,15 +405,15 @@ class HandState:
             else:  # a personal wall gives replacements from its front too (§1.6)
                 t = seq[front[w]]
                 front[w] += 1
-            ev.append(_DRAW_EVENTS[seat][t][replacement])
+            ev.append(DRAW_EVENTS[seat][t][replacement])
             if t < 34:
                 break
             self._flowers[seat].append(t)
-            self._rev[seat] += 1
-            ev.append(E.Flower(seat, t))
+            self._memo.rev[seat] += 1
+            ev.append(m.Flower(seat=seat, tile=t))
             replacement = True
         self._counts[seat][t] += 1
-        self._rev[seat] += 1
+        self._memo.rev[seat] += 1
         self._last_drawn[seat] = t
         self._start_turn(seat, TurnKind.KONG if after_kong else TurnKind.DRAW)
 
@@ -456,19 +422,20 @@ class HandState:
         # The last discard, after which the seat due to draw has no tile: only a win may
         # claim it.
         last = self.wall_empty((discarder + 1) % 4)
-        options: dict[int, tuple[Action, ...]] = {}
-        self._win_cache = {}
+        options: dict[int, tuple[ActionChoice, ...]] = {}
+        memo = self._memo
+        memo.wins = {}
         for i in (1, 2, 3):
             s = (discarder + i) % 4
             c = self._counts[s]
-            opts: list[Action] = []
+            opts: list[ActionChoice] = []
             score = None
-            if self._may_be_ready(s):
+            if memo.may_be_ready(s, c, len(self._melds[s])):
                 c[t] += 1
                 score = self._judge(s, t, False, False, last)
                 c[t] -= 1
             if score is not None:
-                self._win_cache[s] = score
+                self._memo.wins[s] = score
                 opts.append(A.WIN)
             if not last:
                 n = c[t]
@@ -477,7 +444,7 @@ class HandState:
                     if n == 3 and not self.wall_empty(s):  # its replacement
                         opts.append(A.EXPOSED_KONG)
                 if i == 1:
-                    for chow, x, y in _CHOWS_WITH[t]:
+                    for chow, x, y in CHOWS_WITH[t]:
                         if c[x] and c[y]:
                             opts.append(chow)
             if opts:
@@ -492,18 +459,19 @@ class HandState:
             self._after_discard(discarder)
 
     def _open_rob(self, adder: int, t: Tile) -> None:
-        options: dict[int, tuple[Action, ...]] = {}
-        self._win_cache = {}
+        options: dict[int, tuple[ActionChoice, ...]] = {}
+        memo = self._memo
+        memo.wins = {}
         for i in (1, 2, 3):
             s = (adder + i) % 4
-            if not self._may_be_ready(s):
-                continue
             c = self._counts[s]
+            if not memo.may_be_ready(s, c, len(self._melds[s])):
+                continue
             c[t] += 1
             score = self._judge(s, t, False, True, False)
             c[t] -= 1
             if score is not None:
-                self._win_cache[s] = score
+                self._memo.wins[s] = score
                 options[s] = (A.WIN, A.PASS)
         self._offer = (adder, t, True)
         if options:
@@ -528,9 +496,9 @@ class HandState:
                     if not rob:
                         self._discards[d].pop()
                     self._counts[s][t] += 1
-                    self._rev[s] += 1
-                    self._rev[d] += 1
-                    self._win(s, d, t, self._win_cache[s])
+                    self._memo.rev[s] += 1
+                    self._memo.rev[d] += 1
+                    self._win(s, d, t, self._memo.wins[s])
                     return
         if rob:
             self._complete_added_kong()
@@ -554,11 +522,11 @@ class HandState:
                 return
         self._after_discard(d)
 
-    def _claim(self, seat: int, d: int, t: Tile, action: Action) -> None:
+    def _claim(self, seat: int, d: int, t: Tile, action: ActionChoice) -> None:
         self._discards[d].pop()
         c = self._counts[seat]
-        self._rev[seat] += 1
-        self._rev[d] += 1
+        self._memo.rev[seat] += 1
+        self._memo.rev[d] += 1
         rel = (seat - d) % 4
         ev = self.events
         kind = action.kind
@@ -569,33 +537,33 @@ class HandState:
                 if x != t:
                     c[x] -= 1
             self._melds[seat].append(meld)
-            ev.append(E.Chow(seat, meld.tiles, t, d))
+            ev.append(m.Chow(seat=seat, tiles=meld.tiles, claimed_tile=t, from_seat=d))
             self._start_turn(seat, TurnKind.CLAIM)
         elif kind is ActionKind.PUNG:
             meld = Meld(MeldKind.PUNG, t, claimed_from=rel, claimed_tile=t)
             c[t] -= 2
             self._melds[seat].append(meld)
-            ev.append(E.Pung(seat, meld.tiles, t, d))
+            ev.append(m.Pung(seat=seat, tiles=meld.tiles, claimed_tile=t, from_seat=d))
             self._start_turn(seat, TurnKind.CLAIM)
         else:
             meld = Meld(MeldKind.KONG, t, claimed_from=rel, claimed_tile=t)
             c[t] -= 3
             self._melds[seat].append(meld)
-            ev.append(E.ExposedKong(seat, meld.tiles, t, d))
+            ev.append(m.ExposedKong(seat=seat, tiles=meld.tiles, claimed_tile=t, from_seat=d))
             self._draw(seat, replacement=True, after_kong=True)
 
     def _complete_added_kong(self) -> None:
         assert self._offer is not None  # only an offered added kong is completed
         seat, t, _ = self._offer
         melds = self._melds[seat]
-        self._rev[seat] += 1
-        for i, m in enumerate(melds):
-            if m.kind is MeldKind.PUNG and m.tile == t:
+        self._memo.rev[seat] += 1
+        for i, pung in enumerate(melds):
+            if pung.kind is MeldKind.PUNG and pung.tile == t:
                 melds[i] = Meld(
                     MeldKind.KONG,
                     t,
-                    claimed_from=m.claimed_from,
-                    claimed_tile=m.claimed_tile,
+                    claimed_from=pung.claimed_from,
+                    claimed_tile=pung.claimed_tile,
                     added=True,
                 )
                 break
@@ -619,7 +587,7 @@ class HandState:
             kong_related=kong,
             last_tile=last,
             seat_wind=self.seat_winds[seat],
-            prevalent_wind=self.prevailing_wind,
+            prevailing_wind=self.prevailing_wind,
             flowers=len(self._flowers[seat]),
         )
 
@@ -633,13 +601,13 @@ class HandState:
         n = 0
         for s in range(4):
             n += self._discards[s].count(tile)
-            for m in self._melds[s]:
-                if m.concealed:
+            for meld in self._melds[s]:
+                if meld.concealed:
                     continue
-                if m.kind is MeldKind.CHOW:
-                    n += m.tile <= tile <= m.tile + 2
-                elif m.tile == tile:
-                    n += len(m.tiles)
+                if meld.kind is MeldKind.CHOW:
+                    n += meld.tile <= tile <= meld.tile + 2
+                elif meld.tile == tile:
+                    n += len(meld.tiles)
         return n
 
     def _self_drawn_score(self, seat: int) -> Score | None:
@@ -649,75 +617,59 @@ class HandState:
             return None
         c[t] -= 1
         # the 13 tiles before the draw: usually known since the last discard
-        ready = self._may_be_ready(seat, by_rev=False)
+        ready = self._memo.may_be_ready(seat, c, len(self._melds[seat]), by_rev=False)
         c[t] += 1
         if not ready:
             return None
         last = self.wall_empty(seat)
         return self._judge(seat, t, True, self.turn_kind is TurnKind.KONG, last)
 
-    def _may_be_ready(self, seat: int, *, by_rev: bool = True) -> bool:
-        """``readiness.may_be_ready`` for the seat's 13 concealed tiles, kept while they
-        stay the same: a seat is checked on others' discards and again, with the same 13
-        tiles, when it draws. ``by_rev``: the counts are the seat's own at its revision
-        (not a drawn tile set aside), so an unchanged revision answers at once."""
-        entry = self._ready[seat]
-        rev = self._rev[seat]
-        if by_rev and entry is not None and entry[0] == rev:
-            return entry[3]
-        c = self._counts[seat]
-        key = bytes(c)  # compact, and compares and hashes fast
-        melds = len(self._melds[seat])
-        if entry is None or entry[1] != key or entry[2] != melds:
-            ready = _READY.get((key, melds))
-            if ready is None:
-                ready = _remember(_READY, (key, melds), may_be_ready(c, melds))
-        else:
-            ready = entry[3]
-        self._ready[seat] = (rev if by_rev else -1, key, melds, ready)
-        return ready
-
     def _judge(
         self, seat: int, tile: Tile, self_drawn: bool, kong: bool, last: bool
     ) -> Score | None:
         """The score if ``seat`` (holding ``tile`` already) may win now, else None."""
         counts, melds = self._counts[seat], self._melds[seat]
-        key = (bytes(counts), len(melds))
-        complete = _COMPLETE.get(key)
-        if complete is None:
-            complete = _remember(_COMPLETE, key, is_complete(counts, len(melds)))
-        if not complete:  # most hands on offer do not win
+        if not complete(counts, len(melds)):  # most hands on offer do not win
             return None
         return score_win(counts, melds, self._context(seat, tile, self_drawn, kong, last))
 
     def _win(self, seat: int, from_seat: int | None, tile: Tile, score: Score) -> None:
         points = win_points(seat, from_seat, score.total)
         fans = tuple((fc.fan.id, fc.count) for fc in score.fans)
-        self.events.append(E.Win(seat, from_seat, tile, fans, score.total, points))
+        self.events.append(
+            m.Win(
+                seat=seat,
+                from_seat=from_seat,
+                win_tile=tile,
+                fans=fans,
+                total=score.total,
+                points=points,
+            )
+        )
         self._end(
-            HandResult(Outcome.WIN, points, seat, from_seat, Tile(tile), score),
+            HandOutcome(Outcome.WIN, points, seat, from_seat, Tile(tile), score),
         )
 
     def _exhaustive_draw(self) -> None:
-        self.events.append(E.ExhaustiveDraw())
-        self._end(HandResult(Outcome.EXHAUSTIVE_DRAW, (0, 0, 0, 0)))
+        self.events.append(m.ExhaustiveDraw())
+        self._end(HandOutcome(Outcome.EXHAUSTIVE_DRAW, (0, 0, 0, 0)))
 
-    def _end(self, result: HandResult) -> None:
+    def _end(self, result: HandOutcome) -> None:
         self.result = result
         self.phase = Phase.ENDED
-        self._turn_cache = None
+        self._memo.turn_actions = None
         self._options = {}
         self._answers = {}
         w = self.wall
         self.events.append(
-            E.HandEnd(
-                result.outcome.value,
-                tuple(self.concealed(s) for s in range(4)),
-                tuple(self.melds(s) for s in range(4)),
-                w.order,
-                w.salt,
-                w.commitment,
-                result.points,
+            m.HandEnd(
+                outcome=result.outcome,
+                concealed=tuple(self.concealed(s) for s in range(4)),
+                melds=tuple(tuple(E.meld_view(x) for x in self.melds(s)) for s in range(4)),
+                wall_order=w.order,
+                salt=w.salt.hex(),
+                commitment=w.commitment,
+                points=result.points,
             )
         )
 
@@ -726,7 +678,7 @@ class HandState:
     def replay(
         cls,
         wall: Wall | PersonalWalls | bytes,
-        log: Iterable[tuple[int, Action | None]],
+        log: Iterable[tuple[int, ActionChoice | None]],
         *,
         dealer: int = 0,
         prevailing_wind: Tile = Tile.E,
@@ -758,7 +710,7 @@ class HandState:
             "round_number": self.round_number,
             "hand_number": self.hand_number,
             "log": [
-                [seat, {"kind": "escape"} if a is None else a.to_dict()] for seat, a in self.log
+                [seat, {"kind": "escape"} if a is None else to_plain(a)] for seat, a in self.log
             ],
         }
 
@@ -775,37 +727,33 @@ class HandState:
             hand_number=E.plain_int(data, "hand_number"),
         )
 
-    def snapshot(self) -> tuple[object, ...]:
-        """Every part of the state, for comparing two states (replay checks)."""
-        return (
-            self.phase,
-            self.turn_seat,
-            self.turn_kind,
-            tuple(self._front),
-            tuple(self._back),
-            tuple(tuple(c) for c in self._counts),
-            tuple(tuple(m) for m in self._melds),
-            tuple(tuple(f) for f in self._flowers),
-            tuple(tuple(d) for d in self._discards),
-            tuple(self._last_drawn),
-            self._offer,
-            tuple(sorted(self._options.items())),
-            tuple(sorted(self._answers.items())),
-            self.discard_count,
-            self.result,
-            tuple(self.events),
-        )
+    def snapshot(self) -> dict[str, object]:
+        """Every part of the state but its speed caches (``memo``), as values, for
+        comparing two states (replay checks)."""
+        return {k: _frozen(v) for k, v in vars(self).items() if k != "_memo"}
 
 
-def log_of(plain: Plain) -> list[tuple[int, Action | None]]:
+def _frozen(value: object) -> object:
+    """``value`` with its lists and dicts (the mutable parts of a hand, each holding one
+    kind of item) made tuples."""
+    if isinstance(value, list):
+        if value and isinstance(value[0], list | dict):
+            return tuple(map(_frozen, value))
+        return tuple(value)
+    if isinstance(value, dict):
+        return tuple((k, _frozen(v)) for k, v in value.items())
+    return value
+
+
+def log_of(plain: Plain) -> list[tuple[int, ActionChoice | None]]:
     """A hand's action log from its plain form: (seat, action), None where it escaped."""
-    log: list[tuple[int, Action | None]] = []
+    log: list[tuple[int, ActionChoice | None]] = []
     for entry in E.plain_list(plain, "an action log"):
         seat, action = E.plain_list(entry, "a log entry")
         if not isinstance(seat, int):
             raise ValueError(f"a log entry starts with a seat, not {seat!r}")
         a = E.plain_dict(action, "an action")
-        log.append((seat, None if a["kind"] == "escape" else Action.from_dict(a)))
+        log.append((seat, None if a["kind"] == "escape" else from_plain(a)))
     return log
 
 

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import random
 
+from protocol.messages import ConcealedKong, Deal, Draw, EventBody, SeatView
 from protocol.vocabulary import ActionKind, MeldKind, Phase
 
 from .actions import WIN
-from .events import SPECTATOR, ConcealedKong, Deal, Draw, Event
+from .events import SPECTATOR, for_viewer, meld_view
 from .hand_state import HandState, SeatData
 from .personal_walls import PERSONAL_SET, PersonalWalls
 from .settlement import ESCAPE_POINTS
-from .views import HandView, SeatView, all_views
+from .views import HandView, all_views
 from .wall import WALL_SIZE, Wall
 
 VIEWERS = (0, 1, 2, 3, SPECTATOR)
@@ -23,7 +24,7 @@ _HIDDEN_EVENTS = (Deal, Draw, ConcealedKong)
 _TURN, _CLAIM, _ENDED, _KONG = Phase.TURN, Phase.CLAIM, Phase.ENDED, MeldKind.KONG
 
 
-def check_step(state: HandState, events: list[Event]) -> None:
+def check_step(state: HandState, events: list[EventBody]) -> None:
     """Everything that must hold after any step (``events``: what the step emitted)."""
     data = [state.seat_data(s) for s in range(4)]
     phase = state.phase
@@ -70,7 +71,7 @@ def check_step(state: HandState, events: list[Event]) -> None:
             passed = None  # the non-owners' forms are usually one shared value: check it once
             for viewer in VIEWERS:
                 if viewer != event.seat:
-                    seen = event.for_viewer(viewer)
+                    seen = for_viewer(event, viewer)
                     if seen is passed:
                         continue
                     assert getattr(seen, "tile", None) is None, f"{event} leaks to {viewer}"
@@ -114,7 +115,7 @@ def check_views(
             assert sv.flowers == d.flowers and sv.discards == d.discards, f"seat {s}'s table"
             if ended or s == viewer:
                 assert sv.concealed == d.concealed, "own hand or reveal wrong"
-                assert sv.melds == d.melds
+                assert sv.melds == tuple(map(meld_view, d.melds)) if d.melds else not sv.melds
             else:
                 assert sv.concealed is None, f"seat {s}'s hand shown to {viewer}"
                 assert sv.drawn is None, f"seat {s}'s draw shown to {viewer}"

@@ -23,10 +23,11 @@ import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from protocol.messages import EventBody
 from protocol.tiles import WINDS, Tile
 from protocol.vocabulary import SeatChanges
 
-from .events import Event, Plain, plain_int, plain_list, plain_str
+from .events import Plain, plain_int, plain_list, plain_str
 from .hand_state import HandState, IllegalAction, log_of
 from .wall import SeedStream, Wall
 
@@ -142,7 +143,7 @@ class Match:
         )
         return self.hand
 
-    def escape(self, player: int) -> list[Event]:
+    def escape(self, player: int) -> list[EventBody]:
         """``player`` leaves on purpose: the hand ends, the player pays the house 80 and
         the seat plays on under another controller. Call ``finish_hand`` after it."""
         if self.hand is None or self.hand.ended:

@@ -27,7 +27,7 @@ ESCAPE_POINTS = 10 * BASE_POINTS
 
 
 @dataclass(frozen=True, slots=True)
-class HandResult:
+class HandOutcome:
     """How a hand ended and what each seat gains (negative: pays)."""
 
     outcome: Outcome

@@ -14,24 +14,12 @@ from __future__ import annotations
 from typing import NamedTuple
 from weakref import WeakKeyDictionary
 
+from protocol.messages import ActionChoice, MeldView, SeatView
 from protocol.tiles import Tile
-from protocol.vocabulary import Phase
+from protocol.vocabulary import Phase, TimerClass
 
-from ..rules.hand import Meld
-from .actions import Action
-from .events import SPECTATOR, Plain, plain_fields
+from .events import SPECTATOR, Plain, meld_view, plain_fields
 from .hand_state import HandState
-
-
-class SeatView(NamedTuple):
-    seat: int
-    wind: Tile
-    concealed: tuple[Tile, ...] | None  # None: hidden from this viewer
-    concealed_count: int
-    melds: tuple[Meld | None, ...]  # None: a concealed kong, face down
-    flowers: tuple[Tile, ...]
-    discards: tuple[Tile, ...]
-    drawn: Tile | None  # the tile just drawn, shown to its owner only
 
 
 class HandView(NamedTuple):
@@ -44,11 +32,11 @@ class HandView(NamedTuple):
     break_stack: int
     commitment: str
     wall_remaining: int
-    phase: str
+    phase: Phase
     to_act: tuple[int, ...]
-    timer: str | None
+    timer: TimerClass | None
     offer: tuple[int, Tile, bool] | None  # (seat, tile, robbing a kong)
-    legal_actions: tuple[Action, ...]
+    legal_actions: tuple[ActionChoice, ...]
     seats: tuple[SeatView, ...]
     result: dict[str, object] | None = None
     wall_order: tuple[Tile, ...] | None = None
@@ -98,7 +86,7 @@ def all_views(
         s = state.turn_seat
         drawn = state.last_drawn(s)
         if drawn is not None:
-            revealed[s] = SeatView(*revealed[s][:7], drawn)
+            revealed[s] = _with_drawn(revealed[s], drawn)
     # The fields before ``viewer`` and after ``seats`` are the same for every viewer.
     w = state.wall
     timer = state.timer
@@ -111,14 +99,13 @@ def all_views(
         w.break_stack,
         w.commitment,
         state.wall_remaining,
-        phase.value,
+        phase,
     )
     tail = (_result(state) if ended else None, *((w.order, w.salt) if ended else (None, None)))
     public_to_act = () if claim else to_act
-    timer_value = None if timer is None else timer.value
     offer = state.offer
     views: dict[int, HandView] = {}
-    legal: tuple[Action, ...]
+    legal: tuple[ActionChoice, ...]
     for viewer in viewers:
         if viewer == SPECTATOR:
             seats, own_to_act, legal = tuple(hidden), public_to_act, ()
@@ -130,9 +117,7 @@ def all_views(
                 legal = state.legal_actions(viewer)
                 if claim:  # in a claim window a seat learns only its own turn to answer
                     own_to_act = (viewer,)
-        views[viewer] = _new_view(
-            (viewer, *head, own_to_act, timer_value, offer, legal, seats, *tail)
-        )
+        views[viewer] = _new_view((viewer, *head, own_to_act, timer, offer, legal, seats, *tail))
     return views
 
 
@@ -156,15 +141,58 @@ def _seat_views(state: HandState, s: int, ended: bool) -> tuple[SeatView, SeatVi
     """Seat ``s`` as its owner sees it and as everybody else does."""
     concealed, melds, flowers, discards = state.seat_data(s)
     wind, count = state.seat_winds[s], len(concealed)
-    new = tuple.__new__  # SeatView without NamedTuple's keyword handling: a hot path
-    shown = new(SeatView, (s, wind, concealed, count, melds, flowers, discards, None))
+    shown_melds = tuple(map(meld_view, melds)) if melds else ()
+    shown = _seat_view(s, wind, concealed, count, shown_melds, flowers, discards, None)
     if ended:
         return shown, shown
-    public: tuple[Meld | None, ...] = melds
+    public: tuple[MeldView | None, ...] = shown_melds
     if melds:
-        public = tuple(None if m.concealed else m for m in melds)
-    hidden = new(SeatView, (s, wind, None, count, public, flowers, discards, None))
-    return shown, hidden
+        public = tuple(None if x.concealed else x for x in shown_melds)
+    return shown, _seat_view(s, wind, None, count, public, flowers, discards, None)
+
+
+def _with_drawn(seat: SeatView, drawn: Tile) -> SeatView:
+    """``seat`` (its owner's form) with the tile just drawn shown apart."""
+    return _seat_view(
+        seat.seat,
+        seat.wind,
+        seat.concealed,
+        seat.concealed_count,
+        seat.melds,
+        seat.flowers,
+        seat.discards,
+        drawn,
+    )
+
+
+# A SeatView from its fields in order, without the record's keyword handling: views are
+# built at every step (this costs half as much as ``SeatView(seat=..., ...)``). A field
+# added to SeatView is added here too: the unpacking below fails at import until it is.
+_SEAT, _WIND, _CONCEALED, _COUNT, _MELDS, _FLOWERS, _DISCARDS, _DRAWN = (
+    getattr(SeatView, name).__set__ for name in SeatView.__dataclass_fields__
+)
+
+
+def _seat_view(
+    seat: int,
+    wind: int,
+    concealed: tuple[int, ...] | None,
+    count: int,
+    melds: tuple[MeldView | None, ...],
+    flowers: tuple[int, ...],
+    discards: tuple[int, ...],
+    drawn: int | None,
+) -> SeatView:
+    view: SeatView = object.__new__(SeatView)
+    _SEAT(view, seat)
+    _WIND(view, wind)
+    _CONCEALED(view, concealed)
+    _COUNT(view, count)
+    _MELDS(view, melds)
+    _FLOWERS(view, flowers)
+    _DISCARDS(view, discards)
+    _DRAWN(view, drawn)
+    return view
 
 
 def _new_view(fields: tuple[object, ...]) -> HandView:

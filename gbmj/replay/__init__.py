@@ -20,12 +20,20 @@ from .build import (
     hand_state,
     match_from_detail,
     parse_id,
-    recorded_result,
     replay_file,
     result_of,
     steps_of,
 )
-from .format import FORMAT, VERSION, Replay, ReplayFormatError, ReplayHand, dumps, loads
+from .format import (
+    FORMAT,
+    VERSION,
+    Replay,
+    ReplayFormatError,
+    ReplayHand,
+    ReplayResult,
+    dumps,
+    loads,
+)
 from .verify import Check, Promises, Report, Trust, verify, verify_text
 
 __all__ = [
@@ -37,6 +45,7 @@ __all__ = [
     "ReplayFormatError",
     "ReplayHand",
     "ReplayId",
+    "ReplayResult",
     "Report",
     "Trust",
     "dumps",
@@ -45,7 +54,6 @@ __all__ = [
     "loads",
     "match_from_detail",
     "parse_id",
-    "recorded_result",
     "replay_file",
     "result_of",
     "steps_of",

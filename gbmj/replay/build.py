@@ -1,23 +1,22 @@
 """Building replay files from what a server tells (``get_match``'s ``match_detail``,
-``get_hand``'s ``hand_log``, or the host's own rows of the same shape) and replaying a
-file's hand with the rules.
+``get_hand``'s ``hand_log``: the protocol's records, which the host's storage returns
+too) and replaying a file's hand with the rules.
 
 A ``hand_log`` carries the wall, the actions, the points and the coins, not the fans: a
 player's export scores the hand by replaying it (``result_of``), the host's export
-writes the result the server recorded (``recorded_result``). Either way ``verify``
-replays and scores it again.
+writes the result the server recorded with the hand (its storage keeps it as a
+``ReplayResult``). Either way ``verify`` replays and scores it again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol
 
+from protocol import messages as m
 from protocol.tiles import WINDS, Tile
-from protocol.vocabulary import ActionKind, LeaveReason, MatchEnd, Outcome
 
-from ..game.actions import Action
+from ..game.actions import action_of
 from ..game.hand_state import HandState
 from ..game.personal_walls import PERSONAL_WALL_SIZE, PersonalWalls
 from ..game.wall import Wall
@@ -25,7 +24,6 @@ from .format import (
     FORMAT,
     VERSION,
     Replay,
-    ReplayAction,
     ReplayHand,
     ReplayMatch,
     ReplayResult,
@@ -61,126 +59,11 @@ def parse_id(text: str) -> ReplayId:
     return ReplayId(kind, int(digits))
 
 
-# -- the shapes read (the protocol's records, or the host's rows with the same fields) -----
-
-
-class LoggedActionLike(Protocol):
-    @property
-    def seat(self) -> int: ...
-    @property
-    def kind(self) -> str: ...
-    @property
-    def tile(self) -> int | None: ...
-    @property
-    def ms(self) -> int: ...
-
-
-class HandLogLike(Protocol):
-    """``protocol.messages.HandLog``'s fields."""
-
-    @property
-    def hand_id(self) -> int: ...
-    @property
-    def match_id(self) -> int: ...
-    @property
-    def number(self) -> int: ...
-    @property
-    def round_number(self) -> int: ...
-    @property
-    def hand_number(self) -> int: ...
-    @property
-    def prevailing_wind(self) -> int: ...
-    @property
-    def dealer(self) -> int: ...
-    @property
-    def dice(self) -> Sequence[Sequence[int]]: ...
-    @property
-    def wall_order(self) -> Sequence[int]: ...
-    @property
-    def salt(self) -> str: ...
-    @property
-    def commitment(self) -> str: ...
-    @property
-    def players(self) -> Sequence[str]: ...
-    @property
-    def actions(self) -> Sequence[LoggedActionLike]: ...
-    @property
-    def escape(self) -> int | None: ...
-    @property
-    def points(self) -> Sequence[int]: ...
-    @property
-    def coins(self) -> Sequence[int] | None: ...
-
-
-class RecordedHandLogLike(HandLogLike, Protocol):
-    """A hand log with the result the server recorded (the host's rows)."""
-
-    @property
-    def outcome(self) -> str: ...
-    @property
-    def winner(self) -> int | None: ...
-    @property
-    def from_seat(self) -> int | None: ...
-    @property
-    def win_tile(self) -> int | None: ...
-    @property
-    def fans(self) -> Sequence[Sequence[int]]: ...
-    @property
-    def total(self) -> int: ...
-
-
-class MatchSummaryLike(Protocol):
-    @property
-    def match_id(self) -> int: ...
-    @property
-    def table_name(self) -> str: ...
-    @property
-    def started_at(self) -> int: ...
-    @property
-    def ended_at(self) -> int | None: ...
-    @property
-    def reason(self) -> str | None: ...
-    @property
-    def players(self) -> Sequence[str]: ...
-    @property
-    def hands(self) -> int: ...
-    @property
-    def public(self) -> bool: ...
-
-
-class StandingLike(Protocol):
-    @property
-    def name(self) -> str: ...
-    @property
-    def bot(self) -> bool: ...
-    @property
-    def seat(self) -> int | None: ...
-    @property
-    def rank(self) -> int: ...
-    @property
-    def points(self) -> int: ...
-    @property
-    def coins(self) -> int: ...
-    @property
-    def left(self) -> str | None: ...
-
-
-class MatchDetailLike(Protocol):
-    """``protocol.messages.MatchDetail``'s fields."""
-
-    @property
-    def match(self) -> MatchSummaryLike: ...
-    @property
-    def stake(self) -> int: ...
-    @property
-    def standings(self) -> Sequence[StandingLike] | None: ...
-
-
 # -- building ---------------------------------------------------------------------------
 
 
 def hand_from_log(
-    log: HandLogLike, result: ReplayResult | None = None, signature: str | None = None
+    log: m.HandLog, result: ReplayResult | None = None, signature: str | None = None
 ) -> ReplayHand:
     """The file's hand from a hand log (with the server's ``signature`` of it). Without
     ``result`` the hand is replayed and scored with the rules, keeping the log's points
@@ -192,15 +75,7 @@ def hand_from_log(
         salt=log.salt,
         commitment=log.commitment,
     )
-    actions = tuple(
-        ReplayAction(
-            seat=a.seat,
-            kind=ActionKind(a.kind),
-            tile=None if a.tile is None else Tile(a.tile),
-            ms=a.ms,
-        )
-        for a in log.actions
-    )
+    actions = log.actions
     prevailing = Tile(log.prevailing_wind)
     if result is None:
         state = _replayed(
@@ -233,36 +108,21 @@ def hand_from_log(
     )
 
 
-def recorded_result(log: RecordedHandLogLike) -> ReplayResult:
-    """The result as the server recorded it with the hand."""
-    return ReplayResult(
-        outcome=Outcome(log.outcome),
-        winner=log.winner,
-        from_seat=log.from_seat,
-        win_tile=None if log.win_tile is None else Tile(log.win_tile),
-        escaper=log.escape,
-        fans=tuple((int(f[0]), int(f[1])) for f in log.fans),
-        total=log.total,
-        points=tuple(log.points),
-        coins=None if log.coins is None else tuple(log.coins),
-    )
-
-
-def match_from_detail(detail: MatchDetailLike, signature: str | None = None) -> ReplayMatch:
+def match_from_detail(detail: m.MatchDetail, signature: str | None = None) -> ReplayMatch:
     """The file's match from a match's detail (with the server's ``signature`` of it; the
     asking player's own rank, points and coins are left out: the file is the match's,
     whoever reads it)."""
-    m = detail.match
+    summary = detail.match
     return ReplayMatch(
-        match_id=m.match_id,
-        table_name=m.table_name,
-        started_at=m.started_at,
-        ended_at=m.ended_at,
-        reason=None if m.reason is None else MatchEnd(m.reason),
-        public=m.public,
+        match_id=summary.match_id,
+        table_name=summary.table_name,
+        started_at=summary.started_at,
+        ended_at=summary.ended_at,
+        reason=summary.reason,
+        public=summary.public,
         stake=detail.stake,
-        players=tuple(m.players),
-        hands_played=m.hands,
+        players=summary.players,
+        hands_played=summary.hands,
         standings=None
         if detail.standings is None
         else tuple(
@@ -273,7 +133,7 @@ def match_from_detail(detail: MatchDetailLike, signature: str | None = None) -> 
                 rank=s.rank,
                 points=s.points,
                 coins=s.coins,
-                left=None if s.left is None else LeaveReason(s.left),
+                left=s.left,
             )
             for s in detail.standings
         ),
@@ -333,7 +193,7 @@ def _replayed(
     prevailing_wind: Tile,
     round_number: int,
     hand_number: int,
-    actions: Sequence[ReplayAction],
+    actions: Sequence[m.LoggedAction],
     escaper: int | None,
     match_id: int = 0,
 ) -> HandState:
@@ -349,7 +209,7 @@ def _replayed(
         wall, prevailing_wind=prevailing_wind, round_number=round_number, hand_number=hand_number
     )
     for a in actions:
-        state.apply(a.seat, Action(a.kind, a.tile))
+        state.apply(a.seat, action_of(a.kind, a.tile))
     if escaper is not None:
         state.escape(escaper)
     return state

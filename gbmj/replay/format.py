@@ -22,7 +22,6 @@ from typing import Any
 
 from protocol.errors import ProtocolError
 from protocol.messages import (
-    ACTION_RULES,
     CERTIFICATE,
     COIN_DELTA,
     DICE,
@@ -39,6 +38,7 @@ from protocol.messages import (
     TABLE_NAME,
     WALL_ORDER,
     WIND,
+    LoggedAction,
 )
 from protocol.schema import (
     Bool,
@@ -55,7 +55,7 @@ from protocol.schema import (
     record,
 )
 from protocol.tiles import Tile
-from protocol.vocabulary import ActionKind, LeaveReason, MatchEnd, Outcome
+from protocol.vocabulary import LeaveReason, MatchEnd, Outcome
 
 FORMAT = "gbmj-replay"
 VERSION = 2
@@ -63,26 +63,10 @@ VERSION = 2
 MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_DEPTH = 12  # the format nests 6 deep (file, hands, hand, wall, dice, roll)
 UNIX_TIME = Int(0, 2**40)
-MS = Int(0, 24 * 3600 * 1000)
 
 
 class ReplayFormatError(ValueError):
     """The text is not a replay file this version of gbmj reads; the message says why."""
-
-
-@record
-class ReplayAction(Record):
-    """One action of the hand: who chose what, and when."""
-
-    _RULES = ACTION_RULES
-    seat: int = field(SEAT)
-    kind: ActionKind = field(Choice(ActionKind))
-    tile: Tile | None = field(
-        Optional(PLAYING_TILE),
-        "for discard, concealed_kong, added_kong, chow (its lowest)",
-        default=None,
-    )
-    ms: int = field(MS, "milliseconds from the hand's start")
 
 
 @record
@@ -140,7 +124,7 @@ class ReplayHand(Record):
     prevailing_wind: Tile = field(WIND)
     seats: tuple[ReplaySeat, ...] = field(ListOf(Struct(ReplaySeat), 4, 4), "seats 0-3")
     wall: ReplayWall = field(Struct(ReplayWall))
-    actions: tuple[ReplayAction, ...] = field(ListOf(Struct(ReplayAction), 600))
+    actions: tuple[LoggedAction, ...] = field(ListOf(Struct(LoggedAction), 600))
     result: ReplayResult = field(Struct(ReplayResult))
     signature: str | None = field(
         Optional(SIGNATURE), "the server's signature of the hand's record", default=None

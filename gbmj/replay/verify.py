@@ -25,12 +25,12 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from protocol import messages as wire
 from protocol.fans import FAN_BY_ID
 from protocol.tiles import WINDS, Tile
 from protocol.vocabulary import ActionKind, Outcome
 
-from ..game import events as E
-from ..game.actions import Action
+from ..game.actions import action_of
 from ..game.hand_state import HandState, IllegalAction
 from ..game.personal_walls import PERSONAL_SET, PERSONAL_WALL_SIZE, PersonalWalls
 from ..game.wall import FULL_SET, Wall
@@ -300,7 +300,7 @@ def _hand_checks(
         hand_number=hand.hand_number,
     )
     start = state.events[0]
-    assert isinstance(start, E.HandStart)
+    assert isinstance(start, wire.HandStart)
     check(
         "dice",
         (start.second_roller, start.break_stack) == (roller, break_stack),
@@ -354,14 +354,16 @@ def _personal_checks(
     _check_end(hand, state, done, names, stake, check)
 
 
-def _check_personal_draws(hand: ReplayHand, events: Sequence[E.Event], check: _CheckFn) -> None:
+def _check_personal_draws(
+    hand: ReplayHand, events: Sequence[wire.EventBody], check: _CheckFn
+) -> None:
     """Each seat is dealt the front of its own wall (13 tiles, the dealer 14) and draws,
     replacements too, the next tile of its own wall."""
     walls = [hand.wall.order[34 * s : 34 * (s + 1)] for s in range(4)]
     front = [0, 0, 0, 0]
     dealt = drawn = 0
     for ev in events:
-        if isinstance(ev, E.Deal):
+        if isinstance(ev, wire.Deal):
             size = 14 if ev.seat == hand.dealer else 13
             want = tuple(walls[ev.seat][:size])
             if ev.tiles != want:
@@ -373,7 +375,7 @@ def _check_personal_draws(hand: ReplayHand, events: Sequence[E.Event], check: _C
                 return
             front[ev.seat] = size
             dealt += size
-        elif isinstance(ev, E.Draw):
+        elif isinstance(ev, wire.Draw):
             seat, at = ev.seat, front[ev.seat]
             if at >= 34 or ev.tile != walls[seat][at]:
                 gives = "nothing (it is empty)" if at >= 34 else str(walls[seat][at])
@@ -455,7 +457,7 @@ def _replay_actions(hand: ReplayHand, state: HandState, check: _CheckFn) -> bool
     n = len(hand.actions)
     for i, a in enumerate(hand.actions):
         try:
-            state.apply(a.seat, Action(a.kind, a.tile))
+            state.apply(a.seat, action_of(a.kind, a.tile))
         except IllegalAction as exc:
             what = f"{a.kind}" + ("" if a.tile is None else f" {a.tile}")
             why = str(exc)
@@ -490,7 +492,7 @@ def _replay_actions(hand: ReplayHand, state: HandState, check: _CheckFn) -> bool
 
 def _check_draws(
     hand: ReplayHand,
-    events: Sequence[E.Event],
+    events: Sequence[wire.EventBody],
     order: Sequence[int],
     break_stack: int,
     check: _CheckFn,
@@ -500,7 +502,7 @@ def _check_draws(
     front, back = 53, 144
     dealt = drawn = replaced = 0
     for ev in events:
-        if isinstance(ev, E.Deal):
+        if isinstance(ev, wire.Deal):
             j = (ev.seat - hand.dealer) % 4
             want = tuple(Tile(sequence[p]) for p in documented_deal(j))
             if ev.tiles != want:
@@ -511,7 +513,7 @@ def _check_draws(
                 )
                 return
             dealt += len(want)
-        elif isinstance(ev, E.Draw):
+        elif isinstance(ev, wire.Draw):
             if ev.replacement:
                 back -= 1
                 position, where = back, "the back"
@@ -625,8 +627,8 @@ def _signed(n: int) -> str:
     return f"{n:+d}" if n else "0"
 
 
-def _tiles(tiles: Sequence[Tile] | None) -> str:
-    return " ".join(str(t) for t in tiles or ())
+def _tiles(tiles: Sequence[int] | None) -> str:
+    return " ".join(str(Tile(t)) for t in tiles or ())
 
 
 # -- the whole match ----------------------------------------------------------------------

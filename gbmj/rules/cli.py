@@ -103,7 +103,7 @@ def _hand_and_context(args: argparse.Namespace) -> tuple[Hand, WinContext]:
         kong_related=args.kong,
         last_tile=args.last_tile,
         seat_wind=Tile.parse(args.seat),
-        prevalent_wind=Tile.parse(args.round),
+        prevailing_wind=Tile.parse(args.round),
         flowers=args.flowers,
     )
     return hand, context

@@ -87,9 +87,11 @@ def record_hand(record: Mapping[str, object]) -> Hand:
 
 def record_seat(record: Mapping[str, object]) -> tuple[Tile, Tile, int]:
     """A record's seat wind, prevailing wind and flowers."""
+    if "prevalent_wind" in record:  # the key's old name: refused, not read as East
+        raise HandError("bad_context", "prevalent_wind is named prevailing_wind now")
     return (
         _wind(record.get("seat_wind", "E")),
-        _wind(record.get("prevalent_wind", "E")),
+        _wind(record.get("prevailing_wind", "E")),
         _int(record.get("flowers", 0)),
     )
 
@@ -97,7 +99,7 @@ def record_seat(record: Mapping[str, object]) -> tuple[Tile, Tile, int]:
 def record_input(record: Mapping[str, object]) -> tuple[Hand, WinContext]:
     """The hand (before the winning tile) and the win context of a record."""
     hand = record_hand(record)
-    seat_wind, prevalent_wind, flowers = record_seat(record)
+    seat_wind, prevailing_wind, flowers = record_seat(record)
     context = WinContext(
         win_tile=_tile(record.get("win_tile")),
         self_drawn=bool(record.get("self_drawn", False)),
@@ -105,7 +107,7 @@ def record_input(record: Mapping[str, object]) -> tuple[Hand, WinContext]:
         kong_related=bool(record.get("kong_related", False)),
         last_tile=bool(record.get("last_tile", False)),
         seat_wind=seat_wind,
-        prevalent_wind=prevalent_wind,
+        prevailing_wind=prevailing_wind,
         flowers=flowers,
     )
     return hand, context

@@ -144,7 +144,7 @@ class WinContext:
     kong_related: bool = False
     last_tile: bool = False
     seat_wind: Tile = Tile.E
-    prevalent_wind: Tile = Tile.E
+    prevailing_wind: Tile = Tile.E
     flowers: int = 0
 
 
@@ -507,16 +507,16 @@ def _wind_pungs(winds: list[int], ctx: WinContext, f: list[int]) -> None:
     deducted = (
         f[BIG_THREE_WINDS] or f[ALL_TERMINALS_AND_HONORS] or f[ALL_HONORS] or f[LITTLE_FOUR_WINDS]
     )
-    prevalent = _SP[ctx.prevalent_wind]
+    prevailing = _SP[ctx.prevailing_wind]
     seat = _SP[ctx.seat_wind]
     for w in winds:
-        if w == prevalent:
+        if w == prevailing:
             f[PREVALENT_WIND] = 1
             if not deducted:
                 f[PUNG_OF_TERMINALS_OR_HONORS] -= 1
         if w == seat:
             f[SEAT_WIND] = 1
-            if seat != prevalent and not deducted:
+            if seat != prevailing and not deducted:
                 f[PUNG_OF_TERMINALS_OR_HONORS] -= 1
 
 
@@ -843,7 +843,7 @@ def _check(hand: Hand, ctx: WinContext) -> None:
     win = ctx.win_tile
     if not isinstance(win, int) or not 0 <= win < PLAYING_KINDS:
         raise HandError("bad_context", "the winning tile must be a playing tile")
-    if ctx.seat_wind not in WINDS or ctx.prevalent_wind not in WINDS:
+    if ctx.seat_wind not in WINDS or ctx.prevailing_wind not in WINDS:
         raise HandError("bad_context", "seat and prevailing wind must be winds")
     if not 0 <= ctx.flowers <= 8:
         raise HandError("bad_context", "there are 0 to 8 flowers")
@@ -986,6 +986,6 @@ def _with_fourth_tile(ctx: WinContext) -> WinContext:
         ctx.kong_related,
         ctx.last_tile,
         ctx.seat_wind,
-        ctx.prevalent_wind,
+        ctx.prevailing_wind,
         ctx.flowers,
     )

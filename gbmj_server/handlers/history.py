@@ -51,97 +51,21 @@ def _closed(services: Services, table_id: int | None, number: int) -> bool:
     return tournaments is not None and tournaments.deal_closed(table_id, number)
 
 
-def summary(s: h.MatchSummary) -> m.MatchSummary:
-    return m.MatchSummary(
-        match_id=s.match_id,
-        table_name=s.table_name,
-        started_at=s.started_at,
-        ended_at=s.ended_at,
-        reason=s.reason,
-        players=s.players[: m.MAX_PARTICIPANTS],
-        hands=s.hands,
-        public=s.public,
-        rank=s.rank,
-        points=s.points,
-        coins=s.coins,
-    )
-
-
-def hand_summary(x: h.HandSummary) -> m.HandSummary:
-    return m.HandSummary(
-        hand_id=x.hand_id,
-        number=x.number,
-        round_number=x.round_number,
-        hand_number=x.hand_number,
-        outcome=x.outcome,
-        winner=x.winner,
-        total=x.total,
-        points=x.points,
-        players=x.players,
-    )
-
-
-def detail(d: h.MatchDetail) -> m.MatchDetail:
-    return m.MatchDetail(
-        match=summary(d.match),
-        stake=d.stake,
-        hands=tuple(hand_summary(x) for x in d.hands),
-        standings=None
-        if d.standings is None
-        else tuple(
-            m.Standing(
-                name=s.name,
-                bot=s.bot,
-                seat=s.seat,
-                rank=s.rank,
-                points=s.points,
-                coins=s.coins,
-                left=s.left,
-            )
-            for s in d.standings[: m.MAX_PARTICIPANTS]
-        ),
-    )
-
-
-def hand_log(x: h.HandLog) -> m.HandLog:
-    return m.HandLog(
-        hand_id=x.hand_id,
-        match_id=x.match_id,
-        number=x.number,
-        round_number=x.round_number,
-        hand_number=x.hand_number,
-        prevailing_wind=x.prevailing_wind,
-        dealer=x.dealer,
-        dice=x.dice,
-        wall_order=x.wall_order,
-        salt=x.salt,
-        commitment=x.commitment,
-        players=x.players,
-        actions=tuple(
-            m.LoggedAction(seat=a.seat, kind=a.kind, tile=a.tile, ms=a.ms) for a in x.actions
-        ),
-        escape=x.escape,
-        points=x.points,
-        coins=x.coins,
-    )
-
-
 @handlers.on(m.ListMatches)
 async def list_matches(services: Services, conn: Connection, request: m.ListMatches) -> m.Message:
-    page = await services.store.call(
+    return await services.store.call(
         services.store.storage.matches_of,
         signed_in_id(conn),
         request.offset or 0,
         request.limit or PAGE,
     )
-    return m.MatchList(matches=tuple(summary(s) for s in page.matches), total=page.total)
 
 
 @handlers.on(m.GetMatch)
 async def get_match(services: Services, conn: Connection, request: m.GetMatch) -> m.Message:
     storage, me = services.store.storage, signed_in_id(conn)
 
-    def read() -> h.MatchDetail | None:
+    def read() -> h.StoredMatch | None:
         if not storage.may_read(me, request.match_id):
             return None
         return storage.match_detail(request.match_id, me)
@@ -151,7 +75,7 @@ async def get_match(services: Services, conn: Connection, request: m.GetMatch) -
         raise _unknown("match", request.match_id)
     # The hands of deals still to be played elsewhere are left out until they open, and
     # the standings with them (less the open hands' points, they are the closed ones').
-    reply = detail(found)
+    reply = found.detail
     hands = tuple(x for x in reply.hands if not _closed(services, found.table_id, x.number))
     if len(hands) < len(reply.hands):
         reply = replace(reply, hands=hands, standings=None)
@@ -162,13 +86,13 @@ async def get_match(services: Services, conn: Connection, request: m.GetMatch) -
 async def get_hand(services: Services, conn: Connection, request: m.GetHand) -> m.Message:
     storage, me = services.store.storage, signed_in_id(conn)
 
-    def read() -> tuple[h.HandLog, int | None] | bool:
+    def read() -> tuple[h.StoredHandLog, int | None] | bool:
         """The log and its table; False: not one to read; True: one whose log was
         pruned."""
         if not storage.may_read_hand(me, request.hand_id):
             return False
         log = storage.hand_log(request.hand_id)
-        return True if log is None else (log, storage.table_of_match(log.match_id))
+        return True if log is None else (log, storage.table_of_match(log.log.match_id))
 
     read_ = await services.store.call(read)
     if read_ is True:
@@ -181,29 +105,17 @@ async def get_hand(services: Services, conn: Connection, request: m.GetHand) -> 
     if read_ is False:
         raise _unknown("hand", request.hand_id)
     found, table_id = read_
-    if _closed(services, table_id, found.number):
+    if _closed(services, table_id, found.log.number):
         raise RequestError(ErrorCode.DEAL_IN_PLAY, DEAL_IN_PLAY)
-    reply = hand_log(found)
-    return reply if services.signer is None else services.signer.hand_log(reply, found)
+    reply = found.log
+    return reply if services.signer is None else services.signer.hand_log(reply, found.result)
 
 
 # -- the recorder (docs/rules.md §2.6) ----------------------------------------------------
 
 
 async def _saved_page(services: Services, account_id: int, offset: int, limit: int) -> m.Message:
-    page = await services.store.call(services.store.storage.saved_hands, account_id, offset, limit)
-    return m.SavedHands(
-        hands=tuple(
-            m.SavedHand(
-                hand=hand_summary(x.hand),
-                match_id=x.match_id,
-                table_name=x.table_name,
-                saved_at=x.saved_at,
-            )
-            for x in page.hands
-        ),
-        total=page.total,
-    )
+    return await services.store.call(services.store.storage.saved_hands, account_id, offset, limit)
 
 
 @handlers.on(m.SaveHand)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import trio
 
 from gbmj.economy.items import SIGN_PROTECTION
-from gbmj.game.actions import Action
+from gbmj.game.actions import action_of
 from gbmj_server import metrics
 from gbmj_server.handlers.common import at_table, signed_in_id
 from gbmj_server.handlers.lobby import check_bot_room
@@ -162,7 +162,7 @@ async def auto_play(services: Services, conn: Connection, request: m.AutoPlay) -
 @handlers.on(m.Action)
 async def action(services: Services, conn: Connection, request: m.Action) -> None:
     actor = at_table(services, conn, request.table_id)
-    chosen = Action(request.kind, None if request.tile is None else Tile(request.tile))
+    chosen = action_of(request.kind, None if request.tile is None else Tile(request.tile))
 
     async def act(table: Table) -> None:
         await running(table).act(conn, request.seq, chosen)

@@ -10,11 +10,11 @@ the trio side calls it through ``trio.to_thread.run_sync`` with a ``CapacityLimi
 from gbmj_server.storage.db import (
     Account,
     AccountKind,
-    HandRecord,
     MatchRecord,
     NameTaken,
     Storage,
     StorageError,
+    StoredHand,
     default_db_path,
     hold_for_server,
 )
@@ -42,7 +42,6 @@ __all__ = [
     "START_COINS",
     "Account",
     "AccountKind",
-    "HandRecord",
     "InventoryFull",
     "LeaderRow",
     "LedgerError",
@@ -56,6 +55,7 @@ __all__ = [
     "Slot",
     "Storage",
     "StorageError",
+    "StoredHand",
     "Transfer",
     "default_db_path",
     "hash_password",

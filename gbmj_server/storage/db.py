@@ -95,7 +95,9 @@ class MatchRecord:
 
 
 @dataclass(frozen=True, slots=True)
-class HandRecord:
+class StoredHand:
+    """A hand as stored: its result map and its event log (the replay's source)."""
+
     id: int
     match_id: int
     number: int
@@ -560,12 +562,12 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
     def match_ids(self) -> list[int]:
         return [r[0] for r in self._db.execute("SELECT id FROM match ORDER BY id")]
 
-    def hands(self, match_id: int) -> list[HandRecord]:
+    def hands(self, match_id: int) -> list[StoredHand]:
         rows = self._db.execute(
             "SELECT id, match_id, number, round, hand_number, result, event_log FROM hand "
             "WHERE match_id = ? ORDER BY number",
             (match_id,),
         ).fetchall()
         return [
-            HandRecord(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), bytes(r[6])) for r in rows
+            StoredHand(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), bytes(r[6])) for r in rows
         ]

@@ -5,11 +5,10 @@ pruning of the other hands' logs (``prune_hand_logs``, docs/rules.md §2.6).
 
 Everything here reads settled rows only: a ``hand`` row is written by the hand's
 settlement, so a hand in play (its actions are in ``match_action``) has no row and
-nothing of it can be read. The dataclasses carry the fields of the protocol's records
-of the same names (``protocol.messages.MatchSummary``, ``HandSummary``, ``Standing``,
-``LoggedAction``, ``HandLog``), so a handler builds its message field by field;
-``MatchDetail`` and ``HandLog`` carry a little more for the host's export (the table's
-stake, the recorded fans).
+nothing of it can be read. What is read is returned as the protocol's records
+(``protocol.messages.MatchList``, ``MatchDetail``, ``HandLog``, ``SavedHands``), which a
+handler sends as they are; ``StoredMatch`` and ``StoredHandLog`` carry beside them what
+only the server needs (the match's table, the result recorded with the hand).
 
 Rows written before migration 5 are read too: their participants come from
 ``match_seat`` (copied by migration 6), their standings are a list of points by seat
@@ -29,10 +28,13 @@ from typing import Any
 from gbmj.economy.stakes import hand_payments
 from gbmj.game.personal_walls import NO_DICE
 from gbmj.game.wall import commitment_of
+from gbmj.replay import ReplayResult
 from gbmj_server.storage.engine import Database
 from gbmj_server.storage.ledger import LedgerError
 from gbmj_server.storage.logs import read_log
 from gbmj_server.storage.postgres import retry_conflicts
+from protocol import messages as m
+from protocol.tiles import Tile
 from protocol.vocabulary import ActionKind, LeaveReason, MatchEnd, Outcome
 
 PAGE_LIMIT = 50  # matches in one page at most (protocol: list_matches.limit)
@@ -45,114 +47,21 @@ class NoSuchHand(LedgerError):
 
 
 @dataclass(frozen=True, slots=True)
-class MatchSummary:
-    match_id: int
-    table_name: str
-    started_at: int  # Unix seconds
-    ended_at: int | None  # None while the match runs
-    reason: MatchEnd | None  # None while it runs
-    players: tuple[str, ...]  # everyone who held a seat, in the order they sat down
-    hands: int  # hands played (settled)
-    public: bool
-    rank: int | None = None  # the asking account's, when it played
-    points: int | None = None
-    coins: int | None = None
+class StoredMatch:
+    """A match's detail as the protocol tells it, and the table it was played at (a
+    duplicate session's tables keep their hands closed until the last one ends)."""
 
-
-@dataclass(frozen=True, slots=True)
-class MatchPage:
-    """One page of an account's matches, newest first, and how many there are in all."""
-
-    matches: tuple[MatchSummary, ...]
-    total: int
-
-
-@dataclass(frozen=True, slots=True)
-class HandSummary:
-    hand_id: int
-    number: int  # 1-based in the match
-    round_number: int
-    hand_number: int
-    outcome: Outcome
-    winner: int | None
-    total: int
-    points: tuple[int, ...]  # by seat
-    players: tuple[str, ...]  # who played seats 0-3
-
-
-@dataclass(frozen=True, slots=True)
-class Standing:
-    name: str
-    bot: bool
-    seat: int | None  # the seat held at the end; None if they left
-    rank: int
-    points: int
-    coins: int
-    left: LeaveReason | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class MatchDetail:
-    match: MatchSummary
-    hands: tuple[HandSummary, ...]
-    standings: tuple[Standing, ...] | None  # once the match has ended
-    # For the host's export (not in the protocol's match_detail):
+    detail: m.MatchDetail
     table_id: int | None
-    stake: int  # coins per point; 0: a free table
-    rounds: int | None
 
 
 @dataclass(frozen=True, slots=True)
-class LoggedAction:
-    seat: int
-    kind: ActionKind
-    tile: int | None
-    ms: int  # from the hand's start
+class StoredHandLog:
+    """A hand's log as the protocol tells it, and the result the server recorded with it
+    (the fans a ``hand_log`` leaves out), which the host's export and signature write."""
 
-
-@dataclass(frozen=True, slots=True)
-class HandLog:
-    hand_id: int
-    match_id: int
-    number: int
-    round_number: int
-    hand_number: int
-    prevailing_wind: int
-    dealer: int
-    dice: tuple[tuple[int, int], ...]
-    wall_order: tuple[int, ...]
-    salt: str
-    commitment: str
-    players: tuple[str, ...]
-    actions: tuple[LoggedAction, ...]  # the escape is not one: ``escape`` names its seat
-    escape: int | None
-    points: tuple[int, ...]
-    coins: tuple[int, ...] | None  # stake tables: what each seat won (lost) in the ledger
-    # The recorded result, for the host's export (not in the protocol's hand_log):
-    outcome: Outcome
-    winner: int | None
-    from_seat: int | None
-    win_tile: int | None
-    fans: tuple[tuple[int, int], ...]
-    total: int
-
-
-@dataclass(frozen=True, slots=True)
-class SavedHand:
-    """A hand an account keeps with a recorder."""
-
-    hand: HandSummary
-    match_id: int
-    table_name: str
-    saved_at: int  # Unix seconds
-
-
-@dataclass(frozen=True, slots=True)
-class SavedPage:
-    """One page of an account's saved hands, newest first, and how many there are."""
-
-    hands: tuple[SavedHand, ...]
-    total: int
+    log: m.HandLog
+    result: ReplayResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,7 +145,7 @@ class HistoryMixin:
             )
             return True
 
-    def saved_hands(self, account_id: int, offset: int = 0, limit: int = 20) -> SavedPage:
+    def saved_hands(self, account_id: int, offset: int = 0, limit: int = 20) -> m.SavedHands:
         """The hands the account saved, newest first, ``limit`` from ``offset``."""
         if offset < 0 or not 1 <= limit <= PAGE_LIMIT:
             raise ValueError(f"offset must be 0 or more and limit 1 to {PAGE_LIMIT}")
@@ -250,14 +159,17 @@ class HistoryMixin:
             "ORDER BY s.saved_at DESC, s.hand_id DESC LIMIT ? OFFSET ?",
             (account_id, limit, offset),
         ).fetchall()
-        return SavedPage(
-            tuple(
-                SavedHand(
-                    self._hand_summary(r[:5], self._participants(r[5])), r[5], r[6], int(r[7])
+        return m.SavedHands(
+            hands=tuple(
+                m.SavedHand(
+                    hand=self._hand_summary(r[:5], self._participants(r[5])),
+                    match_id=r[5],
+                    table_name=r[6],
+                    saved_at=int(r[7]),
                 )
                 for r in rows
             ),
-            total,
+            total=total,
         )
 
     @retry_conflicts
@@ -287,7 +199,7 @@ class HistoryMixin:
         return row is not None and not row[0]
 
     # -- the list -------------------------------------------------------------------
-    def matches_of(self, account_id: int, offset: int = 0, limit: int = 20) -> MatchPage:
+    def matches_of(self, account_id: int, offset: int = 0, limit: int = 20) -> m.MatchList:
         """The matches the account held a seat in, newest first, ``limit`` from
         ``offset``, each with the account's rank, points and coins."""
         if offset < 0 or not 1 <= limit <= PAGE_LIMIT:
@@ -310,10 +222,10 @@ class HistoryMixin:
             found = self._summary(match_id, account_id, self._participants(match_id))
             assert found is not None  # a participant's match exists (ON DELETE CASCADE)
             summaries.append(found[0])
-        return MatchPage(tuple(summaries), total)
+        return m.MatchList(matches=tuple(summaries), total=total)
 
     # -- one match ------------------------------------------------------------------
-    def match_detail(self, match_id: int, account_id: int | None = None) -> MatchDetail | None:
+    def match_detail(self, match_id: int, account_id: int | None = None) -> StoredMatch | None:
         """The match's summary (with ``account_id``'s rank, points and coins if it
         played), its settled hands and, once it has ended, its standings."""
         people = self._participants(match_id)
@@ -329,18 +241,17 @@ class HistoryMixin:
                 (match_id,),
             )
         )
-        return MatchDetail(
+        detail = m.MatchDetail(
             match=summary,
-            hands=hands,
-            standings=standings,
-            table_id=table_id,
             stake=int(settings.get("stake") or 0),
-            rounds=settings.get("rounds"),
+            hands=hands,
+            standings=None if standings is None else standings[: m.MAX_PARTICIPANTS],
         )
+        return StoredMatch(detail, table_id)
 
     def _summary(
         self, match_id: int, account_id: int | None, people: Sequence[_Participant]
-    ) -> tuple[MatchSummary, tuple[Standing, ...] | None, int | None, dict[str, Any]] | None:
+    ) -> tuple[m.MatchSummary, tuple[m.Standing, ...] | None, int | None, dict[str, Any]] | None:
         """The match's summary for ``account_id``, its standings, table and settings."""
         row = self._db.execute(
             "SELECT table_name, started_at, ended_at, end_reason, public, standings, "
@@ -362,13 +273,13 @@ class HistoryMixin:
                 points, coins = sum(s.points for s in held), sum(s.coins for s in held)
             else:  # still running: the totals so far, no rank yet
                 points, coins = sum(p.points for p in mine), sum(p.coins for p in mine)
-        summary = MatchSummary(
+        summary = m.MatchSummary(
             match_id=match_id,
             table_name=name,
             started_at=int(started),
             ended_at=None if ended is None else int(ended),
             reason=None if reason is None else MatchEnd(reason),
-            players=tuple(dict.fromkeys(p.name for p in people)),
+            players=tuple(dict.fromkeys(p.name for p in people))[: m.MAX_PARTICIPANTS],
             hands=hands,
             public=bool(public),
             rank=rank,
@@ -387,10 +298,10 @@ class HistoryMixin:
             )
         )
 
-    def _hand_summary(self, row: Sequence[Any], people: Sequence[_Participant]) -> HandSummary:
+    def _hand_summary(self, row: Sequence[Any], people: Sequence[_Participant]) -> m.HandSummary:
         hand_id, number, round_, hand_number, raw_result = row
         result = json.loads(raw_result)
-        return HandSummary(
+        return m.HandSummary(
             hand_id=hand_id,
             number=number,
             round_number=round_,
@@ -403,7 +314,7 @@ class HistoryMixin:
         )
 
     # -- one hand -------------------------------------------------------------------
-    def hand_log(self, hand_id: int) -> HandLog | None:
+    def hand_log(self, hand_id: int) -> StoredHandLog | None:
         """A settled hand, complete: its wall, every action with its time, its result
         and, at a stake table, the coins each seat won or lost (from the ledger); None
         for an unknown hand or one whose log was pruned."""
@@ -427,7 +338,7 @@ class HistoryMixin:
                 escape = seat
             else:
                 kind = ActionKind(action["kind"])
-                actions.append(LoggedAction(seat, kind, action.get("tile"), ms))
+                actions.append(m.LoggedAction(seat=seat, kind=kind, tile=action.get("tile"), ms=ms))
         people = self._participants(match_id)
         players = _seat_names(result, people, log.get("players"))
         points = tuple(result["points"])
@@ -436,7 +347,8 @@ class HistoryMixin:
         # Personal walls (docs/rules.md §1.6): the four walls in seat order, no dice.
         order = [t for w in wall["walls"] for t in w] if "walls" in wall else wall["order"]
         dice = wall.get("dice", NO_DICE)
-        return HandLog(
+        coins = self._hand_coins(hand_id, result, players, people, stake) if stake else None
+        told = m.HandLog(
             hand_id=hand_id,
             match_id=match_id,
             number=number,
@@ -457,14 +369,21 @@ class HistoryMixin:
             actions=tuple(actions),
             escape=escape,
             points=points,
-            coins=self._hand_coins(hand_id, result, players, people, stake) if stake else None,
+            coins=coins,
+        )
+        win_tile = result.get("win_tile")
+        recorded = ReplayResult(
             outcome=Outcome(result["outcome"]),
             winner=result.get("winner"),
             from_seat=result.get("from_seat"),
-            win_tile=result.get("win_tile"),
+            win_tile=None if win_tile is None else Tile(win_tile),
+            escaper=escape,
             fans=tuple((f, c) for f, c in result.get("fans", ())),
             total=result.get("total", 0),
+            points=points,
+            coins=coins,
         )
+        return StoredHandLog(told, recorded)
 
     def _hand_coins(
         self,
@@ -508,7 +427,7 @@ class HistoryMixin:
         return tuple(coins)
 
 
-def _standings(raw: str | None, people: Sequence[_Participant]) -> tuple[Standing, ...] | None:
+def _standings(raw: str | None, people: Sequence[_Participant]) -> tuple[m.Standing, ...] | None:
     """The standings kept with the match's end: ``Standing`` maps, or (rows of the first
     format) a list of points by lobby seat, ranked here."""
     if raw is None:
@@ -517,7 +436,7 @@ def _standings(raw: str | None, people: Sequence[_Participant]) -> tuple[Standin
     if all(isinstance(x, int) for x in data):
         holders = {p.slot: p for p in people}
         return tuple(
-            Standing(
+            m.Standing(
                 name=holders[slot].name if slot in holders else f"seat {slot}",
                 bot=slot in holders and holders[slot].bot,
                 seat=slot,
@@ -528,7 +447,7 @@ def _standings(raw: str | None, people: Sequence[_Participant]) -> tuple[Standin
             for slot, points in sorted(enumerate(data), key=lambda sp: -sp[1])
         )
     return tuple(
-        Standing(
+        m.Standing(
             name=s["name"],
             bot=bool(s["bot"]),
             seat=s.get("seat"),

@@ -46,9 +46,11 @@ class PlayerLeft:
 
 
 @dataclass(frozen=True, slots=True)
-class ActionDone:
-    """One step of the hand in play: ``idx`` 0 is the deal (its events' seq), then each
-    action (``kind`` ``escape`` for a player leaving)."""
+class ActionRow:
+    """A ``match_action`` row, which only the journal needs: one step of the hand in
+    play, ``idx`` 0 the deal (its events' seq), then each action (``kind`` ``escape``
+    for a player leaving). The history reads a settled hand's steps as the protocol's
+    ``LoggedAction``."""
 
     match_id: int
     hand: int  # the hand's number in the match, 1-16
@@ -60,7 +62,7 @@ class ActionDone:
     seq: int  # the table's seq after the step's events
 
 
-JournalEntry = PlayerJoined | PlayerLeft | ActionDone
+JournalEntry = PlayerJoined | PlayerLeft | ActionRow
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +92,7 @@ class RunningMatch:
     password_digest: str
     players: tuple[PlayerRecord, ...]
     hand_logs: tuple[dict[str, Any], ...]  # the settled hands' logs, in order
-    actions: tuple[ActionDone, ...]  # of the unsettled hand
+    actions: tuple[ActionRow, ...]  # of the unsettled hand
     last_seq: int  # the table's seq after the last step written
 
 
@@ -151,7 +153,7 @@ class MatchesMixin:
         """Write entries of one or more matches, in order, in one transaction."""
         with self._write() as db:
             for e in entries:
-                if isinstance(e, ActionDone):
+                if isinstance(e, ActionRow):
                     db.execute(
                         "INSERT INTO match_action "
                         "(match_id, hand, idx, seat, kind, tile, ms, seq) "
@@ -224,7 +226,7 @@ class MatchesMixin:
         ).fetchall()
         logs = tuple(read_log(bytes(r[0])) for r in hands)
         actions = tuple(
-            ActionDone(match_id, *r)
+            ActionRow(match_id, *r)
             for r in self._db.execute(
                 "SELECT hand, idx, seat, kind, tile, ms, seq FROM match_action "
                 "WHERE match_id = ? AND hand = ? ORDER BY idx",

@@ -26,9 +26,10 @@ from typing import Any
 import trio
 
 from gbmj.bots import Bot
-from gbmj.game.actions import Action
+from gbmj.game.actions import from_plain
 from gbmj.game.hand_state import HandState
 from gbmj.game.views import make_view
+from protocol.messages import ActionChoice
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +130,9 @@ class Brains:
             worker.forgotten.append((kind, key))
             worker.synced.pop(key, None)
 
-    async def choose(self, seat: object, brain: Bot, hand: HandState, s: int) -> Action | None:
+    async def choose(
+        self, seat: object, brain: Bot, hand: HandState, s: int
+    ) -> ActionChoice | None:
         """``brain``'s choice for engine seat ``s`` of ``hand`` (the bot of ``seat``,
         handed to a worker on first use); None when no worker could decide."""
         bot_key, fresh = self._key(seat, "bot")
@@ -167,7 +170,7 @@ class Brains:
             return None
         kind, tile = slot[1]
         self.decided += 1
-        return Action.from_dict({"kind": kind} if tile is None else {"kind": kind, "tile": tile})
+        return from_plain({"kind": kind} if tile is None else {"kind": kind, "tile": tile})
 
 
 def serve(stdin: Any, stdout: Any) -> None:
@@ -191,7 +194,7 @@ def serve(stdin: Any, stdout: Any) -> None:
                     hand.escape(seat_no)
                     continue
                 step = {"kind": kind} if tile is None else {"kind": kind, "tile": tile}
-                hand.apply(seat_no, Action.from_dict(step))
+                hand.apply(seat_no, from_plain(step))
             view = make_view(hand, s)
             action = bots[bot_key].choose(view, view.legal_actions)
             choice: tuple[str, int | None] | None = (

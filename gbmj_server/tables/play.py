@@ -30,16 +30,15 @@ from dataclasses import replace
 
 import trio
 
-from gbmj.game.actions import Action
 from gbmj.game.duplicate import DuplicateMatch, sealed_end
-from gbmj.game.events import SPECTATOR, Event, HandEnd
+from gbmj.game.events import SPECTATOR, for_viewer
 from gbmj.game.hand_state import HandState, IllegalAction
 from gbmj.game.match import Match
 from gbmj.game.views import make_view
 from gbmj_server import logs
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.errors import RequestError
-from gbmj_server.storage.matches import ActionDone
+from gbmj_server.storage.matches import ActionRow
 from gbmj_server.tables import items, settle
 from gbmj_server.tables.seat import STAND_IN_LEVEL, Seat, bot_participant
 from gbmj_server.tables.settings import (
@@ -53,10 +52,11 @@ from gbmj_server.tables.settings import (
 )
 from gbmj_server.tables.state import MatchState
 from gbmj_server.tables.table import Table
-from gbmj_server.tables.wire import event_frame, game_view, prompt_frame, wire_meld
+from gbmj_server.tables.wire import event_frame, game_view, prompt_frame
 from protocol import messages as m
 from protocol.errors import ErrorCode
 from protocol.framing import encode
+from protocol.messages import ActionChoice
 from protocol.vocabulary import ActionKind, LeaveReason, MatchEnd, Phase, Presence
 
 log = logging.getLogger(__name__)
@@ -259,7 +259,7 @@ class Play:
             return now + offline_grace(self.table.settings)
         return math.inf
 
-    async def _decide(self, hand: HandState, s: int) -> Action:
+    async def _decide(self, hand: HandState, s: int) -> ActionChoice:
         """What a bot (or a stand-in on auto-play) plays: decided by a bot worker when
         the server has them (the table waits for it; nothing else runs at the table
         meanwhile), else here; the timeout action if the bot fails."""
@@ -332,7 +332,7 @@ class Play:
         return max(0, round((deadline - trio.current_time()) * 1000))
 
     # -- steps -------------------------------------------------------------------------
-    async def _apply(self, s: int, action: Action) -> None:
+    async def _apply(self, s: int, action: ActionChoice) -> None:
         """The one place a step is played: the engine, the journal, then the members."""
         st = self.st
         hand = st.hand
@@ -341,7 +341,7 @@ class Play:
         events = hand.apply(s, action)
         ms = round((trio.current_time() - st.hand_started) * 1000)
         st.times.append(ms)
-        step = ActionDone(
+        step = ActionRow(
             st.match_id,
             st.number,
             len(hand.log),
@@ -354,7 +354,7 @@ class Play:
         await self.ctx.journal.write(*st.take_pending(), step)
         self.publish(events)
 
-    async def act(self, conn: Connection, seq: int, action: Action) -> None:
+    async def act(self, conn: Connection, seq: int, action: ActionChoice) -> None:
         """A player's ``action``: played if it is legal now; refused otherwise, and then
         nothing changed."""
         hand = self.st.hand
@@ -401,7 +401,7 @@ class Play:
         events = st.match.escape(slot)
         ms = round((trio.current_time() - st.hand_started) * 1000)
         st.times.append(ms)
-        step = ActionDone(
+        step = ActionRow(
             st.match_id, st.number, len(hand.log), s, "escape", None, ms, table.seq + len(events)
         )
         await self.ctx.journal.write(*st.take_pending(), step)
@@ -430,7 +430,7 @@ class Play:
         st.hand_started = trio.current_time()
         st.times = []
         events = list(hand.events)
-        deal = ActionDone(
+        deal = ActionRow(
             st.match_id, st.number, 0, hand.dealer, "deal", None, 0, table.seq + len(events)
         )
         await self.ctx.journal.write(*st.take_pending(), deal)
@@ -460,7 +460,7 @@ class Play:
         the hand's, taken now: a duplicate match turns its seating once it books it."""
         table, hand = self.table, self.st.hand
         end = None if hand is None or not hand.events else hand.events[-1]
-        if not self.sealed() or hand is None or not isinstance(end, HandEnd):
+        if not self.sealed() or hand is None or not isinstance(end, m.HandEnd):
             return table.broadcast
         winner = None if hand.result is None else hand.result.winner
         seat_of = {slot: self.st.match.seat_of(slot) for slot in range(4)}
@@ -476,7 +476,7 @@ class Play:
                         replace(
                             result,
                             concealed=shown.concealed,
-                            melds=tuple(tuple(map(wire_meld, ms)) for ms in shown.melds),
+                            melds=shown.melds,
                             wall_order=None,
                             salt=None,
                         )
@@ -539,20 +539,20 @@ class Play:
         rules = self.table.tournament
         return rules is None or not rules.deal_open(self.st.number)
 
-    def _sealed_end(self, event: HandEnd, viewer: int | None) -> HandEnd:
+    def _sealed_end(self, event: m.HandEnd, viewer: int | None) -> m.HandEnd:
         hand = self.st.hand
         winner = None if hand is None or hand.result is None else hand.result.winner
         return sealed_end(event, _shown(viewer, winner))
 
     # -- what members receive ----------------------------------------------------------
-    def publish(self, events: list[Event]) -> None:
+    def publish(self, events: list[m.EventBody]) -> None:
         """Each event to every member in that member's form, with the next seq; each
         distinct form encoded once (a sealed hand's end is one form per seat)."""
         table = self.table
         members = [(c, self.engine_seat(c)) for c in table.members]
         for event in events:
             table.seq += 1
-            if isinstance(event, HandEnd):
+            if isinstance(event, m.HandEnd):
                 self._deal_played()
                 if self.sealed():
                     frames: dict[int | None, bytes] = {}
@@ -563,7 +563,7 @@ class Play:
                     continue
             full = hidden = b""
             for conn, s in members:
-                form = event.for_viewer(SPECTATOR if s is None else s)
+                form = for_viewer(event, SPECTATOR if s is None else s)
                 if form is event:
                     full = full or event_frame(table.id, table.seq, event)
                     conn.send_frame(full)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 import trio
 
 from gbmj.bots import make_bot
-from gbmj.game.actions import Action
+from gbmj.game.actions import action_of, from_plain
 from gbmj.game.duplicate import match_of_seed
 from gbmj_server import logs
 from gbmj_server.net.connection import Connection
@@ -194,7 +194,7 @@ def match_state(record: RunningMatch) -> MatchState:
             if action["kind"] == "escape":
                 match.escape(match.player_at(seat))
             else:
-                hand.apply(seat, Action.from_dict(action))
+                hand.apply(seat, from_plain(action))
         match.finish_hand()
     st.number = len(record.hand_logs)
     if not record.actions:
@@ -214,6 +214,6 @@ def match_state(record: RunningMatch) -> MatchState:
                 st.escapers[slot] = left[-1]
         else:
             tile = None if step.tile is None else Tile(step.tile)
-            hand.apply(step.seat, Action(ActionKind(step.kind), tile))
+            hand.apply(step.seat, action_of(ActionKind(step.kind), tile))
         st.times.append(step.ms)
     return st

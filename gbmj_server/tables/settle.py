@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from gbmj.economy.items import roll_drop, roll_gem
 from gbmj.economy.stakes import hand_payments, min_coins
+from gbmj.game.events import meld_view
 from gbmj_server import logs, metrics
 from gbmj_server.profiles import profile
 from gbmj_server.storage.ledger import Payment
@@ -25,7 +26,6 @@ from gbmj_server.tables.seat import STAND_IN_LEVEL, Participant, Seat, bot_parti
 from gbmj_server.tables.settings import result_pause, when_broke
 from gbmj_server.tables.state import MatchState
 from gbmj_server.tables.table import Table
-from gbmj_server.tables.wire import wire_meld
 from protocol import messages as m
 from protocol.vocabulary import Item, LeaveReason, MatchEnd, WhenBroke
 
@@ -144,7 +144,7 @@ async def hand_over(
             points=result.points,
             scores=tuple(match.standings[slot] for slot in slots),
             concealed=tuple(hand.concealed(s) for s in range(4)),
-            melds=tuple(tuple(map(wire_meld, hand.melds(s))) for s in range(4)),
+            melds=tuple(tuple(meld_view(x) for x in hand.melds(s)) for s in range(4)),
             flowers=tuple(hand.flowers(s) for s in range(4)),
             wall_order=hand.wall.order,
             salt=hand.wall.salt.hex(),

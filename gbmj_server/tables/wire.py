@@ -1,76 +1,69 @@
-"""The wire forms a table sends: events, prompts, snapshots' game views.
+"""The frames a table sends: events, prompts, snapshots' game views.
 
-What a viewer may see was decided by the engine (``Event.for_viewer``, ``views.make_view``);
-these only put it in the protocol's shapes. Events and prompts are the server's hot path:
-their maps are the engine's own ``to_dict`` (whose shape the tests hold to the schema,
-``CHECK_OUTGOING``) and are packed without a second check, events once per distinct
+What a viewer may see was decided by the engine (``events.for_viewer``,
+``views.make_view``), whose values are the protocol's records already: these only wrap
+them in their messages. Events and prompts are the server's hot path: their frames are
+packed without a second check (``CHECK_OUTGOING`` turns it on), events once per distinct
 form.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from gbmj.game.actions import Action
-from gbmj.game.events import SPECTATOR, Event, to_plain
+from gbmj.game.events import SPECTATOR
 from gbmj.game.hand_state import HandState
 from gbmj.game.views import make_view
-from gbmj.rules.hand import Meld
 from gbmj_server.net.connection import CHECK_OUTGOING
 from protocol import messages as m
-from protocol.framing import encode_map
+from protocol.framing import encode
 from protocol.vocabulary import TimerClass
 
-# HandView fields the wire GameView does not carry: the prompt carries the legal
-# actions, and hand_result the result and the revealed wall.
-_NOT_IN_GAME_VIEW = ("viewer", "legal_actions", "result", "wall_order", "salt")
 
-
-def event_frame(table_id: int, seq: int, event: Event) -> bytes:
+def event_frame(table_id: int, seq: int, event: m.EventBody) -> bytes:
     """One ``event`` frame for an event already in its viewer's form."""
-    wire = {"type": "event", "table_id": table_id, "seq": seq, "event": event.to_dict()}
-    if CHECK_OUTGOING:
-        m.Message.from_wire(wire)
-    return encode_map(wire, "event")
+    return encode(m.Event(table_id=table_id, seq=seq, event=event), check=CHECK_OUTGOING)
 
 
 def prompt_frame(
     table_id: int,
     seq: int,
-    actions: tuple[Action, ...],
+    actions: tuple[m.ActionChoice, ...],
     timer: TimerClass,
     ms_left: int | None,
     reserve_ms: int | None = None,
 ) -> bytes:
     """One ``prompt`` frame: the seat's legal ``actions`` at the table's ``seq``."""
-    wire: dict[str, Any] = {
-        "type": "prompt",
-        "table_id": table_id,
-        "seq": seq,
-        "actions": [a.to_dict() for a in actions],
-        "timer": timer,
-    }
-    if ms_left is not None:
-        wire["ms_left"] = ms_left
-    if reserve_ms:
-        wire["reserve_ms"] = reserve_ms
-    if CHECK_OUTGOING:
-        m.Message.from_wire(wire)
-    return encode_map(wire, "prompt")
-
-
-def wire_meld(meld: Meld | None) -> m.MeldView | None:
-    """An engine meld in the protocol's shape (None: a face-down concealed kong)."""
-    return None if meld is None else m.MeldView.from_wire(to_plain(meld))
+    prompt = m.Prompt(
+        table_id=table_id,
+        seq=seq,
+        actions=actions,
+        timer=timer,
+        ms_left=ms_left,
+        reserve_ms=reserve_ms or None,
+    )
+    return encode(prompt, check=CHECK_OUTGOING)
 
 
 def game_view(state: HandState, viewer: int, ms_left: int | None) -> m.GameView:
-    """The hand in play as ``viewer`` (a seat, or ``SPECTATOR``) may see it now."""
-    view: dict[str, Any] = make_view(state, viewer).to_dict()
-    for key in _NOT_IN_GAME_VIEW:
-        view.pop(key, None)
-    view["ms_left"] = ms_left if view.get("timer") is not None else None
-    return m.GameView.from_wire(view)
+    """The hand in play as ``viewer`` (a seat, or ``SPECTATOR``) may see it now: the
+    engine's view without what travels elsewhere (the prompt carries the legal actions,
+    ``hand_result`` the result and the revealed wall)."""
+    view = make_view(state, viewer)
+    return m.GameView(
+        round_number=view.round_number,
+        hand_number=view.hand_number,
+        dealer=view.dealer,
+        prevailing_wind=view.prevailing_wind,
+        dice=view.dice,
+        break_stack=view.break_stack,
+        commitment=view.commitment,
+        wall_remaining=view.wall_remaining,
+        phase=view.phase,
+        to_act=view.to_act,
+        timer=view.timer,
+        ms_left=ms_left if view.timer is not None else None,
+        offer=view.offer,
+        seats=view.seats,
+    )
 
 
-__all__ = ["SPECTATOR", "event_frame", "game_view", "prompt_frame", "wire_meld"]
+__all__ = ["SPECTATOR", "event_frame", "game_view", "prompt_frame"]

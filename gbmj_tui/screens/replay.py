@@ -41,7 +41,7 @@ from protocol import messages as m
 JUMP = 10  # steps a page key moves
 
 
-class ReplayResult(ResultScreen):
+class ReplayResultScreen(ResultScreen):
     """The replayed hand's result: the live table's result screen, back to the replay."""
 
     BINDINGS = [Binding("enter,space,escape", "close", N_("Back to the replay"))]  # noqa: RUF012
@@ -206,7 +206,7 @@ class ReplayScreen(Screen[None]):
         """The hand's result over the board, as the live table shows it."""
         if self.replay is not None:
             view = self.replay.view(self.replay.last, face_up=self.face_up)
-            self.app.push_screen(ReplayResult(view, self.tile_style, self.lang))
+            self.app.push_screen(ReplayResultScreen(view, self.tile_style, self.lang))
 
     def action_face_up(self) -> None:
         self.face_up = not self.face_up

@@ -38,7 +38,7 @@ from gbmj_tui.messages import (
     Replied,
     Requested,
 )
-from gbmj_tui.model import Choice, TableView
+from gbmj_tui.model import TableView
 from gbmj_tui.screens.chat import ChatLine
 from gbmj_tui.screens.dialogs import Confirm, SettingsDialog, TableRequest
 from gbmj_tui.screens.fans import FanReference
@@ -62,6 +62,8 @@ from gbmj_tui.words import TIMERS as TIMER_WORDS
 from gbmj_tui.words import item_name
 from protocol import messages as m
 from protocol.errors import ErrorCode
+from protocol.messages import ActionChoice
+from protocol.tiles import Tile
 from protocol.vocabulary import ActionKind, Channel, Cloth, Item
 
 SPEAKERS = 30  # chat senders remembered, to mute one
@@ -201,9 +203,9 @@ class TableScreen(Screen[None]):
         prompt = view.prompt
         assert prompt is not None
         if self.auto_win and prompt.allows("win"):
-            self._send(Choice(ActionKind.WIN))
+            self._send(ActionChoice(kind=ActionKind.WIN))
         elif self.auto_pass and prompt.is_claim and not prompt.allows("win"):
-            self._send(Choice(ActionKind.PASS))
+            self._send(ActionChoice(kind=ActionKind.PASS))
         else:
             self.app.bell()
 
@@ -481,8 +483,9 @@ class TableScreen(Screen[None]):
     def _discard(self, message: HandRow.Discard) -> None:
         message.stop()
         prompt = self.view.prompt
-        if prompt is not None and Choice(ActionKind.DISCARD, message.tile) in prompt.actions:
-            self._send(Choice(ActionKind.DISCARD, message.tile))
+        choice = ActionChoice(kind=ActionKind.DISCARD, tile=Tile(message.tile))
+        if prompt is not None and choice in prompt.actions:
+            self._send(choice)
         elif prompt is not None and prompt.allows("discard"):
             self.note_reason(tr("That tile cannot be discarded now", self.lang))
 
@@ -491,7 +494,7 @@ class TableScreen(Screen[None]):
         self.query_one(PromptBar).selected = message.tile
         self.query_one(Board).highlight(message.tile)
 
-    def _send(self, choice: Choice) -> None:
+    def _send(self, choice: ActionChoice) -> None:
         # One answer per prompt: the bar clears until the server's next prompt.
         self.post_message(ActionChosen(choice))
         coach = self.query_one(CoachPanel)

@@ -18,9 +18,10 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from gbmj_tui.i18n import tr
-from gbmj_tui.model import Choice, PromptView
+from gbmj_tui.model import PromptView
 from gbmj_tui.tiles import TileStyle, tile_text, tiles_label
 from gbmj_tui.words import ACTIONS
+from protocol.messages import ActionChoice
 from protocol.vocabulary import ActionKind
 
 CHOW_KEYS = "123"
@@ -32,7 +33,7 @@ class Option:
     """One keyed entry of the bar: the key, the choice it sends, its label."""
 
     key: str
-    choice: Choice | None  # None: the discard entry (the hand sends the tile)
+    choice: ActionChoice | None  # None: the discard entry (the hand sends the tile)
     label: str
 
 
@@ -52,7 +53,9 @@ def claim_options(prompt: PromptView, style: TileStyle, lang: str) -> list[Optio
     passes = prompt.of_kind("pass")
     out.append(
         Option(
-            "space", passes[0] if passes else Choice(ActionKind.PASS), _word(ActionKind.PASS, lang)
+            "space",
+            passes[0] if passes else ActionChoice(kind=ActionKind.PASS),
+            _word(ActionKind.PASS, lang),
         )
     )
     return out
@@ -97,7 +100,7 @@ class PromptBar(Widget):
     class Chosen(Message):
         """The player chose an action from the bar."""
 
-        def __init__(self, choice: Choice) -> None:
+        def __init__(self, choice: ActionChoice) -> None:
             super().__init__()
             self.choice = choice
 
@@ -113,7 +116,7 @@ class PromptBar(Widget):
     def watch_prompt(self, prompt: PromptView | None) -> None:
         self.highlight = 0
 
-    def choice_for(self, key: str) -> Choice | None:
+    def choice_for(self, key: str) -> ActionChoice | None:
         """The choice a key stands for now (None: not a key of this prompt)."""
         options = self.options
         if key == "enter" and self.prompt is not None and self.prompt.is_claim and options:

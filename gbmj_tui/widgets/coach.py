@@ -28,7 +28,6 @@ from gbmj.coach import (
     sight,
 )
 from gbmj.coach.review import Decision, review
-from gbmj.game import events as E
 from gbmj.replay import hand_state
 from gbmj.rules.errors import HandError
 from gbmj.rules.hand import Meld
@@ -36,6 +35,7 @@ from gbmj_tui.i18n import N_, fan_name, tr, trp
 from gbmj_tui.model import MeldView, TableView
 from gbmj_tui.replay import HandReplay, steps_of_events
 from gbmj_tui.tiles import TileStyle, tiles_label
+from protocol.messages import Discard
 from protocol.tiles import SUIT_EN, SUIT_ZH, SUITS, Tile
 from protocol.vocabulary import ActionKind, MeldKind
 
@@ -99,7 +99,7 @@ def sight_of_view(view: TableView) -> Sight | None:
             melds,
             flowers=len(me.flowers),
             seat_wind=me.wind,
-            prevalent_wind=view.prevailing_wind,
+            prevailing_wind=view.prevailing_wind,
             visible=visible,
         )
     except (HandError, ValueError):
@@ -280,7 +280,7 @@ def review_of(replay: HandReplay, lang: str, style: TileStyle) -> tuple[tuple[in
     turn = 0
     for i, group in enumerate(steps_of_events(hand_state(replay.hand).events)):
         for event in group:
-            if isinstance(event, E.Discard) and event.seat == seat:
+            if isinstance(event, Discard) and event.seat == seat:
                 turn += 1
                 before[turn] = max(0, i - 1)
     return tuple((before.get(d.turn, 0), decision_text(d, lang, style)) for d in decisions)

@@ -10,7 +10,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from gbmj_tui.i18n import tr, wind_letter
-from gbmj_tui.model import SeatView
+from gbmj_tui.model import SeatModel
 from gbmj_tui.tiles import TileStyle, concealed_count, tile_lines
 from gbmj_tui.widgets.render import (
     Block,
@@ -29,7 +29,7 @@ from protocol.vocabulary import BotLevel
 
 
 def seat_header(
-    seat: SeatView,
+    seat: SeatModel,
     *,
     dealer: bool = False,
     show_count: bool = True,
@@ -69,7 +69,7 @@ NARROW_PANEL = 18  # below this many columns melds are written as short labels
 
 
 def shown_tiles(
-    seat: SeatView,
+    seat: SeatModel,
     width: int,
     style: TileStyle,
     highlight: int | None = None,
@@ -92,7 +92,7 @@ def shown_tiles(
 
 
 def seat_body(
-    seat: SeatView,
+    seat: SeatModel,
     width: int,
     style: TileStyle,
     lang: str,
@@ -131,7 +131,7 @@ class SeatPanel(Widget):
     A click on it says which seat was picked (``Picked``: to mute its player)."""
 
     class Picked(Message):
-        def __init__(self, seat: SeatView) -> None:
+        def __init__(self, seat: SeatModel) -> None:
             super().__init__()
             self.seat = seat
 
@@ -141,7 +141,7 @@ class SeatPanel(Widget):
 
     # A new seat repaints the panel; a new layout only when its height changes (a
     # discard changes the hidden-tile count, not the lines: no layout for it).
-    seat: reactive[SeatView | None] = reactive(None)
+    seat: reactive[SeatModel | None] = reactive(None)
     dealer: reactive[bool] = reactive(False)
     show_count: reactive[bool] = reactive(True)
     waiting: reactive[bool] = reactive(False)  # before the match: ready flags, no score

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from gbmj.bots import LEVELS, make_bot
 from gbmj.bots.arena import play_hand
 from gbmj.bots.position import position_of
-from gbmj.game.actions import PASS, PUNG, WIN, Action, chow, discard
+from gbmj.game.actions import PASS, PUNG, WIN, chow, discard
 from gbmj.game.hand_state import HandState
 from gbmj.game.views import make_view
 from gbmj.game.wall import Wall
+from protocol.messages import ActionChoice
 from protocol.tiles import Tile
 from protocol.vocabulary import ActionKind
 
@@ -21,7 +24,7 @@ def state_of(hands: list[str], draws: str = "", dealer: int = 0) -> HandState:
     return HandState(Wall.scripted(hands, draws=draws, dealer=dealer))
 
 
-def choice(level: str, state: HandState, seat: int) -> Action:
+def choice(level: str, state: HandState, seat: int) -> ActionChoice:
     view = make_view(state, seat)
     return make_bot(level, 1).choose(view, view.legal_actions)
 
@@ -205,7 +208,7 @@ def test_the_bot_ignores_other_seats_tiles_even_if_a_view_showed_them():
     seat = state.to_act[0]
     view = make_view(state, seat)
     revealed = tuple(
-        sv if sv.seat == seat else sv._replace(concealed=state.concealed(sv.seat))
+        sv if sv.seat == seat else replace(sv, concealed=state.concealed(sv.seat))
         for sv in view.seats
     )
     peeking = view._replace(seats=revealed)

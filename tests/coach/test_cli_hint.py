@@ -48,7 +48,7 @@ def test_waits_and_their_fan_agree_with_the_scoring_for_every_reference_hand() -
                     Tile.parse(w["tile"]),
                     self_drawn=self_drawn,
                     seat_wind=context.seat_wind,
-                    prevalent_wind=context.prevalent_wind,
+                    prevailing_wind=context.prevailing_wind,
                     flowers=context.flowers,
                 )
                 try:

@@ -29,7 +29,7 @@ def see(text: str, visible: str = "", flowers: int = 0, seat: str = "E") -> Sigh
         hand.melds,
         flowers=flowers,
         seat_wind=Tile.parse(seat),
-        prevalent_wind=Tile.E,
+        prevailing_wind=Tile.E,
         visible=parse_tiles(visible),
     )
 
@@ -164,8 +164,7 @@ def _hidden_shuffled(state: HandState, viewer: int, rng: random.Random) -> HandS
         for t in pool[:n]:
             other._counts[s][t] += 1
         del pool[:n]
-        other._rev[s] += 1
-        other._seat_cache[s] = None
+        other._memo.rev[s] += 1  # its tiles changed behind the engine's back
     for p, t in zip(walls, pool, strict=True):
         seq[p] = t
     other._seqs = (tuple(seq),)

@@ -6,7 +6,6 @@ import random
 
 import pytest
 
-from gbmj.game import events as E
 from gbmj.game.duplicate import (
     Deal,
     DuplicateMatch,
@@ -18,6 +17,7 @@ from gbmj.game.duplicate import (
 )
 from gbmj.game.hand_state import HandState
 from gbmj.game.personal_walls import PersonalWalls
+from protocol import messages as m
 from protocol.tiles import Tile
 from protocol.vocabulary import ActionKind, Phase
 
@@ -47,9 +47,9 @@ def tiles_by_seat(hand: HandState) -> tuple[list[tuple[Tile, ...]], list[list[Ti
     dealt: list[tuple[Tile, ...]] = [() for _ in range(4)]
     drawn: list[list[Tile]] = [[] for _ in range(4)]
     for ev in hand.events:
-        if isinstance(ev, E.Deal) and ev.tiles is not None:
+        if isinstance(ev, m.Deal) and ev.tiles is not None:
             dealt[ev.seat] = ev.tiles
-        elif isinstance(ev, E.Draw) and ev.tile is not None:
+        elif isinstance(ev, m.Draw) and ev.tile is not None:
             drawn[ev.seat].append(ev.tile)
     return dealt, drawn
 
@@ -144,7 +144,7 @@ def test_a_sealed_hand_end_shows_only_the_seats_asked_and_no_wall() -> None:
         hand = HandState(deal.walls(), prevailing_wind=deal.prevailing_wind)
         play(hand, random.Random(k), calls=True)
         end = hand.events[-1]
-        assert isinstance(end, E.HandEnd) and end.wall_order is not None
+        assert isinstance(end, m.HandEnd) and end.wall_order is not None
         sealed = sealed_end(end, {1, 3})
         assert sealed.wall_order is None and sealed.salt is None
         assert sealed.commitment == end.commitment and sealed.points == end.points
@@ -157,7 +157,7 @@ def test_a_sealed_hand_end_shows_only_the_seats_asked_and_no_wall() -> None:
                 assert len(sealed.melds[s]) == len(end.melds[s])
                 for shown, melded in zip(sealed.melds[s], end.melds[s], strict=True):
                     assert shown == (None if melded is not None and melded.concealed else melded)
-        assert "wall_order" not in sealed.to_dict() and "salt" not in sealed.to_dict()
+        assert "wall_order" not in sealed.to_wire() and "salt" not in sealed.to_wire()
 
 
 def test_a_sealed_hand_end_hides_another_seats_concealed_kong() -> None:
@@ -175,11 +175,11 @@ def test_a_sealed_hand_end_hides_another_seats_concealed_kong() -> None:
     assert None not in sealed_end(end, {seat}).melds[seat]
 
 
-def _concealed_kong_end(deal: Deal, seed: int) -> E.HandEnd | None:
+def _concealed_kong_end(deal: Deal, seed: int) -> m.HandEnd | None:
     """The end of ``deal`` played with every call made, if a seat made a concealed kong."""
     hand = HandState(deal.walls(), prevailing_wind=deal.prevailing_wind)
     play(hand, random.Random(seed), calls=True)
     end = hand.events[-1]
-    assert isinstance(end, E.HandEnd)
+    assert isinstance(end, m.HandEnd)
     has_kong = any(m is not None and m.concealed for ms in end.melds for m in ms)
     return end if has_kong else None

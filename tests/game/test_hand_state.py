@@ -4,18 +4,19 @@ from collections import Counter
 
 import pytest
 
-from gbmj.game.actions import EXPOSED_KONG, PASS, PUNG, WIN, Action
+from gbmj.game.actions import EXPOSED_KONG, PASS, PUNG, WIN, parse_action
 from gbmj.game.actions import added_kong as added_kong_action
 from gbmj.game.actions import chow as chow_action
 from gbmj.game.actions import concealed_kong as concealed_kong_action
 from gbmj.game.actions import discard as discard_action
-from gbmj.game.events import SPECTATOR
+from gbmj.game.events import SPECTATOR, for_viewer, meld_view
 from gbmj.game.hand_state import HandState, IllegalAction, TurnKind
 from gbmj.game.invariants import check_replay, check_step
 from gbmj.game.views import make_view
 from gbmj.game.wall import FULL_SET, Wall
 from gbmj.rules.hand import parse_tiles
 from protocol.fans import FAN_BY_NAME_ZH
+from protocol.messages import EventBody
 from protocol.tiles import Tile
 from protocol.vocabulary import ActionKind, MeldKind, Phase, TimerClass
 
@@ -27,8 +28,8 @@ def hand(hands, draws="", back="", dealer=0, **kw) -> HandState:
 
 
 def act(state: HandState, seat: int, text: str):
-    """Apply an action written as in ``Action.parse`` and check the invariants."""
-    events = state.apply(seat, Action.parse(text))
+    """Apply an action written as in ``parse_action`` and check the invariants."""
+    events = state.apply(seat, parse_action(text))
     check_step(state, events)
     return events
 
@@ -39,7 +40,7 @@ def fan_names(state: HandState) -> set[str]:
 
 
 def kinds(events) -> list[str]:
-    return [e.kind for e in events]
+    return [e.TAG for e in events]
 
 
 # Seat 1 waits on 5m (清一色 + 清龙) and may chow it; seat 2 waits on 5m (七对).
@@ -191,7 +192,7 @@ def test_the_timeout_after_a_chow_discards_the_rightmost_tile():
     act(state, 0, "discard 5m")
     act(state, 1, "chow 4m")
     events = state.timeout(1)
-    assert events[0].kind == "discard" and events[0].tile == max(state.discards(1))
+    assert events[0].TAG == "discard" and events[0].tile == max(state.discards(1))
     assert state.discards(1) == (T("F"),)
 
 
@@ -242,7 +243,7 @@ def test_an_added_kong_nobody_robs_completes_with_a_replacement_draw():
     events = act(state, 3, "pass")
     (meld,) = state.melds(1)
     assert meld.kind is MeldKind.KONG and meld.added and meld.claimed_from == 1
-    assert [(e.kind, getattr(e, "replacement", None)) for e in events] == [("draw", True)]
+    assert [(e.TAG, getattr(e, "replacement", None)) for e in events] == [("draw", True)]
     assert state.turn_seat == 1 and state.turn_kind is TurnKind.KONG
     assert state.last_drawn(1) == Tile.M7
 
@@ -363,8 +364,8 @@ def test_an_exhaustive_draw_reveals_everything():
     state = end_wall(JUNK, CCC, "W N E S", tail="C")
     drive_until(state, 3, remaining=0)
     end = state.timeout(3)[-1]
-    assert end.kind == "hand_end" and end.wall_order == state.wall.order
-    assert end.salt == state.wall.salt and end.points == (0, 0, 0, 0)
+    assert end.TAG == "hand_end" and end.wall_order == state.wall.order
+    assert end.salt == state.wall.salt.hex() and end.points == (0, 0, 0, 0)
     assert make_view(state, SPECTATOR).seats[2].concealed == state.concealed(2)
 
 
@@ -471,7 +472,7 @@ def test_the_timeout_discards_the_drawn_tile():
     state.timeout(0)
     assert state.last_drawn(1) == Tile.F
     events = state.timeout(1)
-    assert events[0].kind == "discard" and events[0].tile == Tile.F
+    assert events[0].TAG == "discard" and events[0].tile == Tile.F
 
 
 def test_the_timeout_declares_a_valid_win_and_passes_other_claims():
@@ -504,10 +505,10 @@ def test_deal_and_flower_replacement_dealer_first():
         "123456789s 1234s",
     ]
     state = hand(hands, back="C f3 5p 5s")
-    kinds_seats = [(e.kind, getattr(e, "seat", None)) for e in state.events]
+    kinds_seats = [(e.TAG, getattr(e, "seat", None)) for e in state.events]
     assert kinds_seats[0] == ("hand_start", None)
     assert kinds_seats[1:5] == [("deal", 0), ("deal", 1), ("deal", 2), ("deal", 3)]
-    flowers = [(e.seat, e.tile) for e in state.events if e.kind == "flower"]
+    flowers = [(e.seat, e.tile) for e in state.events if e.TAG == "flower"]
     # dealer's f1 (replaced by C), seat 1's f2 (replaced by f3), then seat 1's f3 again
     assert flowers == [(0, Tile.F1), (1, Tile.F2), (1, Tile.F3)]
     assert state.flowers(1) == (Tile.F2, Tile.F3) and Tile.P5 in state.concealed(1)
@@ -528,9 +529,9 @@ def test_views_show_each_viewer_only_what_it_may_see():
     assert spec.seats[0].melds == (None,) and all(s.concealed is None for s in spec.seats)
     assert spec.wall_order is None and spec.salt is None
     draw = state.events[-1]
-    assert draw.for_viewer(0).tile == Tile.M7 and draw.for_viewer(1).tile is None
+    assert for_viewer(draw, 0).tile == Tile.M7 and for_viewer(draw, 1).tile is None
     kong = state.events[-2]
-    assert kong.for_viewer(SPECTATOR).tile is None and kong.for_viewer(0).tile == Tile.E
+    assert for_viewer(kong, SPECTATOR).tile is None and for_viewer(kong, 0).tile == Tile.E
 
 
 def test_a_claim_window_does_not_show_who_else_may_claim():
@@ -547,7 +548,10 @@ def test_after_the_hand_everything_is_revealed():
     act(state, 0, "concealed_kong 1m")
     act(state, 0, "win")
     spec = make_view(state, SPECTATOR)
-    assert spec.seats[0].melds == state.melds(0) and spec.seats[0].melds[0].concealed
+    assert (
+        spec.seats[0].melds == tuple(map(meld_view, state.melds(0)))
+        and spec.seats[0].melds[0].concealed
+    )
     assert spec.seats[3].concealed == state.concealed(3)
     assert spec.wall_order == state.wall.order and spec.salt == state.wall.salt
     assert spec.result["winner"] == 0 and spec.result["total"] == state.result.score.total
@@ -597,7 +601,7 @@ def test_a_seeded_hand_replays_from_its_seed():
     assert again.snapshot() == state.snapshot()
 
 
-def test_events_and_views_are_plain_data():
+def test_events_as_each_viewer_gets_them_are_the_protocols_and_views_plain_data():
     import json
 
     state = hand(ROB, draws=ROB_DRAWS)
@@ -606,7 +610,7 @@ def test_events_and_views_are_plain_data():
     act(state, 3, "win")
     for e in state.events:
         for viewer in (0, 1, SPECTATOR):
-            json.dumps(e.for_viewer(viewer).to_dict())
+            assert EventBody.from_wire(for_viewer(e, viewer).to_wire()) == for_viewer(e, viewer)
     json.dumps(make_view(state, 1).to_dict())
-    assert state.events[-2].to_dict()["fans"]
+    assert state.events[-2].to_wire()["fans"]
     assert FAN_BY_NAME_ZH["抢杠和"].id in [f for f, _ in state.events[-2].fans]

@@ -126,7 +126,7 @@ def test_an_escape_costs_the_escaper_80_and_the_seat_plays_on():
     match.start_hand()
     escaper = match.player_at(2)
     events = match.escape(escaper)
-    assert [e.kind for e in events] == ["escape", "hand_end"]
+    assert [e.TAG for e in events] == ["escape", "hand_end"]
     record = match.finish_hand()
     assert record.outcome == "escape" and record.escaper == escaper
     assert match.standings[escaper] == -80 and sum(match.standings) == -80

@@ -3,12 +3,12 @@
 
 import random
 
-from gbmj.game.actions import PASS, WIN, Action
-from gbmj.game.events import Draw
+from gbmj.game.actions import PASS, WIN, parse_action
 from gbmj.game.hand_state import HandState
 from gbmj.game.invariants import check_replay, check_step
 from gbmj.game.personal_walls import PERSONAL_SET, PersonalWalls, verify_personal_commitment
 from gbmj.rules.hand import parse_tiles
+from protocol.messages import ActionChoice, Draw
 from protocol.tiles import Tile
 from protocol.vocabulary import ActionKind, Outcome, Phase
 
@@ -41,7 +41,7 @@ def deal(draws=("", "", "", ""), hands=DEALER_WAITS) -> HandState:
     return HandState(PersonalWalls.scripted(_fill(list(hands), draws), draws=draws))
 
 
-def act(state: HandState, seat: int, action: Action) -> None:
+def act(state: HandState, seat: int, action: ActionChoice) -> None:
     check_step(state, state.apply(seat, action))
 
 
@@ -56,7 +56,7 @@ def play_out(state: HandState, *, stop=lambda state: False) -> None:
         seat = state.turn_seat
         drawn = state.last_drawn(seat)
         tile = drawn if drawn is not None and drawn in state.concealed(seat) else Tile.N
-        act(state, seat, Action.parse(f"discard {tile.notation}"))
+        act(state, seat, parse_action(f"discard {tile.notation}"))
 
 
 def drawn_by(state: HandState, seat: int) -> list[Tile]:
@@ -105,9 +105,9 @@ def test_the_same_deal_gives_each_seat_the_same_draws_whatever_the_calls():
 
 def test_a_kong_replacement_comes_from_the_front_of_the_seats_own_wall():
     state = deal(draws=("7s 8s", "", "", ""), hands=["1111m 456m 789m 123p", "", "", ""])
-    act(state, 0, Action.parse("concealed_kong 1m"))
+    act(state, 0, parse_action("concealed_kong 1m"))
     assert drawn_by(state, 0) == [Tile.S7]  # the front, where the shared wall uses its back
-    act(state, 0, Action.parse("discard 7s"))
+    act(state, 0, parse_action("discard 7s"))
     play_out(state, stop=lambda st: st.phase is Phase.TURN and st.turn_seat == 0)
     assert drawn_by(state, 0) == [Tile.S7, Tile.S8]
 
@@ -144,7 +144,7 @@ def test_the_discard_before_an_empty_wall_is_the_last_discard_and_only_a_win_tak
         "6s 6s 6s 7s 7s 7s 1p 1p 1p 2p 2p 2p 3p 3p 3p 4p 4p 4p 9s 5p 4s",
     )
     state = deal(draws=draws, hands=["EEEE 123m 456m 789m 5p", "", "", ""])
-    act(state, 0, Action.parse("concealed_kong E"))
+    act(state, 0, parse_action("concealed_kong E"))
     play_out(
         state, stop=lambda st: st.phase is Phase.CLAIM and st.offer[0] == 3 and st.wall_empty(0)
     )

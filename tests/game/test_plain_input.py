@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gbmj.game.actions import Action
+from gbmj.game.actions import from_plain, parse_action
 from gbmj.game.hand_state import HandState
 from gbmj.game.match import Match
 from gbmj.game.wall import Wall
@@ -42,8 +42,8 @@ def test_a_hand_with_a_bad_log_is_refused(log: object) -> None:
 
 def test_an_action_of_another_shape_is_refused() -> None:
     with pytest.raises(ValueError, match="no action"):
-        Action.from_dict({"kind": "discard", "tile": "5m"})
-    assert Action.from_dict({"kind": "discard", "tile": 4}) == Action.parse("discard 5m")
+        from_plain({"kind": "discard", "tile": "5m"})
+    assert from_plain({"kind": "discard", "tile": 4}) == parse_action("discard 5m")
 
 
 def test_a_match_with_bad_fields_is_refused() -> None:

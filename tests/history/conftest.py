@@ -20,11 +20,9 @@ from gbmj.replay import Replay, ReplayId, hand_from_log, match_from_detail, repl
 from gbmj.replay.verify import Trust
 from gbmj_server.config import ServerConfig
 from gbmj_server.export import stored_replay
-from gbmj_server.handlers.history import detail as to_detail
-from gbmj_server.handlers.history import hand_log as to_hand_log
 from gbmj_server.signing import Signer, load_signer
 from gbmj_server.storage import Storage
-from gbmj_server.storage.matches import ActionDone
+from gbmj_server.storage.matches import ActionRow
 
 
 @dataclass
@@ -68,8 +66,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     # Hand 2 is in play: its deal and first actions are written ahead, not settled.
     store.journal(
         [
-            ActionDone(running.match_id, 2, 0, 1, "deal", None, 0, 90),
-            ActionDone(running.match_id, 2, 1, 1, "discard", 27, 3000, 91),
+            ActionRow(running.match_id, 2, 0, 1, "deal", None, 0, 90),
+            ActionRow(running.match_id, 2, 1, 1, "discard", 27, 3000, 91),
         ]
     )
     private = record_match(
@@ -92,9 +90,9 @@ def player_replay(world: World, match: RecordedMatch) -> Replay:
     by replaying them)."""
     found = world.store.match_detail(match.match_id)
     assert found is not None
-    detail = world.signer.match_detail(to_detail(found))
-    logs = [world.store.hand_log(h.hand_id) for h in found.hands]
-    signed = [world.signer.hand_log(to_hand_log(log), log) for log in logs if log is not None]
+    detail = world.signer.match_detail(found.detail)
+    logs = [world.store.hand_log(h.hand_id) for h in found.detail.hands]
+    signed = [world.signer.hand_log(f.log, f.result) for f in logs if f is not None]
     return replay_file(
         "gbmj-server/0.1.0 test",
         "gbmj/0.1.0",

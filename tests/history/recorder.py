@@ -20,7 +20,7 @@ from gbmj.game.match import Match
 from gbmj.game.views import make_view
 from gbmj_server.storage import Payment, Storage, hash_password
 from gbmj_server.storage.logs import write_log
-from gbmj_server.storage.matches import ActionDone, PlayerJoined, PlayerLeft
+from gbmj_server.storage.matches import ActionRow, PlayerJoined, PlayerLeft
 
 MS_PER_ACTION = 700
 PASSWORD = "history-pw-1"  # every player account's
@@ -112,7 +112,7 @@ def record_match(
         state = match.start_hand()
         seq += 1
         journal = store.journal if write_ahead else _skip
-        journal([ActionDone(match_id, number, 0, state.dealer, "deal", None, 0, seq)])
+        journal([ActionRow(match_id, number, 0, state.dealer, "deal", None, 0, seq)])
         names = [people[holders[match.player_at(s)]].name for s in range(4)]
         times: list[int] = []
         replayed = iter(choices[number - 1].log) if choices else None
@@ -127,7 +127,7 @@ def record_match(
                 seq += 1
                 times.append(MS_PER_ACTION * (len(times) + 1))
                 journal(
-                    [ActionDone(match_id, number, len(times), seat, "escape", None, times[-1], seq)]
+                    [ActionRow(match_id, number, len(times), seat, "escape", None, times[-1], seq)]
                 )
                 break
             if chosen is not None:
@@ -142,7 +142,7 @@ def record_match(
             times.append(MS_PER_ACTION * (len(times) + 1))
             journal(
                 [
-                    ActionDone(
+                    ActionRow(
                         match_id,
                         number,
                         len(times),

@@ -14,9 +14,6 @@ from recorder import record_match, sitters
 
 from gbmj.bots import make_bot
 from gbmj.bots.arena import play_hand
-from gbmj_server.handlers.history import detail as to_detail
-from gbmj_server.handlers.history import hand_log as to_hand_log
-from gbmj_server.handlers.history import summary as to_summary
 from gbmj_server.names import name_skeleton
 from gbmj_server.storage import MIGRATIONS, Storage
 from protocol import messages as m
@@ -36,7 +33,7 @@ def test_a_player_lists_only_the_matches_they_played_newest_first(world: World) 
     carol = store.matches_of(world.account("carol"))
     assert ids(carol.matches) == [world.private.match_id, world.running.match_id]
     dave = store.create_account("dave", "x")
-    assert store.matches_of(dave.id) == type(page)((), 0)
+    assert store.matches_of(dave.id) == m.MatchList(matches=(), total=0)
 
 
 @pytest.mark.slow
@@ -46,8 +43,9 @@ def test_a_summary_has_the_seats_hands_and_the_players_rank_points_and_coins(
     store = world.store
     bob = world.account("bob")
     (stake, free) = store.matches_of(bob).matches
-    detail = store.match_detail(world.stake.match_id)
-    assert detail is not None and detail.standings is not None
+    stored = store.match_detail(world.stake.match_id)
+    assert stored is not None and stored.detail.standings is not None
+    detail = stored.detail
     # Everyone who held a seat, the bot that took bob's seat after his escape too.
     assert stake.players == ("alice", "bob", "bot-2", "bot-3", "bot-4")
     assert stake.hands == 4 and not stake.public and stake.reason == "finished"
@@ -57,7 +55,7 @@ def test_a_summary_has_the_seats_hands_and_the_players_rank_points_and_coins(
     # bob's points are his hands' (the escape's -80 included), his coins what he paid.
     seats = [names.index("bob") for names in world.stake.names[:2]]
     assert stake.points == sum(
-        world.store.hand_log(h).points[s]
+        world.store.hand_log(h).log.points[s]
         for h, s in zip(world.stake.hand_ids[:2], seats, strict=True)
     )
     assert stake.coins == sum(c[s] for c, s in zip(world.stake.coins[:2], seats, strict=True))
@@ -113,8 +111,9 @@ def test_nothing_of_a_hand_in_play_can_be_read(world: World) -> None:
         "SELECT count(*) FROM match_action WHERE match_id = ? AND hand = 2", (match_id,)
     ).fetchone()[0]
     assert in_play == 2  # hand 2's deal and first discard are on disk
-    detail = store.match_detail(match_id, world.account("carol"))
-    assert detail is not None
+    stored = store.match_detail(match_id, world.account("carol"))
+    assert stored is not None and stored.table_id is not None
+    detail = stored.detail
     assert [h.number for h in detail.hands] == [1] and detail.match.hands == 1
     assert detail.standings is None and detail.match.ended_at is None
     assert (
@@ -125,16 +124,17 @@ def test_nothing_of_a_hand_in_play_can_be_read(world: World) -> None:
         r[0] for r in store._db.execute("SELECT id FROM hand WHERE match_id = ?", (match_id,))
     ]
     assert hand_ids == world.running.hand_ids  # hand 2 has no id: no request can name it
-    log = store.hand_log(hand_ids[0])
-    assert log is not None and log.number == 1
+    found = store.hand_log(hand_ids[0])
+    assert found is not None and found.log.number == 1
 
 
 def test_a_hand_log_is_the_hand_as_it_was_played(world: World) -> None:
     for hand_id, state, names in zip(
         world.free.hand_ids, world.free.states, world.free.names, strict=True
     ):
-        log = world.store.hand_log(hand_id)
-        assert log is not None
+        found = world.store.hand_log(hand_id)
+        assert found is not None
+        log, recorded = found.log, found.result
         wall = state.wall
         assert log.wall_order == tuple(int(t) for t in wall.order)
         assert (log.salt, log.commitment) == (wall.salt.hex(), wall.commitment)
@@ -149,36 +149,35 @@ def test_a_hand_log_is_the_hand_as_it_was_played(world: World) -> None:
         assert log.players == tuple(names) and log.escape is None
         assert state.result is not None and log.points == state.result.points
         assert log.coins is None  # a free table
-        assert log.outcome == state.result.outcome.value and log.winner == state.result.winner
+        assert recorded.outcome == state.result.outcome and recorded.winner == state.result.winner
 
 
 def test_a_stake_hand_log_has_the_coins_the_ledger_moved(world: World) -> None:
-    logs = [world.store.hand_log(h) for h in world.stake.hand_ids]
-    assert [log.coins for log in logs if log] == [tuple(c) for c in world.stake.coins]
+    found = [world.store.hand_log(h) for h in world.stake.hand_ids]
+    logs = [f.log for f in found if f]
+    assert [log.coins for log in logs] == [tuple(c) for c in world.stake.coins]
     escape = logs[1]
-    assert escape is not None and escape.escape == world.stake.names[1].index("bob")
-    assert escape.outcome == "escape"
+    assert escape.escape == world.stake.names[1].index("bob")
+    assert found[1] is not None and found[1].result.outcome == "escape"
     # bob had 10 coins left: the escape's 800 took what he had.
     bob_seat = world.stake.names[0].index("bob")
     paid = -sum(c[bob_seat] for c in world.stake.coins[:1])
     assert escape.coins is not None and escape.coins[escape.escape] == -(10 - paid)
 
 
-def test_the_rows_make_valid_protocol_messages(world: World) -> None:
-    """The dataclasses carry the protocol's fields: each reply built from them passes
-    the codec's checks."""
+def test_the_history_reads_make_valid_protocol_messages(world: World) -> None:
+    """Storage returns the protocol's records: each passes the codec's checks as it is."""
     store = world.store
     alice = world.account("alice")
-    page = store.matches_of(alice)
-    encode(m.MatchList(matches=tuple(to_summary(s) for s in page.matches), total=page.total))
+    encode(store.matches_of(alice))
     for match in (world.free, world.stake, world.running):
-        detail = store.match_detail(match.match_id, alice)
-        assert detail is not None
-        encode(to_detail(detail))
+        stored = store.match_detail(match.match_id, alice)
+        assert stored is not None
+        encode(stored.detail)
         for hand_id in match.hand_ids:
-            log = store.hand_log(hand_id)
-            assert log is not None
-            encode(to_hand_log(log))
+            found = store.hand_log(hand_id)
+            assert found is not None
+            encode(found.log)
 
 
 def first_format_database(path: Path) -> None:
@@ -232,8 +231,9 @@ def test_matches_of_the_first_format_are_in_the_history(tmp_path: Path) -> None:
         (match,) = store.matches_of(1).matches
         assert match.match_id == 7 and match.players == ("alice", "bot-1", "bot-2", "bot-3")
         assert (match.rank, match.points) == (2, -8)
-        detail = store.match_detail(7, 1)
-        assert detail is not None and detail.standings is not None
+        stored = store.match_detail(7, 1)
+        assert stored is not None and stored.detail.standings is not None
+        detail = stored.detail
         assert [(s.name, s.rank, s.points) for s in detail.standings] == [
             ("bot-1", 1, 24),
             ("alice", 2, -8),
@@ -241,9 +241,9 @@ def test_matches_of_the_first_format_are_in_the_history(tmp_path: Path) -> None:
             ("bot-3", 2, -8),
         ]
         assert detail.hands[0].players == ("bot-2", "alice", "bot-3", "bot-1")
-        log = store.hand_log(70)
-        assert log is not None and log.players == detail.hands[0].players
-        assert all(a.ms == 0 for a in log.actions)  # no times were kept then
+        found = store.hand_log(70)
+        assert found is not None and found.log.players == detail.hands[0].players
+        assert all(a.ms == 0 for a in found.log.actions)  # no times were kept then
         assert store.may_read(1, 7)
 
 

@@ -134,7 +134,7 @@ def test_the_format_page_lists_every_field() -> None:
         "`hand`": F.ReplayHand,
         "`seat`": F.ReplaySeat,
         "`wall`": F.ReplayWall,
-        "`action`": F.ReplayAction,
+        "`action`": F.LoggedAction,
         "`result`": F.ReplayResult,
     }
     for title, cls in sections.items():

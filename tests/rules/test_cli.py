@@ -110,14 +110,16 @@ def test_jsonl_stdin_keeps_going_after_bad_records() -> None:
         "win_tile": "1s",
         "self_drawn": False,
         "seat_wind": "E",
-        "prevalent_wind": "E",
+        "prevailing_wind": "E",
         "flowers": 0,
     }
     short = dict(good, id="short", concealed=good["concealed"][:10])
+    old = {("prevalent_wind" if k == "prevailing_wind" else k): v for k, v in good.items()}
     lines = [
         json.dumps(short),
         "not json",
         json.dumps(dict(good, win_tile="2s", id="nw")),
+        json.dumps(dict(old, id="old")),  # the key's old name: refused, not read as East
         json.dumps(good),
     ]
     r = run("--jsonl", "-", stdin="\n".join(lines) + "\n")
@@ -127,6 +129,7 @@ def test_jsonl_stdin_keeps_going_after_bad_records() -> None:
         ("short", False, "wrong_tile_count"),
         (None, False, "bad_json"),
         ("nw", False, "not_winning"),
+        ("old", False, "bad_context"),
         ("g", True, None),
     ]
-    assert out[3]["total"] == 15
+    assert out[4]["total"] == 15

@@ -38,7 +38,7 @@ def win(
         kong_related=kong,
         last_tile=last,
         seat_wind=Tile.parse(seat),
-        prevalent_wind=Tile.parse(round),
+        prevailing_wind=Tile.parse(round),
         flowers=flowers,
     )
     return score_hand(Hand.parse(text), context)

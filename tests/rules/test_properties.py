@@ -72,7 +72,7 @@ class Win:
                  if getattr(c, k)]  # fmt: skip
         return (
             f"Win({str(self.hand)!r} + {c.win_tile.notation} {' '.join(flags)} "
-            f"seat={c.seat_wind.notation} round={c.prevalent_wind.notation} "
+            f"seat={c.seat_wind.notation} round={c.prevailing_wind.notation} "
             f"flowers={c.flowers})"
         )
 
@@ -202,7 +202,7 @@ def _context(r: random.Random, concealed: list[int], melds: list[Meld], tile: in
         kong_related=kong,
         last_tile=last,
         seat_wind=r.choice(WINDS),
-        prevalent_wind=r.choice(WINDS),
+        prevailing_wind=r.choice(WINDS),
         flowers=r.choice((0, 0, 0, 1, 2, 3, 8)),
     )
 

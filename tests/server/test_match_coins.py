@@ -16,7 +16,7 @@ import trio
 from gbmj.game.match import Match
 from gbmj_server.server import Server
 from gbmj_server.storage import MatchRecord, Storage
-from gbmj_server.storage.matches import ActionDone, PlayerJoined, PlayerLeft
+from gbmj_server.storage.matches import ActionRow, PlayerJoined, PlayerLeft
 from gbmj_server.storage.passwords import hash_password
 from protocol import messages as m
 from server.conftest import TEST_CONFIG, Probe, start
@@ -184,10 +184,10 @@ async def test_an_escape_written_before_a_restart_is_paid_after_it(tmp_path: Pat
     escape_seat = match.seat_of(slot)
     storage.journal(
         [
-            ActionDone(match_id, 1, 0, hand.dealer, "deal", None, 0, 10),
+            ActionRow(match_id, 1, 0, hand.dealer, "deal", None, 0, 10),
             PlayerLeft(match_id, 0, "left"),
             PlayerJoined(match_id, 4, slot, None, "bot-1", bot_level="hard"),
-            ActionDone(match_id, 1, len(hand.log) + 1, escape_seat, "escape", None, 900, 12),
+            ActionRow(match_id, 1, len(hand.log) + 1, escape_seat, "escape", None, 900, 12),
         ]
     )
     server = Server(storage, TEST_CONFIG)

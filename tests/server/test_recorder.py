@@ -40,7 +40,7 @@ def recorded(path: Path) -> list[int]:
         store, sitters(store, "alice", "bob"), b"recorder-1", hands=2, public=False
     )
     match_private = store.match_detail(match.match_id)
-    assert match_private is not None and not match_private.match.public
+    assert match_private is not None and not match_private.detail.match.public
     sitters(store, "carol")
     store.close()
     return match.hand_ids

@@ -20,7 +20,7 @@ from gbmj_server.storage import (
     verify_password,
 )
 from gbmj_server.storage.logs import write_log
-from gbmj_server.storage.matches import ActionDone, PlayerJoined, PlayerLeft
+from gbmj_server.storage.matches import ActionRow, PlayerJoined, PlayerLeft
 
 # What a refused constraint raises, by engine.
 INTEGRITY_ERRORS = (sqlite3.IntegrityError, psycopg.errors.IntegrityError)
@@ -141,13 +141,13 @@ def test_a_running_match_is_written_ahead_and_read_back_whole(store: Storage) ->
     match_id = new_match(store, players)
     store.journal(
         [
-            ActionDone(match_id, 1, 0, 0, "deal", None, 0, 12),
-            ActionDone(match_id, 1, 1, 0, "discard", 5, 4_200, 13),
+            ActionRow(match_id, 1, 0, 0, "deal", None, 0, 12),
+            ActionRow(match_id, 1, 1, 0, "discard", 5, 4_200, 13),
         ]
     )
     store.journal(  # alice escapes; a bot takes her seat
         [
-            ActionDone(match_id, 1, 2, 0, "escape", None, 9_000, 15),
+            ActionRow(match_id, 1, 2, 0, "escape", None, 9_000, 15),
             PlayerLeft(match_id, 0, "left"),
             PlayerJoined(match_id, 4, 0, None, "bot-1", bot_level="hard"),
         ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from tui_harness import screen_text
+from tui_harness import screen_text, until
 
 from gbmj_tui.app import GbmjApp
 from gbmj_tui.screens.result import ResultScreen
@@ -13,14 +13,6 @@ from gbmj_tui.screens.table import TableScreen
 from gbmj_tui.widgets import HandRow, PromptBar
 
 HAND_TIMEOUT = 90.0
-
-
-async def until(pilot, condition, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting; screen:\n" + screen_text(pilot.app))
-        await pilot.pause(0.05)
 
 
 async def play_hand(app: GbmjApp, pilot, checks: dict[str, int]) -> None:
@@ -55,4 +47,4 @@ async def play_hand(app: GbmjApp, pilot, checks: dict[str, int]) -> None:
             await until(
                 pilot, lambda p=prompt: app.session.view is None or app.session.view.prompt is not p
             )
-        await pilot.pause(0.02)
+        await pilot.pause()

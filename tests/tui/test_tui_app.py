@@ -29,7 +29,7 @@ def _pushed(view, messages, lang="en", check=None):
             for message in messages:
                 app.push(message)
                 await pilot.pause()
-            await pilot.pause(0.1)
+            await pilot.pause()
             return check(app) if check else (app.session.view, screen_text(app))
 
     return asyncio.run(go())

@@ -82,7 +82,7 @@ def test_the_view_counts_every_pool_and_the_others_exposed_melds_only() -> None:
     assert seen.unseen[T.M4] == 3 and seen.unseen[T.P9] == 3
     # Carol's chow 3s4s5s is seen; the player's own pung of C and two 5s in hand too.
     assert seen.unseen[T.S3] == 4 - 1 and seen.unseen[T.C] == 1 and seen.unseen[T.S5] == 1
-    assert seen.flowers == 1 and seen.seat_wind == T.W and seen.prevalent_wind == T.S
+    assert seen.flowers == 1 and seen.seat_wind == T.W and seen.prevailing_wind == T.S
 
 
 def test_a_flower_drawn_and_not_yet_set_aside_gives_no_hints_and_no_crash() -> None:
@@ -263,7 +263,7 @@ def _snapshot(which: str, size: tuple[int, int], lang: str) -> str:
         async with app.run_test(size=size) as pilot:
             await pilot.pause()
             await pilot.press("i")
-            await pilot.pause(0.1)
+            await pilot.pause()
             return terminal_text(app)
 
     import re
@@ -340,7 +340,7 @@ def test_the_replay_steps_to_each_costly_discard_with_what_it_cost() -> None:
     async def go():
         app = Host()
         async with app.run_test(size=(120, 40)) as pilot:
-            await pilot.pause(0.2)
+            await pilot.pause()
             screen = app.screen
             assert isinstance(screen, ReplayScreen) and screen.replay is not None
             seen = []

@@ -20,7 +20,6 @@ from textual.app import App
 from tui_harness import screen_text
 from tui_sample import NAMES, bot_hand, hand_log
 
-from gbmj.game import events as E
 from gbmj.game.hand_state import HandState
 from gbmj.replay import hand_from_log
 from gbmj_tui import tools
@@ -32,7 +31,7 @@ from gbmj_tui.model import TableView
 from gbmj_tui.replay import replay_hand
 from gbmj_tui.screens.history import HistoryScreen, MatchScreen
 from gbmj_tui.screens.lobby import LobbyScreen
-from gbmj_tui.screens.replay import ReplayResult, ReplayScreen
+from gbmj_tui.screens.replay import ReplayResultScreen, ReplayScreen
 from gbmj_tui.screens.result import ResultScreen
 from gbmj_tui.screens.table import TableScreen
 from gbmj_tui.solo import Solo
@@ -100,15 +99,13 @@ def test_the_hand_just_played_replays_to_the_same_end_and_the_history_finds_it(
         app = GbmjApp(solo=solo, config_path=tmp_path / "c.json", lang="en")
         shots: dict[str, str] = {}
         async with app.run_test(size=(100, 32), notifications=True) as pilot:
-            await until(
-                pilot, lambda: app.session.view is not None and app.session.view.playing, 30
-            )
+            await until(pilot, lambda: app.session.view is not None and app.session.view.playing)
             await play_hand(app, pilot, {"claims": 0, "turns": 0})
             live = app.session.view
             assert live is not None and live.result is not None
             hand_id = live.result.hand_id
             assert hand_id is not None
-            await pilot.pause(0.1)
+            await pilot.pause()
             shots["result"] = screen_text(app)
 
             await pilot.press("v")  # the replay of the hand just played
@@ -118,7 +115,7 @@ def test_the_hand_just_played_replays_to_the_same_end_and_the_history_finds_it(
             replay = replay_screen.replay
             me = live.me
             assert replay.viewer == me  # the player's own seat
-            await pilot.pause(0.1)
+            await pilot.pause()
             shots["start"] = screen_text(app)
             start = replay.view(0, face_up=False)
             assert [s.shown is not None for s in start.seats] == [s == me for s in range(4)]
@@ -127,12 +124,12 @@ def test_the_hand_just_played_replays_to_the_same_end_and_the_history_finds_it(
             await pilot.press("left")
             assert replay_screen.index == 1
             await pilot.press("f")  # face up: every hand
-            await pilot.pause(0.1)
+            await pilot.pause()
             assert replay_screen.face_up
             shots["face up"] = screen_text(app)
             await pilot.press("end")  # the end: the result over the board
-            await until(pilot, lambda: isinstance(app.screen, ReplayResult))
-            await pilot.pause(0.1)
+            await until(pilot, lambda: isinstance(app.screen, ReplayResultScreen))
+            await pilot.pause()
             assert replay_screen.index == replay.last
             assert_same_end(replay.view(replay.last, face_up=True), live)
             assert_same_end(replay.view(replay.last, face_up=False), live)
@@ -142,22 +139,22 @@ def test_the_hand_just_played_replays_to_the_same_end_and_the_history_finds_it(
             shots["end board"] = screen_text(app)
             await pilot.press("x")  # export the hand
             path = tmp_path / f"gbmj-hand-{hand_id}.json"
-            await until(pilot, lambda: path.exists(), 15)
+            await until(pilot, lambda: path.exists())
             await pilot.press("escape")
             await until(pilot, lambda: isinstance(app.screen, ResultScreen))
             await pilot.press("enter")
             await until(pilot, lambda: isinstance(app.screen, TableScreen))
 
             # leave the match (an escape: Esc twice) and find it in the history
-            await until(pilot, lambda: app.session.view.playing, 30)
+            await until(pilot, lambda: app.session.view.playing)
             await pilot.press("escape")
             await pilot.press("escape")
-            await until(pilot, lambda: isinstance(app.screen, LobbyScreen), 15)
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
             await pilot.press("h")
             await until(pilot, lambda: isinstance(app.screen, HistoryScreen))
             history = app.screen
             await until(pilot, lambda: bool(history.matches))
-            await pilot.pause(0.1)
+            await pilot.pause()
             shots["history"] = screen_text(app)
             assert history.total == 1
             match = history.matches[0]
@@ -165,7 +162,7 @@ def test_the_hand_just_played_replays_to_the_same_end_and_the_history_finds_it(
             await until(pilot, lambda: isinstance(app.screen, MatchScreen))
             match_screen = app.screen
             await until(pilot, lambda: match_screen.detail is not None)
-            await pilot.pause(0.1)
+            await pilot.pause()
             shots["match"] = screen_text(app)
             hands = match_screen.detail.hands
             assert hands[0].hand_id == hand_id
@@ -248,9 +245,9 @@ def test_the_steps_are_each_draw_discard_claim_and_kong() -> None:
     for words in ("chowed", "punged", "added", "to a kong", "set aside flower", " won on "):
         assert words in said, words
     moves = sum(
-        isinstance(e, E.Draw | E.Discard | E.Chow | E.Pung | E.AddedKong) for e in state.events
+        isinstance(e, m.Draw | m.Discard | m.Chow | m.Pung | m.AddedKong) for e in state.events
     )
-    flowers = sum(isinstance(e, E.Flower) for e in state.events[8:])
+    flowers = sum(isinstance(e, m.Flower) for e in state.events[8:])
     assert len(replay.steps) > moves // 2
     # a spectator's step says no tile of another's draw; face up it does
     draws = [i for i, line in enumerate(lines) if " drew " in line and "flower" not in line]
@@ -268,19 +265,19 @@ def test_the_replay_screen_steps_turns_face_up_and_ends_with_the_fans_and_the_wa
     async def go():
         app = LogHost(log, me="bob")
         async with app.run_test(size=(100, 44)) as pilot:
-            await pilot.pause(0.2)
+            await pilot.pause()
             screen = app.screen
             assert isinstance(screen, ReplayScreen) and screen.replay is not None
             shots = {"start": screen_text(app)}
             await pilot.press("f")
             shots["face up"] = screen_text(app)
             await pilot.press("end")
-            await pilot.pause(0.1)
-            assert isinstance(app.screen, ReplayResult)
+            await until(pilot, lambda: isinstance(app.screen, ReplayResultScreen))
+            assert isinstance(app.screen, ReplayResultScreen)
             shots["end"] = screen_text(app)
             await pilot.press("escape", "left", "right")  # back at the end: the result again
-            await pilot.pause(0.1)
-            assert isinstance(app.screen, ReplayResult)
+            await until(pilot, lambda: isinstance(app.screen, ReplayResultScreen))
+            assert isinstance(app.screen, ReplayResultScreen)
             await pilot.press("escape", "home")
             shots["home"] = screen_text(app)
             return shots
@@ -306,7 +303,7 @@ def test_a_log_the_rules_refuse_is_said_and_nothing_is_shown() -> None:
     async def go():
         app = LogHost(broken, me="bob")
         async with app.run_test(size=(100, 32)) as pilot:
-            await pilot.pause(0.2)
+            await pilot.pause()
             return app.screen.replay, screen_text(app)
 
     replay, text = asyncio.run(go())

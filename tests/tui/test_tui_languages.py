@@ -138,7 +138,7 @@ def _screen_text(name: str, lang: str) -> str:
                 shown = show(app)
                 if shown is not None:
                     await shown
-            await pilot.pause(0.1)
+            await pilot.pause()
             return terminal_text(app)
 
     return asyncio.run(go())

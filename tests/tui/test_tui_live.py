@@ -55,9 +55,7 @@ def test_solo_hand_to_the_result_by_keys_and_a_spectator(server: int, tmp_path: 
         watcher = GbmjApp(config_path=tmp_path / "w.json", lang="en", insecure=True)
         checks = {"claims": 0, "turns": 0}
         async with app.run_test(size=(100, 32)) as pilot:
-            await until(
-                pilot, lambda: app.session.view is not None and app.session.view.playing, 30
-            )
+            await until(pilot, lambda: app.session.view is not None and app.session.view.playing)
             table_id = app.session.view.table_id
             me = app.session.view.me
             assert me is not None
@@ -72,7 +70,7 @@ def test_solo_hand_to_the_result_by_keys_and_a_spectator(server: int, tmp_path: 
                 watcher.post_message(Requested(m.Spectate(table_id=table_id)))
                 await until(wpilot, lambda: isinstance(watcher.screen, TableScreen))
                 assert watcher.session.view is not None and watcher.session.view.me is None
-                await wpilot.pause(0.2)
+                await wpilot.pause()
                 watched = screen_text(watcher)
                 assert "Spectating" in watched
                 assert not watcher.screen.query_one(HandRow).display
@@ -82,7 +80,7 @@ def test_solo_hand_to_the_result_by_keys_and_a_spectator(server: int, tmp_path: 
                 await until(wpilot, lambda: isinstance(watcher.screen, LobbyScreen))
 
             await play_hand(app, pilot, checks)
-            await pilot.pause(0.1)
+            await pilot.pause()
             text = screen_text(app)
             result = app.session.view.result
 
@@ -120,7 +118,7 @@ def test_register_then_wrong_password_shows_an_error(server: int, tmp_path: Path
                     or "taken" in screen_text(app)
                 ),
             )
-            await pilot.pause(0.2)
+            await pilot.pause()
             return screen_text(app), type(app.screen)
 
     text, screen = asyncio.run(sign("register", "right-password"))
@@ -170,15 +168,15 @@ def test_lobby_dialog_bots_ready_then_leave(server: int, tmp_path: Path) -> None
             await pilot.press("escape")
             await pilot.press("r")
             await until(
-                pilot, lambda: app.session.view.playing and len(app.session.view.hand) >= 13, 20
+                pilot, lambda: app.session.view.playing and len(app.session.view.hand) >= 13
             )
-            await pilot.pause(0.1)
+            await pilot.pause()
             dealt = screen_text(app)
             await pilot.press("escape")
             notes = lambda: " ".join(  # noqa: E731  (the toasts on the screen)
                 " ".join(widget_text(t).split()) for t in app.screen.query("Toast")
             )
-            await until(pilot, lambda: "escape" in notes(), 5)
+            await until(pilot, lambda: "escape" in notes())
             warned = notes()
             assert isinstance(app.screen, TableScreen)
             await pilot.press("escape")
@@ -207,13 +205,11 @@ def test_a_dropped_connection_resumes_the_table(server: int, tmp_path: Path) -> 
             old, before = app.session.conn, app.session.view
             app.session.view = replace(before, hand=(), drawn=None, prompt=None)  # forget, to see
             old._writer.transport.abort()  # the connection drops
+            await until(pilot, lambda: app.session.conn is not None and app.session.conn is not old)
             await until(
-                pilot, lambda: app.session.conn is not None and app.session.conn is not old, 15
+                pilot, lambda: app.session.view.prompt is not None or app.session.view.result
             )
-            await until(
-                pilot, lambda: app.session.view.prompt is not None or app.session.view.result, 30
-            )
-            await pilot.pause(0.2)
+            await pilot.pause()
             return before, app.session.view, screen_text(app)
 
     before, view, text = asyncio.run(go())
@@ -242,13 +238,13 @@ def test_signed_in_from_elsewhere_the_client_does_not_take_the_session_back(
         app = GbmjApp(solo=_solo(server, tmp_path), config_path=tmp_path / "c.json")
         async with app.run_test(size=(100, 32)) as pilot:
             await until(
-                pilot, lambda: app.session.view is not None and app.session.token is not None, 30
+                pilot, lambda: app.session.view is not None and app.session.token is not None
             )
             old, token = app.session.conn, app.session.token
             other = await Connection.open("127.0.0.1", server, tls=TlsPolicy(insecure=True))
             reading = asyncio.create_task(other.run(lambda message: None))
             session = await other.request(m.Resume(token=token))
-            await until(pilot, lambda: app.session.token is None, 15)
+            await until(pilot, lambda: app.session.token is None)
             await pilot.pause(2.0)  # longer than the first reconnect delays
             still_old = app.session.conn is old
             await other.close()
@@ -292,7 +288,7 @@ def test_items_shop_leaderboard_and_a_protected_table(server: int, tmp_path: Pat
                 await pilot.press("enter")  # ... yes
                 await until(pilot, lambda i=item: held(app.session.inventory, i) == 1)
             await until(pilot, lambda: app.session.profile.coins < start_coins)
-            await pilot.pause(0.1)
+            await pilot.pause()
             shop_text = screen_text(app)
             await pilot.press("escape")
             await pilot.press("l")
@@ -318,13 +314,13 @@ def test_items_shop_leaderboard_and_a_protected_table(server: int, tmp_path: Pat
             await pilot.press("escape")
             await pilot.press("r")
             await until(
-                pilot, lambda: app.session.view.playing and len(app.session.view.hand) >= 13, 20
+                pilot, lambda: app.session.view.playing and len(app.session.view.hand) >= 13
             )
             await pilot.press("e")
             await until(pilot, lambda: app.session.view.extension_armed)
             await pilot.press("t")
             await until(pilot, lambda: app.session.view.unseen is not None)
-            await pilot.pause(0.1)
+            await pilot.pause()
             table_text = screen_text(app)
             counter = app.screen.query_one(TileCounter)
             assert counter.display and sum(app.session.view.unseen) < 136
@@ -370,13 +366,13 @@ def test_a_server_restart_shows_the_reconnect_and_the_client_comes_back(tmp_path
             await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
             proc.kill()
             proc.wait(10)
-            await until(pilot, lambda: app.session.link is Link.RECONNECTING, 15)
-            await pilot.pause(0.1)
+            await until(pilot, lambda: app.session.link is Link.RECONNECTING)
+            await pilot.pause()
             down = screen_text(app)
             banner = app.screen.query_one(LinkBar).display
             proc, _ = start_local_server(tmp_path / "gbmj.db", config, port=port)
-            await until(pilot, lambda: app.session.link is Link.ONLINE, 30)
-            await pilot.pause(0.2)
+            await until(pilot, lambda: app.session.link is Link.ONLINE)
+            await pilot.pause()
             return down, banner, screen_text(app), app.session.profile
 
     try:
@@ -463,8 +459,8 @@ def test_back_at_the_seat_after_a_restarted_client_signs_in_with_the_password(
             screen.query_one("#password", Input).value = account["password"]
             screen.query_one("#insecure").value = True
             await pilot.click("#login")
-            await until(pilot, lambda: isinstance(app.screen, TableScreen), 20)
-            await pilot.pause(0.3)
+            await until(pilot, lambda: isinstance(app.screen, TableScreen))
+            await pilot.pause()
             lobby_below = app.lobby is not None and app.lobby in app.screen_stack
             return type(app.screen), screen_text(app), lobby_below
 
@@ -520,9 +516,9 @@ def test_j_sits_s_watches_chat_esc_closes_the_box_and_leaving_a_seat_asks(
             seen["seated"] = screen_text(app)
             await pilot.press("c")
             await pilot.press(*"hello", "enter")
-            await pilot.pause(0.2)
+            await pilot.pause()
             await pilot.press("escape")  # closes the chat box, not the table
-            await pilot.pause(0.2)
+            await pilot.pause()
             seen["after chat"] = (type(app.screen), app.session.view.me)
             await pilot.press("escape")  # leaving the seat: asked first
             await until(pilot, lambda: "gives up your seat" in " ".join(screen_text(app).split()))
@@ -605,8 +601,8 @@ def test_a_front_door_client_resuming_a_seated_session_shows_the_table(
             lang="en",
         )
         async with app.run_test(size=(100, 32)) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, TableScreen), 20)
-            await pilot.pause(0.3)
+            await until(pilot, lambda: isinstance(app.screen, TableScreen))
+            await pilot.pause()
             return type(app.screen), app.lobby in app.screen_stack, screen_text(app)
 
     token = asyncio.run(first())

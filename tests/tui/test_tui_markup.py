@@ -58,7 +58,7 @@ def _run(lang, steps):
             shown.append(terminal_text(app))
             for step in steps:
                 await step(app)
-                await pilot.pause(0.1)
+                await pilot.pause()
                 shown.append(terminal_text(app))
             assert app.is_running
         return shown

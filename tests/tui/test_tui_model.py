@@ -6,18 +6,11 @@ from dataclasses import replace
 
 from tui_sample import sample_view
 
-from gbmj_tui.model import (
-    BOTTOM,
-    LEFT,
-    RIGHT,
-    TOP,
-    Choice,
-    MeldView,
-    TableView,
-    round_label,
-)
+from gbmj_tui.model import BOTTOM, LEFT, RIGHT, TOP, MeldView, TableView, round_label
 from gbmj_tui.reducers import apply_event, on_prompt
+from protocol.messages import ActionChoice
 from protocol.tiles import Tile as T
+from protocol.vocabulary import ActionKind
 
 
 def test_positions_are_relative_to_the_viewer() -> None:
@@ -160,7 +153,9 @@ def test_discard_opens_a_claim_window_that_a_prompt_names() -> None:
     view = apply_event(sample_view(), "discard", seat=1, tile=T.S8)
     assert view.offer == (1, T.S8)
     assert view.timer is not None and view.timer.seats == (0, 2, 3)
-    view = on_prompt(view, actions=(Choice("pass"),), timer="claim_window", ms_left=4000)
+    view = on_prompt(
+        view, actions=(ActionChoice(kind=ActionKind.PASS),), timer="claim_window", ms_left=4000
+    )
     assert view.prompt is not None and view.prompt.tile == T.S8 and view.prompt.from_seat == 1
     assert view.timer is not None and view.timer.seats == (0,) and view.timer.ms_left == 4000
 
@@ -171,7 +166,12 @@ def test_unknown_event_kind_changes_nothing() -> None:
 
 
 def test_prompt_sets_the_timer() -> None:
-    view = on_prompt(sample_view(), actions=(Choice("pass"),), timer="claim_window", ms_left=4200)
+    view = on_prompt(
+        sample_view(),
+        actions=(ActionChoice(kind=ActionKind.PASS),),
+        timer="claim_window",
+        ms_left=4200,
+    )
     assert view.prompt is not None and view.prompt.is_claim
     assert view.timer is not None and view.timer.ms_left == 4200
 

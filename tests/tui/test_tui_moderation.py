@@ -69,7 +69,7 @@ def test_changing_the_password_keeps_the_session_and_the_new_password_signs_in(
                 ).value = value
             dialog.query_one("#new-again", Input).focus()
             await pilot.press("enter")
-            await pilot.pause(0.1)
+            await pilot.pause()
             differ = shown(app, "#account-note")
             dialog.query_one("#old-password", Input).value = "not-the-pw"
             dialog.query_one("#new-again", Input).value = "second-pw"
@@ -86,8 +86,8 @@ def test_changing_the_password_keeps_the_session_and_the_new_password_signs_in(
             # the connection drops: the session resumes with the new token
             conn = app.session.conn
             conn._writer.transport.abort()
-            await until(pilot, lambda: app.session.conn is not conn, 15)
-            await until(pilot, lambda: app.session.link is Link.ONLINE, 15)
+            await until(pilot, lambda: app.session.conn is not conn)
+            await until(pilot, lambda: app.session.link is Link.ONLINE)
             resumed = app.session.token
         return old_token, new_token, resumed, differ, wrong, toast
 
@@ -113,10 +113,10 @@ def test_a_guest_is_offered_no_password_change(address: str, tmp_path: Path) -> 
         async with app.run_test(size=(120, 32)) as pilot:
             assert await app.sign_in("guest", address, "", "") is None
             await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
-            await pilot.pause(0.1)
+            await pilot.pause()
             shown = screen_text(app)
             await pilot.press("p")
-            await pilot.pause(0.1)
+            await pilot.pause()
             return shown, type(app.screen)
 
     shown, screen = asyncio.run(go())
@@ -169,7 +169,7 @@ def test_a_mute_stops_the_players_lines_in_the_lobby_and_at_the_owners_table(
                 app.post_message(Requested(m.Sit(table_id=table_id, seat=seat)))
             await until(pilot, lambda: olga.session.view.seats[2].name == "vic")
             await until(pilot, lambda: olga.session.view.seats[3].name == "wes")
-            await pilot.pause(0.2)
+            await pilot.pause()
             panel = next(p for p in olga.screen.query(SeatPanel) if p.seat and p.seat.name == "vic")
             await pilot.click(panel)
             await until(pilot, lambda: isinstance(olga.screen, MuteDialog))
@@ -181,7 +181,7 @@ def test_a_mute_stops_the_players_lines_in_the_lobby_and_at_the_owners_table(
             await say(vic, "table line", table_id)
             await say(olga, "owner line", table_id)
             await until(wpilot, lambda: "owner line" in shown(wes, "#table-chat"))
-            await pilot.pause(0.5)
+            await pilot.pause()
             table_heard = shown(wes, "#table-chat")
         return lobby_heard, picked, table_heard
 

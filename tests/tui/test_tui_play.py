@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import pytest
 from textual.widgets import Static
-from tui_harness import OfflineApp, terminal_text, widget_text
+from tui_harness import OfflineApp, terminal_text, until, widget_text
 from tui_sample import claim_prompt, sample_view, turn_prompt
 
 from gbmj.game.wall import Wall, commitment_of
@@ -60,7 +60,7 @@ def _play(view, steps, *, lang="en", size=(100, 32), ascii=False, check=None):
                     await step(app, pilot)
                 else:
                     app.push(step)
-                await pilot.pause(0.05)
+                await pilot.pause()
                 shots.append(terminal_text(app))
             return (check(app) if check else app), shots
 
@@ -159,7 +159,7 @@ def test_the_result_waits_for_a_key_and_the_standings_follow_the_last_hand() -> 
 
     async def close(app, pilot):
         await pilot.press("enter")
-        await pilot.pause(0.1)
+        await pilot.pause()
 
     on_top, shots = _play(view, [HAND_RESULT, MATCH_RESULT, close], check=lambda a: type(a.screen))
     assert "Final standings" not in shots[1]  # the hand's breakdown first
@@ -317,11 +317,11 @@ def test_after_an_extension_fires_the_countdown_runs_on_from_its_new_time() -> N
     view = replace(turn_prompt(sample_view()), seq=40, extension_armed=True)
     fired = m.TimerExtended(table_id=TABLE, seat=0, ms_left=90_000)
 
-    async def wait(app, pilot):
-        await pilot.pause(1.0)
-
     def left(app):
         return app.screen.query_one(CountdownBar).ms_left
+
+    async def wait(app, pilot):  # a second of the countdown, however long that takes here
+        await until(pilot, lambda: left(app) < 89_000)
 
     first, _ = _play(view, [fired], check=left)
     later, shots = _play(view, [fired, wait], check=left)

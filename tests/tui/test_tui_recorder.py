@@ -72,7 +72,7 @@ def test_a_hand_is_saved_with_a_recorder_from_the_history(
             lang="en",
         )
         async with app.run_test(size=(110, 32)) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, LobbyScreen), 20)
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
 
             async def open_match() -> tuple[HistoryScreen, MatchScreen]:
                 await pilot.press("h")
@@ -99,7 +99,7 @@ def test_a_hand_is_saved_with_a_recorder_from_the_history(
             await until(pilot, lambda: bool(shop.offers))
             offered = [o.item for o in shop.offers]
             await pilot.press(*["down"] * offered.index(Item.RECORDER))
-            await pilot.pause(0.1)
+            await pilot.pause()
             shots["shop"] = screen_text(app)
             for count in (1, 2):
                 await pilot.press("enter")
@@ -127,7 +127,7 @@ def test_a_hand_is_saved_with_a_recorder_from_the_history(
             await until(pilot, lambda: isinstance(app.screen, SavedHandsScreen))
             saved = app.screen
             await until(pilot, lambda: saved.total is not None)
-            await pilot.pause(0.1)
+            await pilot.pause()
             shots["list"] = screen_text(app)
             assert [x.hand.hand_id for x in saved.saved] == [first]
             # The result of a hand (the second, shown as a result is): r saves it too.

@@ -30,18 +30,18 @@ def test_the_table_is_on_top_whatever_order_the_frames_come_in(tmp_path, snapsho
             app.session.receive(SESSION)
             if snapshot_first:
                 app.session.receive(SNAPSHOT)
-                await pilot.pause(0.1)
+                await pilot.pause()
                 await app._enter_lobby(SESSION.profile)
             else:
                 await app._enter_lobby(SESSION.profile)
-                await pilot.pause(0.1)
+                await pilot.pause()
                 app.session.receive(SNAPSHOT)
-            await pilot.pause(0.2)
+            await pilot.pause()
             stack = [type(s) for s in app.screen_stack]
             # a later update goes to the screen on top
             app.session.receive(m.Chat(channel="table", table_id=SNAPSHOT.table.table_id,
                                        sender="Dan", text="still here"))  # fmt: skip
-            await pilot.pause(0.1)
+            await pilot.pause()
             return stack, screen_text(app)
 
     stack, text = asyncio.run(go())

@@ -8,7 +8,7 @@ import asyncio
 from dataclasses import replace
 
 import pytest
-from tui_harness import OfflineApp, terminal_text
+from tui_harness import OfflineApp, terminal_text, until
 from tui_sample import sample_view
 
 from gbmj_tui.i18n import tr, trp
@@ -33,9 +33,9 @@ def _missing(view, feed):
             await pilot.pause()
             table = app.screen
             table.post_message(Refused(m.UseTileCounter(table_id=7), "no_such_item", "none"))
-            await pilot.pause(0.1)
+            await pilot.pause()
             await feed(app, pilot, table)
-            await pilot.pause(0.1)
+            await pilot.pause()
             return app.outbox, terminal_text(app)
 
     return asyncio.run(go())
@@ -46,11 +46,11 @@ def test_an_item_not_held_is_offered_for_sale_at_a_free_table() -> None:
     async def feed(app, pilot, table):
         assert m.GetShop() in app.outbox
         table.post_message(Replied(m.GetShop(), SHOP))
-        await pilot.pause(0.1)
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
         assert isinstance(app.screen, Confirm)
         feed.asked = terminal_text(app)
         await pilot.press("enter")
-        await pilot.pause(0.1)
+        await pilot.pause()
         bought = next(r for r in app.outbox if isinstance(r, m.Buy))
         table.post_message(Replied(bought, m.Inventory(slots=(), capacity=30)))
 
@@ -129,17 +129,17 @@ def test_the_owner_is_asked_before_a_person_is_removed_not_a_bot() -> None:
         async with app.run_test(size=(100, 32)) as pilot:
             await pilot.pause()
             await pilot.press("b")
-            await pilot.pause(0.1)
+            await until(pilot, lambda: isinstance(app.screen, SeatsDialog))
             assert isinstance(app.screen, SeatsDialog)
             for _ in range(row):
                 await pilot.press("down")
             await pilot.press("d")
-            await pilot.pause(0.1)
+            await pilot.pause()
             asked = isinstance(app.screen, Confirm)
             text = terminal_text(app)
             if asked:
                 await pilot.press(answer)
-                await pilot.pause(0.1)
+                await pilot.pause()
             return asked, text, [r for r in app.outbox if isinstance(r, m.Kick | m.RemoveBot)]
 
     asked, text, sent = asyncio.run(go(2, "escape"))  # seat 2: Carol, a person
@@ -160,10 +160,10 @@ def test_in_a_running_match_enter_sends_the_chat_and_closes_the_box() -> None:
         async with app.run_test(size=(100, 32)) as pilot:
             await pilot.pause()
             await pilot.press("c")
-            await pilot.pause(0.1)
+            await pilot.pause()
             opened = isinstance(app.screen, ChatLine)
             await pilot.press(*"hi", "enter")
-            await pilot.pause(0.1)
+            await pilot.pause()
             return opened, type(app.screen).__name__, app.outbox
 
     opened, on_top, outbox = asyncio.run(go())

@@ -79,7 +79,7 @@ def _text(screen: str, size: tuple[int, int], lang: str, ascii: bool) -> str:
         async with app.run_test(size=size) as pilot:
             await pilot.pause()
             await _show(app, screen)
-            await pilot.pause(0.1)
+            await pilot.pause()
             return terminal_text(app)
 
     text = asyncio.run(go())

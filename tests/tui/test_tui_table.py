@@ -11,11 +11,13 @@ import pytest
 from tui_harness import OfflineApp, TableHost, screen_text, widget_text
 from tui_sample import claim_prompt, sample_result, sample_view, turn_prompt
 
-from gbmj_tui.model import Choice, MeldView
+from gbmj_tui.model import MeldView
 from gbmj_tui.tiles import TileStyle, face
 from gbmj_tui.widgets import HandRow, PromptBar
 from protocol import messages as m
+from protocol.messages import ActionChoice
 from protocol.tiles import Tile as T
+from protocol.vocabulary import ActionKind
 
 SIZES = [(100, 32), (80, 24)]
 LAYOUT_SIZES = [(80, 24), (120, 40), (200, 60)]
@@ -179,10 +181,16 @@ def test_hand_selection_by_arrow_and_number_keys_then_enter_discards() -> None:
     assert _run(view, (100, 32), keys=["right"], check=check)[:2] == (0, T.M2)  # wraps
     assert _run(view, (100, 32), keys=["3"], check=check)[:2] == (2, T.P4)
     assert _run(view, (100, 32), keys=["0"], check=check)[:2] == (9, T.E)
-    assert _run(view, (100, 32), keys=["3", "enter"], check=check)[2] == [Choice("discard", T.P4)]
+    assert _run(view, (100, 32), keys=["3", "enter"], check=check)[2] == [
+        ActionChoice(kind=ActionKind.DISCARD, tile=T.P4)
+    ]
     # the selected tile's own key again discards it
-    assert _run(view, (100, 32), keys=["4", "4"], check=check)[2] == [Choice("discard", T.P6)]
-    assert _run(view, (80, 24), keys=["enter"], check=check)[2] == [Choice("discard", T.P5)]
+    assert _run(view, (100, 32), keys=["4", "4"], check=check)[2] == [
+        ActionChoice(kind=ActionKind.DISCARD, tile=T.P6)
+    ]
+    assert _run(view, (80, 24), keys=["enter"], check=check)[2] == [
+        ActionChoice(kind=ActionKind.DISCARD, tile=T.P5)
+    ]
 
 
 @pytest.mark.slow
@@ -214,12 +222,16 @@ def test_mouse_click_selects_then_discards() -> None:
             await pilot.pause()
             return selected, list(app.sent)
 
-    assert asyncio.run(go()) == (T.M3, [Choice("discard", T.M3)])
+    assert asyncio.run(go()) == (T.M3, [ActionChoice(kind=ActionKind.DISCARD, tile=T.M3)])
 
 
 @pytest.mark.parametrize(
     ("key", "expected"),
-    [("1", Choice("chow", T.M2)), ("2", Choice("chow", T.M3)), ("space", Choice("pass"))],
+    [
+        ("1", ActionChoice(kind=ActionKind.CHOW, tile=T.M2)),
+        ("2", ActionChoice(kind=ActionKind.CHOW, tile=T.M3)),
+        ("space", ActionChoice(kind=ActionKind.PASS)),
+    ],
 )
 @pytest.mark.slow
 def test_claim_bar_keys_send_the_choice(key, expected) -> None:
@@ -243,7 +255,7 @@ def test_claim_bar_ignores_keys_of_choices_not_offered() -> None:
 def test_self_drawn_win_key_on_own_turn() -> None:
     view = turn_prompt(sample_view())
     sent = _run(view, (100, 32), keys=["h"], check=lambda app, _: list(app.sent))
-    assert sent == [Choice("win")]
+    assert sent == [ActionChoice(kind=ActionKind.WIN)]
 
 
 def test_redraw_after_an_event_and_resize() -> None:
@@ -286,7 +298,7 @@ def test_result_screen_reveals_hands_fans_and_points(size, style, lang) -> None:
         async with app.run_test(size=size) as pilot:
             await pilot.pause()
             app.push_screen(ResultScreen(view, style, lang))
-            await pilot.pause(0.2)
+            await pilot.pause()
             text = screen_text(app)
             await pilot.press("enter")
             await pilot.pause()

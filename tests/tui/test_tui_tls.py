@@ -97,7 +97,7 @@ def test_the_first_connection_pins_the_certificate_and_the_next_trusts_it(
             await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
             if first:
                 await until(pilot, lambda: "pinned" in toasts(app))
-            await pilot.pause(0.2)
+            await pilot.pause()
             conn = app.session.conn
             assert conn is not None
             encrypted = conn._writer.get_extra_info("ssl_object") is not None
@@ -130,7 +130,7 @@ def test_a_changed_certificate_is_refused_with_the_warning(
         app = GbmjApp(config_path=tmp_path / "c.json", lang="en")
         async with app.run_test(size=(100, 40)) as pilot:
             await sign_in_by_the_screen(app, pilot, tls_server.address)
-            await pilot.pause(0.2)
+            await pilot.pause()
             shown = widget_text(app.screen.query_one("#connect-error"))
             return type(app.screen), app.session.conn, shown
 
@@ -157,7 +157,7 @@ def test_a_plain_server_is_refused_unless_plain_tcp_is_chosen_and_the_choice_is_
             ticked = app.screen.query_one("#insecure").value
             if plain is not None:
                 await sign_in_by_the_screen(app, pilot, address, plain=plain)
-            await pilot.pause(0.2)
+            await pilot.pause()
             screen = type(app.screen)
             return screen, connect_error(app) if screen is ConnectScreen else "", ticked
 
@@ -193,10 +193,8 @@ def test_a_hosted_client_checks_the_fingerprint_its_front_door_gives(
             expect=expect,
         )
         async with app.run_test(size=(100, 32)) as pilot:
-            await until(
-                pilot, lambda: isinstance(app.screen, LobbyScreen | ConnectScreen), timeout=15
-            )
-            await pilot.pause(0.3)
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen | ConnectScreen))
+            await pilot.pause()
             screen = type(app.screen)
             return screen, connect_error(app) if screen is ConnectScreen else ""
 
@@ -227,12 +225,12 @@ def test_a_new_certificate_after_a_restart_ends_the_session_with_the_warning(
             await sign_in_by_the_screen(app, pilot, server.address)
             await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
             server.stop()
-            await until(pilot, lambda: app.session.link is Link.RECONNECTING, 15)
+            await until(pilot, lambda: app.session.link is Link.RECONNECTING)
             for name in (CERT_NAME, KEY_NAME):  # the host makes a new certificate
                 (db.parent / name).unlink()
             server = start_tls_server(db, port=server.port)
-            await until(pilot, lambda: isinstance(app.screen, ConnectScreen), 40)
-            await pilot.pause(0.2)
+            await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+            await pilot.pause()
             shown = widget_text(app.screen.query_one("#connect-error"))
             return shown, app.session.token, server.fingerprint
 

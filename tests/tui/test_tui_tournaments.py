@@ -88,14 +88,14 @@ def test_enter_a_tournament_play_its_session_see_the_standings(
             await until(pilot, lambda: "✓" in screen_text(app))
             await asyncio.to_thread(_admin, db, action="start", id=1)
             # The server seats the session and brings the player to the table.
-            await until(pilot, lambda: isinstance(app.screen, TableScreen), 20)
+            await until(pilot, lambda: isinstance(app.screen, TableScreen))
             await until(pilot, lambda: app.session.view is not None and app.session.view.playing)
             await pilot.press("a")  # auto-play: the bots play the player's hand
-            await until(pilot, lambda: isinstance(app.screen, ResultScreen), 60)
+            await until(pilot, lambda: isinstance(app.screen, ResultScreen))
             # the hand's result, then the match's standings
             while isinstance(app.screen, ResultScreen | StandingsScreen):
                 await pilot.press("enter")
-                await pilot.pause(0.3)
+                await pilot.pause()
             await until(pilot, lambda: isinstance(app.screen, TableScreen | LobbyScreen))
             if isinstance(app.screen, TableScreen):
                 await pilot.press("escape", "escape")  # leaving the seat asks first
@@ -222,7 +222,7 @@ def test_a_small_terminal_shows_the_standings_and_the_screens_own_keys(lang: str
             screen.post_message(Replied(m.ListTournaments(), listed))
             screen.post_message(Replied(m.GetTournament(tournament_id=1), detail))
             await until(pilot, lambda: "club7" in terminal_text(app))
-            await pilot.pause(0.2)
+            await pilot.pause()
             return terminal_text(app)
 
     text = asyncio.run(go())
@@ -281,7 +281,7 @@ def test_the_players_own_tournament_is_shown_at_once() -> None:
             screen.post_message(Replied(m.ListTournaments(), two))
             await until(pilot, lambda: any(isinstance(r, m.GetTournament) for r in app.outbox))
             screen.post_message(Replied(m.ListTournaments(), two))
-            await pilot.pause(0.2)
+            await pilot.pause()
             return app.outbox, screen.query_one("#t-list", DataTable).cursor_coordinate.row
 
     outbox, row = asyncio.run(go())

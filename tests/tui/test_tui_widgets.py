@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.style import Style
 from rich.text import Span, Text
 
-from gbmj_tui.model import Choice, FanLine, MeldView, PromptView, SeatView
+from gbmj_tui.model import FanLine, MeldView, PromptView, SeatModel
 from gbmj_tui.tiles import HIGHLIGHTED, TAKEN, TileStyle, tile_lines
 from gbmj_tui.widgets.claim import claim_options, turn_options
 from gbmj_tui.widgets.countdown import bar_text
@@ -22,7 +22,9 @@ from gbmj_tui.widgets.render import (
 )
 from gbmj_tui.widgets.seat import seat_body, seat_header
 from protocol.fans import FANS
+from protocol.messages import ActionChoice
 from protocol.tiles import Tile as T
+from protocol.vocabulary import ActionKind
 
 ASCII = TileStyle.ASCII
 
@@ -140,7 +142,7 @@ def test_the_players_pool_sits_at_the_foot_of_its_place() -> None:
 
 
 def test_a_seat_writes_its_melds_short_when_that_saves_lines() -> None:
-    seat = SeatView(
+    seat = SeatModel(
         seat=1,
         melds=(
             MeldView("pung", T.P3, claimed_from=1, claimed_tile=T.P3),
@@ -159,14 +161,19 @@ def test_pack_wraps_chunks_at_the_width() -> None:
 
 
 def test_seat_header() -> None:
-    seat = SeatView(seat=1, name="Bob", wind=T.W, score=-300, concealed_count=13, bot=True)
+    seat = SeatModel(seat=1, name="Bob", wind=T.W, score=-300, concealed_count=13, bot=True)
     assert seat_header(seat, dealer=True).plain == "[西] Bob (庄) -300 〓〓x13 <机器人>"
     assert seat_header(seat, show_count=False, style=ASCII, lang="en").plain == "[W] Bob -300 <bot>"
 
 
 def test_claim_options_list_only_the_legal_choices_with_one_key_each() -> None:
     prompt = PromptView(
-        actions=(Choice("win"), Choice("pung"), Choice("chow", T.M2), Choice("chow", T.M3)),
+        actions=(
+            ActionChoice(kind=ActionKind.WIN),
+            ActionChoice(kind=ActionKind.PUNG),
+            ActionChoice(kind=ActionKind.CHOW, tile=T.M2),
+            ActionChoice(kind=ActionKind.CHOW, tile=T.M3),
+        ),
         timer="claim_window",
         ms_left=5000,
         tile=T.M4,
@@ -180,9 +187,11 @@ def test_claim_options_list_only_the_legal_choices_with_one_key_each() -> None:
         ("2", "吃 三四五万"),
         ("space", "过"),
     ]
-    assert options[2].choice == Choice("chow", T.M2)
+    assert options[2].choice == ActionChoice(kind=ActionKind.CHOW, tile=T.M2)
     only_pass = claim_options(
-        PromptView(actions=(Choice("pass"),), timer="claim_window", ms_left=1), ASCII, "en"
+        PromptView(actions=(ActionChoice(kind=ActionKind.PASS),), timer="claim_window", ms_left=1),
+        ASCII,
+        "en",
     )
     assert [(o.key, o.label) for o in only_pass] == [("space", "Pass")]
 
@@ -190,18 +199,20 @@ def test_claim_options_list_only_the_legal_choices_with_one_key_each() -> None:
 def test_turn_options_kong_follows_the_selected_tile() -> None:
     prompt = PromptView(
         actions=(
-            Choice("discard", T.E),
-            Choice("concealed_kong", T.E),
-            Choice("added_kong", T.C),
-            Choice("win"),
+            ActionChoice(kind=ActionKind.DISCARD, tile=T.E),
+            ActionChoice(kind=ActionKind.CONCEALED_KONG, tile=T.E),
+            ActionChoice(kind=ActionKind.ADDED_KONG, tile=T.C),
+            ActionChoice(kind=ActionKind.WIN),
         ),
         timer="turn",
         ms_left=15000,
     )
     keys = {o.key: o for o in turn_options(prompt, T.C, ASCII, "en")}
     assert set(keys) == {"enter", "h", "g"}
-    assert keys["g"].choice == Choice("added_kong", T.C)
-    assert turn_options(prompt, T.M1, ASCII, "en")[-1].choice == Choice("concealed_kong", T.E)
+    assert keys["g"].choice == ActionChoice(kind=ActionKind.ADDED_KONG, tile=T.C)
+    assert turn_options(prompt, T.M1, ASCII, "en")[-1].choice == ActionChoice(
+        kind=ActionKind.CONCEALED_KONG, tile=T.E
+    )
 
 
 def test_fan_table_totals_and_the_eight_fan_check() -> None:
@@ -264,5 +275,5 @@ def test_narrow_meld_is_a_short_label() -> None:
 
 
 def test_seat_header_shows_the_level() -> None:
-    seat = SeatView(seat=0, name="Ann", level=7, concealed_count=13)
+    seat = SeatModel(seat=0, name="Ann", level=7, concealed_count=13)
     assert "Ann Lv7" in seat_header(seat, lang="en").plain

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from gbmj_tui.model import FACE_DOWN_KONG, Choice, MeldView, TableView
+from gbmj_tui.model import FACE_DOWN_KONG, MeldView, TableView
 from gbmj_tui.wire import (
     action_message,
     apply_event_message,
@@ -15,7 +15,9 @@ from gbmj_tui.wire import (
 from protocol import messages as m
 from protocol.examples import EVENT_EXAMPLES, MESSAGE_EXAMPLES
 from protocol.framing import FrameDecoder, encode
+from protocol.messages import ActionChoice
 from protocol.tiles import Tile as T
+from protocol.vocabulary import ActionKind
 
 
 def _example(cls: type) -> m.Message:
@@ -188,8 +190,12 @@ def test_event_discard_then_prompt_names_the_tile() -> None:
     view = apply_prompt(view, prompt)
     assert view.prompt is not None and view.prompt.is_claim
     assert view.prompt.tile == T.S1 and view.prompt.from_seat == 3
-    assert view.prompt.actions == (Choice("chow", T.S1), Choice("pung"), Choice("pass"))
-    action = action_message(view, Choice("chow", T.S1))
+    assert view.prompt.actions == (
+        ActionChoice(kind=ActionKind.CHOW, tile=T.S1),
+        ActionChoice(kind=ActionKind.PUNG),
+        ActionChoice(kind=ActionKind.PASS),
+    )
+    action = action_message(view, ActionChoice(kind=ActionKind.CHOW, tile=T.S1))
     assert (action.table_id, action.seq, action.kind, action.tile) == (7, 58, "chow", T.S1)
     # the action is a valid frame
     assert FrameDecoder().feed(encode(action)) == [action]

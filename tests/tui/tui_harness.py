@@ -4,7 +4,7 @@
 widget's own lines (``Widget.render_lines``: its text, borders and titles) painted at
 its place on the screen (``Widget.region``), parents before children and lower layers
 before higher ones (the notifications), as a terminal would show them; ``widget_text``
-reads one widget.
+reads one widget. ``until`` waits for a condition instead of a fixed time.
 """
 
 from __future__ import annotations
@@ -17,10 +17,27 @@ from textual.widget import Widget
 
 from gbmj_tui.app import GbmjApp
 from gbmj_tui.messages import ActionChosen, Requested
-from gbmj_tui.model import Choice, TableView
+from gbmj_tui.model import TableView
 from gbmj_tui.screens.table import TableScreen
 from gbmj_tui.tiles import TileStyle
 from protocol import messages as m
+from protocol.messages import ActionChoice
+
+TRIES = 1500  # ``until``'s bound: 1,500 settles of the app and short waits (~40 s here)
+
+
+async def until(pilot, condition, tries: int = TRIES) -> None:
+    """Wait until ``condition()`` holds: the app settles (``pilot.pause()``: the screen's
+    pending messages handled, the loop idle), then, while it does not hold, a short wait
+    for the network, a worker or a timer, at most ``tries`` times. A bound in tries, not
+    a time: a busy machine takes longer per try, not more tries; a broken test fails
+    with the screen shown instead of hanging."""
+    for _ in range(tries):
+        await pilot.pause()
+        if condition():
+            return
+        await pilot.pause()
+    raise AssertionError(f"no change after {tries} tries; screen:\n{screen_text(pilot.app)}")
 
 
 class TableHost(App[None]):
@@ -30,7 +47,7 @@ class TableHost(App[None]):
     def __init__(self, view: TableView, style: TileStyle = TileStyle.CJK, lang: str = "zh"):
         super().__init__()
         self.table = TableScreen(view, tile_style=style, lang=lang)
-        self.sent: list[Choice] = []
+        self.sent: list[ActionChoice] = []
         self.requests: list[m.Message] = []
 
     def on_mount(self) -> None:

@@ -9,9 +9,11 @@ from gbmj.bots import make_bot
 from gbmj.bots.arena import play_hand
 from gbmj.game.hand_state import HandState
 from gbmj.game.wall import commitment_of
-from gbmj_tui.model import Choice, MeldView, PromptView, SeatView, TableView, TimerView
+from gbmj_tui.model import MeldView, PromptView, SeatModel, TableView, TimerView
 from protocol import messages as m
+from protocol.messages import ActionChoice
 from protocol.tiles import Tile
+from protocol.vocabulary import ActionKind
 
 T = Tile
 NAMES = ("alice", "bob", "carol", "dave")  # a sample hand's seats 0-3
@@ -20,7 +22,7 @@ NAMES = ("alice", "bob", "carol", "dave")  # a sample hand's seats 0-3
 def sample_view(me: int | None = 0) -> TableView:
     """South round hand 3; seat 0 holds 10 tiles + a drawn 5p; seat 3 (left) discarded last."""
     seats = (
-        SeatView(
+        SeatModel(
             seat=0,
             name="Alice",
             wind=T.W,
@@ -30,7 +32,7 @@ def sample_view(me: int | None = 0) -> TableView:
             flowers=(T.F1,),
             discards=(T.N, T.M9, T.P1),
         ),
-        SeatView(
+        SeatModel(
             seat=1,
             name="Bot-Bao",
             wind=T.N,
@@ -40,7 +42,7 @@ def sample_view(me: int | None = 0) -> TableView:
             melds=(MeldView("kong", None, concealed=True),),
             discards=(T.W, T.S1, T.S9, T.P9, T.M1, T.E, T.F),
         ),
-        SeatView(
+        SeatModel(
             seat=2,
             name="Carol",
             wind=T.E,
@@ -50,7 +52,7 @@ def sample_view(me: int | None = 0) -> TableView:
             flowers=(T.F5, T.F6),
             discards=(T.P, T.S, T.M2),
         ),
-        SeatView(
+        SeatModel(
             seat=3,
             name="Dan",
             wind=T.S,
@@ -82,7 +84,11 @@ def sample_view(me: int | None = 0) -> TableView:
 def claim_prompt(view: TableView) -> TableView:
     """Seat 3 (left) discarded 4m: seat 0 may chow it two ways, or pass."""
     prompt = PromptView(
-        actions=(Choice("chow", T.M2), Choice("chow", T.M3), Choice("pass")),
+        actions=(
+            ActionChoice(kind=ActionKind.CHOW, tile=T.M2),
+            ActionChoice(kind=ActionKind.CHOW, tile=T.M3),
+            ActionChoice(kind=ActionKind.PASS),
+        ),
         timer="claim_window",
         ms_left=5000,
         seq=41,
@@ -95,7 +101,10 @@ def claim_prompt(view: TableView) -> TableView:
 def turn_prompt(view: TableView, drawn: int = T.P5) -> TableView:
     """Seat 0 drew ``drawn``: discard any tile, or win."""
     tiles = (*view.hand, drawn)
-    actions = (*(Choice("discard", t) for t in sorted(set(tiles))), Choice("win"))
+    actions = (
+        *(ActionChoice(kind=ActionKind.DISCARD, tile=t) for t in sorted(set(tiles))),
+        ActionChoice(kind=ActionKind.WIN),
+    )
     prompt = PromptView(actions=actions, timer="turn", ms_left=15000, seq=42)
     return replace(
         view,
