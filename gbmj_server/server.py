@@ -35,6 +35,8 @@ from gbmj_server.net.guard import Guard
 from gbmj_server.net.lobby import Lobby
 from gbmj_server.net.peers import DOOR_ADDRESS, ProxyHeaderError, proxied_address
 from gbmj_server.net.sessions import Sessions
+from gbmj_server.nodes.leases import Leases
+from gbmj_server.nodes.listener import Listener
 from gbmj_server.services import Services
 from gbmj_server.signing import Signer
 from gbmj_server.storage import Storage
@@ -83,6 +85,13 @@ class Server:
         self.signer = signer  # signs what the history tells (None: nothing signed)
         self.port: int | None = None  # the first listener's port, once serving
         self.tls: ssl.SSLContext | None = None  # what the listeners serve, once serving
+        # On PostgreSQL this server is one node of several (gbmj_server.nodes).
+        self.leases: Leases | None = None
+        self.listener: Listener | None = None
+        if storage.engine == "postgresql":
+            assert isinstance(config.database, str)
+            self.leases = Leases(self.store, config.node, config.lease_time)
+            self.listener = Listener(config.database, self.store, config.node, self.lobby)
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """The services, the tables (the interrupted matches resumed), until cancelled."""
@@ -107,7 +116,7 @@ class Server:
                 self.store,
                 self.sessions,
                 self.lobby,
-                Tables(ctx),
+                Tables(ctx, self.leases),
                 self.guard,
                 self.rng,
                 signer=self.signer,
@@ -120,7 +129,14 @@ class Server:
             nursery.start_soon(self._gauges)
             nursery.start_soon(housekeeping, self.services)
             nursery.start_soon(history.housekeeping, self.services)
-            self.resumed = await self.services.tables.resume()
+            if self.listener is not None:
+                await nursery.start(self.listener.run)
+            tables = self.services.tables
+            if self.leases is not None:
+                await nursery.start(
+                    partial(self.leases.run, tables.running, tables.stop, tables.take_over)
+                )
+            self.resumed = await tables.resume()
             self.services.tournaments = Tournaments(
                 self.store, self.sessions, self.services.tables, nursery
             )
@@ -320,7 +336,7 @@ async def run_server(
                     await nursery.start(serve_web, config.web, config.host, game)
                 # The host's admin commands reach the running server here.
                 assert server.services is not None
-                await nursery.start(serve_admin, config.db_path, Moderator(server.services))
+                await nursery.start(serve_admin, config.admin_path, Moderator(server.services))
                 if config.metrics_port is not None:  # the host's metrics and health
                     where = await nursery.start(
                         metrics.serve_metrics, config.metrics_host, config.metrics_port

@@ -52,7 +52,8 @@ async def create_table(services: Services, conn: Connection, request: m.CreateTa
         raise RequestError(ErrorCode.RATE_LIMITED, "your address owns as many tables as allowed")
     if len(tables) >= limits.max_tables:
         raise RequestError(ErrorCode.SERVER_BUSY, "the server has as many tables as it can hold")
-    actor = tables.create(request.settings, request.password, conn, address)
+    table_id = await tables.new_id()
+    actor = tables.create(request.settings, request.password, conn, address, table_id)
     await actor.request(conn, request.id, lambda table: table.enter(conn, request.password))
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
@@ -187,9 +187,9 @@ class MatchesMixin:
             db.execute("DELETE FROM match_action WHERE match_id = ?", (match_id,))
 
     @retry_conflicts
-    def running_matches(self) -> list[RunningMatch]:
-        """Every match not ended, as it stood; matches written before this format (no
-        seed) cannot be resumed and are ended as abandoned."""
+    def running_matches(self, tables: Collection[int] | None = None) -> list[RunningMatch]:
+        """Every match not ended (at ``tables``, if given), as it stood; matches written
+        before this format (no seed) cannot be resumed and are ended as abandoned."""
         with self._write() as db:
             db.execute(
                 "UPDATE match SET ended_at = ?, end_reason = 'abandoned' "
@@ -203,6 +203,7 @@ class MatchesMixin:
                 "FROM match "
                 "WHERE ended_at IS NULL ORDER BY id"
             ).fetchall()
+            if tables is None or row[1] in tables
         ]
 
     def players_of(self, match_id: int) -> tuple[PlayerRecord, ...]:

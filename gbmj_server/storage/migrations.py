@@ -34,6 +34,10 @@ standings, coins from the hands' ledger rows), so the history reads every match 
 
 Migration 9 holds the hands saved with a recorder (``saved_hand``: who saved which hand,
 when); a pruned hand keeps its row (its result, its ledger rows) with an empty log.
+
+Migration 11 lets several server nodes share one PostgreSQL database: ``table_lease``
+(a table's node and lease, with its lobby entry for the other nodes) and ``node`` (each
+node's public address); ``gbmj_server.storage.nodes``.
 """
 
 from __future__ import annotations
@@ -307,6 +311,24 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX saved_hand_hand ON saved_hand(hand_id);
     CREATE INDEX hand_log_kept ON hand(played_at) WHERE length(event_log) > 0;
+    """,
+    # 11: several nodes on one database (gbmj_server.storage.nodes): each table's lease
+    # (the node that runs it, until when, and its lobby entry for the other nodes), and
+    # each node's public address for redirects.
+    """
+    CREATE TABLE table_lease (
+        table_id    INTEGER PRIMARY KEY,
+        node        TEXT NOT NULL,
+        expires_at  REAL NOT NULL,
+        info        BLOB
+    );
+    CREATE INDEX table_lease_node ON table_lease(node);
+    CREATE INDEX match_table ON match(table_id);
+    CREATE TABLE node (
+        name        TEXT PRIMARY KEY,
+        address     TEXT,
+        seen_at     REAL NOT NULL
+    );
     """,
 )
 

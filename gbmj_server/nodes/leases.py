@@ -1,0 +1,124 @@
+"""A node's leases on its tables (``gbmj_server.storage.nodes``).
+
+One task renews every lease the node holds, in one statement, each third of the lease
+time. A table whose lease the node no longer holds (another node took it) stops at
+once; if the node cannot renew at all (the database is out of reach) until its leases
+have run out, every table stops: another node may be running them by then, so this one
+settles nothing more. The same task looks for running matches whose lease lapsed (their
+node died) and takes them over, resuming them as a restart does.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+
+import trio
+
+from gbmj_server import logs
+from gbmj_server.storage.threads import AsyncStorage
+
+log = logging.getLogger(__name__)
+
+LOBBY_CHANNEL = "gbmj_lobby"  # NOTIFY: a node's tables changed (payload: the node)
+
+
+class Leases:
+    def __init__(self, store: AsyncStorage, node: str, lease_time: float) -> None:
+        self.store = store
+        self.node = node
+        self.lease_time = lease_time
+        self.renewed_at = time.time()  # the last renewal that went through
+        self._nursery: trio.Nursery | None = None
+
+    def _until(self) -> float:
+        return time.time() + self.lease_time
+
+    async def new_table(self) -> int:
+        """A fresh table id, its lease held by this node."""
+        storage = self.store.storage
+        return await self.store.call(storage.new_table, self.node, self._until())
+
+    async def take(self, *, own: bool) -> set[int]:
+        """The tables of running matches whose lease lapsed (with ``own``: and this
+        node's own, after a restart), their leases now this node's."""
+        storage = self.store.storage
+        return await self.store.call(storage.take_leases, self.node, self._until(), own=own)
+
+    def release(self, table_id: int) -> None:
+        """A table of this node closed: its lease goes, and the other nodes hear of it."""
+        if self._nursery is not None:
+            self._nursery.start_soon(self._release, table_id)
+
+    async def _release(self, table_id: int) -> None:
+        storage = self.store.storage
+        try:
+            await self.store.call(storage.release_lease, table_id, self.node)
+            await self.store.call(storage.notify, LOBBY_CHANNEL, self.node)
+        except Exception:  # its lease lapses, and the next taker drops it
+            log.warning("table %s: its lease could not be released", table_id, exc_info=True)
+
+    async def run(
+        self,
+        running: Callable[[], set[int]],
+        stop: Callable[[set[int]], None],
+        take_over: Callable[[set[int]], Awaitable[object]],
+        *,
+        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """Renew, stop what is lost, take over what lapsed, each ``lease_time / 3``
+        seconds. ``running()``: the tables this node runs; ``stop(ids)``: stop them
+        without a further step; ``take_over(ids)``: resume them here."""
+        try:
+            await self._run(running, stop, take_over, task_status)
+        finally:
+            self._nursery = None  # stopping: the leases lapse by themselves
+
+    async def _run(
+        self,
+        running: Callable[[], set[int]],
+        stop: Callable[[set[int]], None],
+        take_over: Callable[[set[int]], Awaitable[object]],
+        task_status: trio.TaskStatus[None],
+    ) -> None:
+        storage = self.store.storage
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            nursery.start_soon(self._watchdog, running, stop)
+            task_status.started()
+            while True:
+                await trio.sleep(self.lease_time / 3)
+                before = running()  # a table made during the renewal is not lost
+                try:
+                    held = await self.store.call(storage.renew_leases, self.node, self._until())
+                except Exception:
+                    log.warning("node %s: leases not renewed", self.node, exc_info=True)
+                    continue
+                self.renewed_at = time.time()
+                lost = before - held
+                if lost:
+                    logs.event("leases_lost", node=self.node, tables=len(lost))
+                    stop(lost)
+                try:
+                    lapsed = await self.take(own=False)
+                except Exception:
+                    log.warning("node %s: lapsed leases not taken", self.node, exc_info=True)
+                    continue
+                lapsed -= running()
+                if lapsed:
+                    logs.event("leases_taken", node=self.node, tables=len(lapsed))
+                    await take_over(lapsed)
+
+    async def _watchdog(
+        self, running: Callable[[], set[int]], stop: Callable[[set[int]], None]
+    ) -> None:
+        """Every table stops once the leases ran out unrenewed (a renewal that hangs on an
+        unreachable database included)."""
+        while True:
+            await trio.sleep(self.lease_time / 6)
+            if time.time() > self.renewed_at + self.lease_time:
+                lost = running()
+                if lost:
+                    logs.event("leases_lost", node=self.node, tables=len(lost))
+                    stop(lost)

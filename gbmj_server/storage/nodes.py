@@ -1,0 +1,142 @@
+"""Several server nodes on one database: the ``Storage`` methods of the tables' leases.
+
+A table belongs to one node at a time: its ``table_lease`` row names the node and the
+time its lease runs out (``expires_at``, seconds of ``time.time()``: the nodes' clocks
+agree, kept by NTP). The node renews all its leases in one statement; a node that can
+no longer renew stops its tables. A running match whose lease lapsed is taken over by
+another node in one conditional UPDATE, so of two nodes trying at once one wins. The
+row also holds the table's lobby entry (``info``, the ``TableInfo`` as msgpack), which
+the other nodes list: the database is the truth, a NOTIFY only a hint to read it again
+(``gbmj_server.nodes``). Table ids come from here too, past every id any node used.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
+
+from gbmj_server.storage.engine import Database
+from gbmj_server.storage.postgres import retry_conflicts
+
+# The running matches' tables that have no lease row at all (written before leases, or
+# copied from SQLite): a node taking lapsed leases takes these too.
+_RUNNING = "SELECT DISTINCT table_id FROM match WHERE ended_at IS NULL"
+
+
+class NodesMixin:
+    """Mixed into ``Storage`` (which provides ``_db`` and ``_write``)."""
+
+    _db: Database
+
+    _write: Callable[[], AbstractContextManager[Database]]
+
+    @retry_conflicts
+    def new_table(self, node: str, expires_at: float) -> int:
+        """A fresh table id, past every id of a lease or a match, leased to ``node``."""
+        with self._write() as db:
+            row = db.execute(
+                "SELECT max(n) FROM (SELECT max(table_id) AS n FROM table_lease "
+                "UNION ALL SELECT max(table_id) AS n FROM match) AS ids"
+            ).fetchone()
+            table_id = int(row[0] or 0) + 1
+            db.execute(
+                "INSERT INTO table_lease (table_id, node, expires_at) VALUES (?, ?, ?)",
+                (table_id, node, expires_at),
+            )
+        return table_id
+
+    @retry_conflicts
+    def renew_leases(self, node: str, expires_at: float) -> set[int]:
+        """Every lease ``node`` still holds, renewed until ``expires_at``; their tables."""
+        with self._write() as db:
+            return {
+                int(r[0])
+                for r in db.execute(
+                    "UPDATE table_lease SET expires_at = ? WHERE node = ? RETURNING table_id",
+                    (expires_at, node),
+                ).fetchall()
+            }
+
+    @retry_conflicts
+    def take_leases(self, node: str, expires_at: float, *, own: bool) -> set[int]:
+        """The leases of running matches that lapsed (and, with ``own``, those ``node``
+        held before a restart), taken by ``node`` until ``expires_at``, with the running
+        matches' tables that had none; their table ids. One conditional UPDATE: of two
+        nodes taking at once, each lease goes to one."""
+        now = time.time()
+        with self._write() as db:
+            taken = db.execute(
+                "UPDATE table_lease SET node = ?, expires_at = ? "
+                f"WHERE (expires_at < ? OR node = ?) AND table_id IN ({_RUNNING}) "
+                "RETURNING table_id",
+                (node, expires_at, now, node if own else ""),
+            ).fetchall()
+            missing = db.execute(
+                "INSERT INTO table_lease (table_id, node, expires_at) "
+                f"SELECT table_id, ?, ? FROM ({_RUNNING}) AS running "
+                "WHERE table_id NOT IN (SELECT table_id FROM table_lease) "
+                "ON CONFLICT (table_id) DO NOTHING RETURNING table_id",
+                (node, expires_at),
+            ).fetchall()
+            # A lapsed lease of a table without a match (a room its node left waiting) is
+            # gone with its node: nobody resumes an empty room.
+            db.execute(
+                f"DELETE FROM table_lease WHERE expires_at < ? AND table_id NOT IN ({_RUNNING})",
+                (now,),
+            )
+        return {int(r[0]) for r in [*taken, *missing]}
+
+    @retry_conflicts
+    def release_lease(self, table_id: int, node: str) -> None:
+        """The table closed on ``node``: its lease goes (if ``node`` still held it)."""
+        with self._write() as db:
+            db.execute("DELETE FROM table_lease WHERE table_id = ? AND node = ?", (table_id, node))
+
+    @retry_conflicts
+    def share_infos(self, node: str, infos: Mapping[int, bytes]) -> None:
+        """The lobby entries of ``node``'s tables, for the other nodes to list."""
+        with self._write() as db:
+            for table_id, info in sorted(infos.items()):
+                db.execute(
+                    "UPDATE table_lease SET info = ? WHERE table_id = ? AND node = ?",
+                    (info, table_id, node),
+                )
+
+    def shared_infos(self, node: str) -> dict[int, bytes]:
+        """The lobby entries of the tables other nodes hold: table id -> ``info``."""
+        return {
+            int(r[0]): bytes(r[1])
+            for r in self._db.execute(
+                "SELECT table_id, info FROM table_lease WHERE node <> ? AND info IS NOT NULL",
+                (node,),
+            ).fetchall()
+        }
+
+    def lease_holder(self, table_id: int) -> str | None:
+        """The node that holds the table's lease (None: no node)."""
+        row = self._db.execute(
+            "SELECT node FROM table_lease WHERE table_id = ?", (table_id,)
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    @retry_conflicts
+    def node_seen(self, node: str, address: str | None) -> None:
+        """``node`` is alive, reached by players at ``address`` (HOST:PORT)."""
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO node (name, address, seen_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (name) DO UPDATE SET address = excluded.address, "
+                "seen_at = excluded.seen_at",
+                (node, address, time.time()),
+            )
+
+    def node_address(self, node: str) -> str | None:
+        row = self._db.execute("SELECT address FROM node WHERE name = ?", (node,)).fetchone()
+        return None if row is None else row[0]
+
+    def notify(self, channel: str, payload: str) -> None:
+        """PostgreSQL: a NOTIFY to every node listening on ``channel``, at once (never
+        inside a transaction: it describes what was committed). SQLite: nothing."""
+        if getattr(self, "engine", "sqlite") == "postgresql":
+            self._db.execute("SELECT pg_notify(?, ?)", (channel, payload))

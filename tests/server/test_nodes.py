@@ -1,0 +1,202 @@
+"""Several server nodes on one PostgreSQL database (docs/hosting.md, "More than one
+machine"): each node lists every node's tables, lobby chat reaches every node's
+players, table ids never collide, and the match of a node killed with SIGKILL resumes on
+another node once its lease lapsed, no hand lost, the ledger balanced.
+
+The nodes are real: servers on loopback ports of their own (one in a subprocess where
+it is killed), one PostgreSQL started by the tests (``storage.pg``)."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import trio
+
+from gbmj_server.server import Server
+from gbmj_server.storage import Storage
+from gbmj_tui.local_server import LISTENING, game_port, read_until
+from server.conftest import TEST_CONFIG, start
+from server.wireclient import WireClient, play
+
+pytestmark = [pytest.mark.trio, pytest.mark.postgres, pytest.mark.slow]
+
+LEASE = 3.0  # seconds: short, so a takeover comes soon in a test
+APPEAR_WITHIN = 1.0  # seconds a table made on one node takes to be in another's lobby
+
+
+async def connect_to(port: int) -> WireClient:
+    client = WireClient(await trio.open_tcp_stream("127.0.0.1", port))
+    await client.hello()
+    return client
+
+
+async def run_node(nursery: trio.Nursery, url: str, name: str) -> tuple[Server, Storage]:
+    storage = Storage(url)
+    server = Server(storage, replace(TEST_CONFIG, db=url, node=name, lease_time=LEASE))
+    await start(nursery, server)
+    assert server.listener is not None
+    await server.listener.listening.wait()
+    return server, storage
+
+
+@pytest.fixture
+async def two_nodes(nursery: trio.Nursery, pg_url: str) -> AsyncIterator[tuple[Server, Server]]:
+    async with trio.open_nursery() as nodes:
+        a, store_a = await run_node(nodes, pg_url, "a")
+        b, store_b = await run_node(nodes, pg_url, "b")
+        yield a, b
+        nodes.cancel_scope.cancel()
+    store_a.close()
+    store_b.close()
+
+
+async def wait_for(condition: Callable[[], bool], within: float) -> None:
+    with trio.fail_after(within):
+        while not condition():
+            await trio.sleep(0.01)
+
+
+async def test_a_table_made_on_one_node_is_in_every_nodes_lobby(
+    two_nodes: tuple[Server, Server],
+) -> None:
+    a, b = two_nodes
+    assert a.port is not None and b.port is not None
+    watcher = await connect_to(b.port)
+    await watcher.register("watcher")
+    assert (await watcher.ok("watch_lobby", on=True))["type"] == "table_list"
+    owner = await connect_to(a.port)
+    await owner.register("owner")
+    table_id = await owner.create_table(name="on node a")
+    await wait_for(lambda: b.lobby.info(table_id) is not None, APPEAR_WITHIN)
+    update = await watcher.expect(
+        "lobby_update", where=lambda u: any(t["table_id"] == table_id for t in u["tables"])
+    )
+    (shown,) = [t for t in update["tables"] if t["table_id"] == table_id]
+    assert shown["settings"]["name"] == "on node a" and shown["owner"] == "owner"
+    # A table made on node b next takes another id: the database numbers them.
+    other = await connect_to(b.port)
+    await other.register("other")
+    table_b = await other.create_table(name="on node b")
+    assert table_b != table_id
+    await wait_for(lambda: a.lobby.info(table_b) is not None, APPEAR_WITHIN)
+    # A change (someone sits) and the table's end reach the other node too.
+    await owner.ok("sit", table_id=table_id, seat=0)
+    await wait_for(
+        lambda: (info := b.lobby.info(table_id)) is not None and info.seats[0].name == "owner",
+        APPEAR_WITHIN,
+    )
+    await owner.ok("leave_table", table_id=table_id)
+    await wait_for(lambda: b.lobby.info(table_id) is None, APPEAR_WITHIN)
+    await watcher.expect("lobby_update", where=lambda u: table_id in u["removed"])
+
+
+async def test_lobby_chat_reaches_the_players_of_every_node(
+    two_nodes: tuple[Server, Server],
+) -> None:
+    a, b = two_nodes
+    assert a.port is not None and b.port is not None
+    on_a, on_b = await connect_to(a.port), await connect_to(b.port)
+    await on_a.register("alice")
+    await on_b.register("bob")
+    for client in (on_a, on_b):
+        await client.ok("watch_lobby", on=True)
+    await on_a.ok("chat_send", channel="lobby", text="hello from node a")
+    line = await on_b.expect("chat", text="hello from node a")
+    assert line["sender"] == "alice" and line["channel"] == "lobby"
+    await on_b.ok("chat_send", channel="lobby", text="和 from b")
+    assert (await on_a.expect("chat", text="和 from b"))["sender"] == "bob"
+    # Each line once: the node it was said on does not hear it back from the database.
+    await on_a.drain(0.3)
+    assert [c["text"] for c in on_a.seen if c["type"] == "chat"] == [
+        "hello from node a",
+        "和 from b",
+    ]
+
+
+def start_node_process(url: str, name: str, folder: Path) -> tuple[subprocess.Popen[str], int]:
+    """``gbmj-server`` as node ``name`` in a process of its own (to be killed)."""
+    config = folder / f"{name}.toml"
+    config.write_text(
+        f'node = "{name}"\nlease_time = {LEASE}\nbot_delay = 0\nhand_pause = 0\n'
+        'log_level = "warning"\n[limits]\nrequest_rate = 100000.0\nrequest_burst = 100000\n'
+    )
+    command = [sys.executable, "-m", "gbmj_server", "--host", "127.0.0.1", "--port", "0"]
+    command += ["--db", url, "--insecure", "--trusted", "127.0.0.1", "--config", str(config)]
+    proc = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+    lines = read_until(proc, LISTENING.pattern, 30)
+    if lines is None:
+        proc.kill()
+        raise AssertionError("node a did not start")
+    return proc, game_port(lines)
+
+
+async def test_a_killed_nodes_match_resumes_on_another_node(pg_url: str, tmp_path: Path) -> None:
+    proc, port_a = await trio.to_thread.run_sync(start_node_process, pg_url, "a", tmp_path)
+    try:
+        async with trio.open_nursery() as nodes:
+            b, store_b = await run_node(nodes, pg_url, "b")
+            await _kill_and_take_over(proc, port_a, b, pg_url)
+            nodes.cancel_scope.cancel()
+        store_b.close()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    check = subprocess.run(
+        [sys.executable, "-m", "gbmj_server", "admin", "--db", pg_url, "check"],
+        capture_output=True,
+        text=True,
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+async def _kill_and_take_over(
+    proc: subprocess.Popen[str], port_a: int, b: Server, pg_url: str
+) -> None:
+    human = await connect_to(port_a)
+    await human.register("survivor")
+    table_id = await human.create_table(name="kill me", stake=1)
+    await human.ok("sit", table_id=table_id, seat=0)
+    for seat in (1, 2, 3):
+        await human.ok("add_bot", table_id=table_id, seat=seat, level="normal")
+    await human.ok("ready", table_id=table_id, ready=True)
+    # A hand settled, and a few steps into the next one: then the node dies.
+    assert len(await play(human, table_id, until="hand_result")) == 1
+    await play(human, table_id, until="never", prompts=2)
+    with Storage(pg_url) as store:
+        (running,) = store.running_matches()
+        assert running.table_id == table_id
+        before = [h.result for h in store.hands(running.id)]
+    assert before
+    proc.send_signal(signal.SIGKILL)
+    await trio.to_thread.run_sync(proc.wait, 10)
+    # Node b resumes the match once the lease lapsed (the wait is bounded by the lease
+    # time and five seconds, as the hosting guide promises).
+    await wait_for(lambda: table_id in b.tables.actors, LEASE + 5)
+    # The player signs in on node b and is back at the seat, the hand going on.
+    assert b.port is not None
+    back = await connect_to(b.port)
+    await back.ok("login", name="survivor", password="secret-pw")
+    snapshot = await back.ok("join_table", table_id=table_id)
+    assert snapshot["type"] == "snapshot" and snapshot["seat"] is not None
+    await play(back, table_id)  # to the match's end
+    with Storage(pg_url) as store:
+        record = store.match(running.id)
+        assert record is not None and record.end_reason == "finished"
+        hands = store.hands(running.id)
+        # One round: its four hands, each once, those settled on node a as they were.
+        assert [h.number for h in hands] == [1, 2, 3, 4]
+        assert [h.result for h in hands][: len(before)] == before
+        assert store.ledger_balanced()

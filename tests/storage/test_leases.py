@@ -1,0 +1,68 @@
+"""The tables' leases of several nodes (gbmj_server.storage.nodes), on both engines:
+table ids past every id used, renewals, takeovers of lapsed leases won by one node, and
+the lock that lets one server per node name use a PostgreSQL database."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from gbmj_server.storage import Storage, StorageError, hold_for_server
+from gbmj_server.storage.matches import PlayerJoined
+
+
+def bot_match(store: Storage, table_id: int) -> int:
+    players = [PlayerJoined(0, n, n, None, f"bot-{n + 1}", bot_level="easy") for n in range(4)]
+    return store.start_match(table_id, "t", {}, b"\x01" * 32, "alice", True, "", players)
+
+
+def test_table_ids_go_past_every_lease_and_match(db_target: str | Path) -> None:
+    with Storage(db_target) as store:
+        later = time.time() + 10
+        assert store.new_table("a", later) == 1
+        bot_match(store, 7)  # a match of a table numbered before the leases
+        assert store.new_table("b", later) == 8
+        store.release_lease(8, "b")
+        store.release_lease(1, "b")  # not b's: kept
+        assert store.lease_holder(1) == "a" and store.lease_holder(8) is None
+        assert store.new_table("a", later) == 8
+
+
+def test_leases_renew_and_a_lapsed_running_match_goes_to_one_node(
+    db_target: str | Path,
+) -> None:
+    with Storage(db_target) as store:
+        waiting = store.new_table("a", time.time() + 10)  # a room without a match
+        playing = store.new_table("a", time.time() + 10)
+        bot_match(store, playing)
+        bot_match(store, 50)  # a running match no lease names (written before leases)
+        assert store.renew_leases("a", time.time() + 10) == {waiting, playing}
+        # Unexpired, not b's: nothing to take but the match without a lease.
+        assert store.take_leases("b", time.time() + 10, own=False) == {50}
+        assert store.take_leases("c", time.time() + 10, own=False) == set()
+        # a dies: its leases lapse; b takes the running match, c then finds nothing.
+        store.renew_leases("a", time.time() - 1)
+        assert store.take_leases("b", time.time() + 10, own=False) == {playing}
+        assert store.take_leases("c", time.time() + 10, own=False) == set()
+        assert store.lease_holder(playing) == "b"
+        assert store.lease_holder(waiting) is None  # nobody resumes an empty room
+        # a cannot renew what b holds now; b restarting takes its own back at once.
+        assert store.renew_leases("a", time.time() + 10) == set()
+        assert store.take_leases("b", time.time() + 10, own=True) == {playing, 50}
+        # The lobby entries: each node reads the others'.
+        store.share_infos("b", {playing: b"entry"})
+        assert store.shared_infos("a") == {playing: b"entry"}
+        assert store.shared_infos("b") == {}
+
+
+@pytest.mark.postgres
+def test_one_server_per_node_name_on_postgresql(pg_url: str) -> None:
+    with (
+        hold_for_server(pg_url, "a"),
+        hold_for_server(pg_url, "b"),
+        pytest.raises(StorageError, match="as node 'a'"),
+        hold_for_server(pg_url, "a"),
+    ):
+        pass
