@@ -80,6 +80,7 @@ class Server:
         self.rng = rng or random.SystemRandom()
         self.match_seed = match_seed  # None: a fresh seed per match (tests fix one)
         self.services: Services | None = None
+        self.moderator: Moderator | None = None  # the host's actions, once running
         self.dispatcher: Dispatcher[Services] | None = None
         self.resumed = 0  # matches resumed at start
         self.signer = signer  # signs what the history tells (None: nothing signed)
@@ -122,6 +123,12 @@ class Server:
                 signer=self.signer,
             )
             self.dispatcher = Dispatcher(self.services, HANDLERS)
+            listener = self.listener
+            self.moderator = Moderator(
+                self.services, share=None if listener is None else listener.host_action
+            )
+            if listener is not None:
+                listener.on_host = self.moderator.heard
             nursery.start_soon(self.journal.run)
             if ctx.brains is not None:
                 await nursery.start(ctx.brains.run)
@@ -335,8 +342,8 @@ async def run_server(
 
                     await nursery.start(serve_web, config.web, config.host, game)
                 # The host's admin commands reach the running server here.
-                assert server.services is not None
-                await nursery.start(serve_admin, config.admin_path, Moderator(server.services))
+                assert server.moderator is not None
+                await nursery.start(serve_admin, config.admin_path, server.moderator)
                 if config.metrics_port is not None:  # the host's metrics and health
                     where = await nursery.start(
                         metrics.serve_metrics, config.metrics_host, config.metrics_port

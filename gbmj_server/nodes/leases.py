@@ -10,6 +10,7 @@ node died) and takes them over, resuming them as a restart does.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -49,7 +50,9 @@ class Leases:
     def release(self, table_id: int) -> None:
         """A table of this node closed: its lease goes, and the other nodes hear of it."""
         if self._nursery is not None:
-            self._nursery.start_soon(self._release, table_id)
+            # (not while the node stops: its leases then lapse by themselves)
+            with contextlib.suppress(RuntimeError):
+                self._nursery.start_soon(self._release, table_id)
 
     async def _release(self, table_id: int) -> None:
         storage = self.store.storage

@@ -15,9 +15,10 @@ from libpq without blocking. Sending goes through the store, outside any transac
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgpack
@@ -40,7 +41,7 @@ LOOK_EVERY = 2.0  # seconds between two reads of the other nodes' tables without
 RECONNECT_AFTER = 1.0  # seconds before the listening connection is opened again
 OUTBOX = 256  # notifications waiting to go out; more are dropped (they are hints)
 
-HostAction = Callable[[dict[str, Any]], None]
+HostAction = Callable[[dict[str, Any]], Awaitable[None]]
 
 
 class Listener:
@@ -56,6 +57,7 @@ class Listener:
         self._hint = trio.Event()
         self._shared: dict[int, bytes] = {}  # what was last read of the other nodes
         self._send, self._outbox = trio.open_memory_channel[tuple[str, str]](OUTBOX)
+        self._nursery: trio.Nursery | None = None
         lobby.on_change = self._table_changed
         lobby.on_chat = self._chat_said
 
@@ -152,8 +154,9 @@ class Listener:
                 line = m.Chat.from_wire(data["line"])
                 assert isinstance(line, m.Chat)
                 self.lobby.chat(line, int(data["sender"]), local=False)
-            elif channel == HOST_CHANNEL and self.on_host is not None:
-                self.on_host(data)
+            elif channel == HOST_CHANNEL and self.on_host and self._nursery is not None:
+                with contextlib.suppress(RuntimeError):  # (not while the node stops)
+                    self._nursery.start_soon(self.on_host, data)
         except Exception:
             log.warning("%s: a notification that does not read", channel, exc_info=True)
 
@@ -180,6 +183,7 @@ class Listener:
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         async with trio.open_nursery() as nursery:
+            self._nursery = nursery
             nursery.start_soon(self._sender)
             nursery.start_soon(self._sharer)
             nursery.start_soon(self._looker)

@@ -119,6 +119,23 @@ async def test_lobby_chat_reaches_the_players_of_every_node(
     ]
 
 
+async def test_the_hosts_announcements_and_bans_reach_every_node(
+    two_nodes: tuple[Server, Server],
+) -> None:
+    a, b = two_nodes
+    assert a.port is not None and b.port is not None and a.moderator is not None
+    on_b = await connect_to(b.port)
+    await on_b.register("carol")
+    await a.moderator.announce("the server restarts at noon")
+    notice = await on_b.expect("notice", code="announcement")
+    assert notice["message"] == "the server restarts at noon"
+    await a.moderator.ban("carol", True)
+    assert (await on_b.expect("notice"))["code"] == "banned"
+    with trio.fail_after(5), pytest.raises(EOFError):
+        while True:
+            await on_b._fill()
+
+
 def start_node_process(url: str, name: str, folder: Path) -> tuple[subprocess.Popen[str], int]:
     """``gbmj-server`` as node ``name`` in a process of its own (to be killed)."""
     config = folder / f"{name}.toml"
