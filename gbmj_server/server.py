@@ -140,6 +140,10 @@ class Server:
                 await nursery.start(self.listener.run)
             tables = self.services.tables
             if self.leases is not None:
+                # Where a redirect sends players: the address the host advertises, else
+                # the one this node listens on.
+                listening = None if self.port is None else f"{config.host}:{self.port}"
+                self.leases.address = config.advertise or listening
                 await nursery.start(
                     partial(self.leases.run, tables.running, tables.stop, tables.take_over)
                 )

@@ -18,7 +18,9 @@ from collections.abc import Awaitable, Callable
 import trio
 
 from gbmj_server import logs
+from gbmj_server.nodes.tickets import make_ticket
 from gbmj_server.storage.threads import AsyncStorage
+from protocol import messages as m
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +33,29 @@ class Leases:
         self.node = node
         self.lease_time = lease_time
         self.renewed_at = time.time()  # the last renewal that went through
+        self.address: str | None = None  # HOST:PORT players reach this node at
+        self.ticket_key: bytes | None = None  # signs redirect tickets, once running
         self._nursery: trio.Nursery | None = None
+
+    async def redirect(self, account_id: int, table_id: int) -> m.Redirect | None:
+        """A redirect of the player to the node that holds ``table_id``, if another
+        node holds it (and says where it is reached)."""
+        storage = self.store.storage
+        held = await self.store.call(storage.holder_address, table_id)
+        if held is None or held[0] == self.node or held[1] is None or self.ticket_key is None:
+            return None
+        ticket = make_ticket(self.ticket_key, account_id, table_id, time.time())
+        return m.Redirect(table_id=table_id, address=held[1], ticket=ticket)
+
+    async def redirect_seated(self, account_id: int) -> m.Redirect | None:
+        """A redirect to the account's running match, when another node holds it."""
+        storage = self.store.storage
+        found = await self.store.call(storage.seated_elsewhere, account_id, self.node)
+        if found is None or self.ticket_key is None:
+            return None
+        table_id, address = found
+        ticket = make_ticket(self.ticket_key, account_id, table_id, time.time())
+        return m.Redirect(table_id=table_id, address=address, ticket=ticket)
 
     def _until(self) -> float:
         return time.time() + self.lease_time
@@ -86,12 +110,18 @@ class Leases:
         task_status: trio.TaskStatus[None],
     ) -> None:
         storage = self.store.storage
+        self.ticket_key = await self.store.call(storage.ticket_key)
+        await self.store.call(storage.node_seen, self.node, self.address)
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
             nursery.start_soon(self._watchdog, running, stop)
             task_status.started()
             while True:
                 await trio.sleep(self.lease_time / 3)
+                try:
+                    await self.store.call(storage.node_seen, self.node, self.address)
+                except Exception:
+                    log.warning("node %s: not marked alive", self.node, exc_info=True)
                 before = running()  # a table made during the renewal is not lost
                 try:
                     held = await self.store.call(storage.renew_leases, self.node, self._until())

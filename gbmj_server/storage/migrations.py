@@ -36,8 +36,9 @@ Migration 9 holds the hands saved with a recorder (``saved_hand``: who saved whi
 when); a pruned hand keeps its row (its result, its ledger rows) with an empty log.
 
 Migration 11 lets several server nodes share one PostgreSQL database: ``table_lease``
-(a table's node and lease, with its lobby entry for the other nodes) and ``node`` (each
-node's public address); ``gbmj_server.storage.nodes``.
+(a table's node and lease, with its lobby entry for the other nodes), ``node`` (each
+node's public address), the redirect tickets' key (``node_secret``) and the tickets
+used (``ticket_used``, each good once); ``gbmj_server.storage.nodes``.
 """
 
 from __future__ import annotations
@@ -328,6 +329,14 @@ MIGRATIONS: tuple[str, ...] = (
         name        TEXT PRIMARY KEY,
         address     TEXT,
         seen_at     REAL NOT NULL
+    );
+    CREATE TABLE node_secret (
+        name        TEXT PRIMARY KEY,
+        secret      BLOB NOT NULL
+    );
+    CREATE TABLE ticket_used (
+        nonce       TEXT PRIMARY KEY,
+        expires_at  REAL NOT NULL
     );
     """,
 )

@@ -12,11 +12,14 @@ the other nodes list: the database is the truth, a NOTIFY only a hint to read it
 
 from __future__ import annotations
 
+import secrets
+import sqlite3
 import time
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 
 from gbmj_server.storage.engine import Database
+from gbmj_server.storage.postgres import IntegrityError as PgIntegrityError
 from gbmj_server.storage.postgres import retry_conflicts
 
 # The running matches' tables that have no lease row at all (written before leases, or
@@ -134,6 +137,55 @@ class NodesMixin:
     def node_address(self, node: str) -> str | None:
         row = self._db.execute("SELECT address FROM node WHERE name = ?", (node,)).fetchone()
         return None if row is None else row[0]
+
+    @retry_conflicts
+    def ticket_key(self) -> bytes:
+        """The key every node signs and checks redirect tickets with (made once)."""
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO node_secret (name, secret) VALUES ('tickets', ?) "
+                "ON CONFLICT (name) DO NOTHING",
+                (secrets.token_bytes(32),),
+            )
+            row = db.execute("SELECT secret FROM node_secret WHERE name = 'tickets'").fetchone()
+        return bytes(row[0])
+
+    @retry_conflicts
+    def use_ticket(self, nonce: str, expires_at: float) -> bool:
+        """Mark a ticket used; False if it was already (a ticket is good once)."""
+        try:
+            with self._write() as db:
+                db.execute("DELETE FROM ticket_used WHERE expires_at < ?", (time.time(),))
+                db.execute(
+                    "INSERT INTO ticket_used (nonce, expires_at) VALUES (?, ?)",
+                    (nonce, expires_at),
+                )
+        except (sqlite3.IntegrityError, PgIntegrityError):
+            return False
+        return True
+
+    def seated_elsewhere(self, account_id: int, node: str) -> tuple[int, str] | None:
+        """The table (and its node's address) of the account's running match, when another
+        node holds it."""
+        row = self._db.execute(
+            "SELECT m.table_id, n.address FROM match_player p "
+            "JOIN match m ON m.id = p.match_id "
+            "JOIN table_lease l ON l.table_id = m.table_id "
+            "JOIN node n ON n.name = l.node "
+            "WHERE p.account_id = ? AND p.left_reason IS NULL AND m.ended_at IS NULL "
+            "AND l.node <> ? AND n.address IS NOT NULL ORDER BY m.id DESC LIMIT 1",
+            (account_id, node),
+        ).fetchone()
+        return None if row is None else (int(row[0]), str(row[1]))
+
+    def holder_address(self, table_id: int) -> tuple[str, str | None] | None:
+        """The node that holds the table's lease and its address (None: no node)."""
+        row = self._db.execute(
+            "SELECT l.node, n.address FROM table_lease l LEFT JOIN node n ON n.name = l.node "
+            "WHERE l.table_id = ?",
+            (table_id,),
+        ).fetchone()
+        return None if row is None else (str(row[0]), row[1])
 
     def notify(self, channel: str, payload: str) -> None:
         """PostgreSQL: a NOTIFY to every node listening on ``channel``, at once (never

@@ -136,6 +136,57 @@ async def test_the_hosts_announcements_and_bans_reach_every_node(
             await on_b._fill()
 
 
+async def test_a_player_follows_a_redirect_to_the_node_that_holds_the_table(
+    two_nodes: tuple[Server, Server],
+) -> None:
+    a, b = two_nodes
+    assert a.port is not None and b.port is not None
+    owner = await connect_to(a.port)
+    await owner.register("owner")
+    table_id = await owner.create_table(name="on node a")
+    guest = await connect_to(b.port)
+    await guest.register("dana")
+    redirect = await guest.ok("join_table", table_id=table_id)
+    assert redirect["type"] == "redirect" and redirect["table_id"] == table_id
+    assert redirect["address"] == f"127.0.0.1:{a.port}"
+    # On node a the ticket signs dana in (no password) and she joins the table.
+    port = redirect["address"].rsplit(":", 1)[1]
+    there = await connect_to(int(port))
+    session = await there.ok("redeem_ticket", ticket=redirect["ticket"])
+    assert session["type"] == "session" and session["profile"]["name"] == "dana"
+    snapshot = await there.ok("join_table", table_id=table_id)
+    assert snapshot["type"] == "snapshot" and snapshot["table"]["table_id"] == table_id
+    # A ticket is good once, and only as signed.
+    again = await connect_to(a.port)
+    used = await again.request("redeem_ticket", ticket=redirect["ticket"])
+    assert used["type"] == "error" and used["code"] == "bad_token" and "used" in used["message"]
+    body, _, signature = redirect["ticket"].partition(".")
+    forged = await again.request("redeem_ticket", ticket=f"{body}.{signature[::-1]}")
+    assert forged["type"] == "error" and forged["code"] == "bad_token"
+    # Watching goes the same way.
+    watch = await guest.ok("spectate", table_id=table_id)
+    assert watch["type"] == "redirect" and watch["address"] == redirect["address"]
+
+
+async def test_a_player_seated_on_another_node_is_sent_there_on_signing_in(
+    two_nodes: tuple[Server, Server],
+) -> None:
+    a, b = two_nodes
+    assert a.port is not None and b.port is not None
+    human = await connect_to(a.port)
+    await human.register("erin")
+    table_id = await human.create_table(name="erin's")
+    await human.ok("sit", table_id=table_id, seat=0)
+    for seat in (1, 2, 3):
+        await human.ok("add_bot", table_id=table_id, seat=seat, level="normal")
+    await human.ok("ready", table_id=table_id, ready=True)
+    await human.expect("prompt")  # the match runs
+    elsewhere = await connect_to(b.port)
+    await elsewhere.ok("login", name="erin", password="secret-pw")
+    redirect = await elsewhere.expect("redirect")
+    assert redirect["table_id"] == table_id and redirect["address"] == f"127.0.0.1:{a.port}"
+
+
 def start_node_process(url: str, name: str, folder: Path) -> tuple[subprocess.Popen[str], int]:
     """``gbmj-server`` as node ``name`` in a process of its own (to be killed)."""
     config = folder / f"{name}.toml"
