@@ -45,6 +45,7 @@ from gbmj_server.tables.brains import Brains
 from gbmj_server.tables.context import TableContext
 from gbmj_server.tables.journal import Journal
 from gbmj_server.tables.registry import Tables
+from gbmj_server.tables.table import Table
 from gbmj_server.tls import Records, ServerTls, open_tls
 from gbmj_server.tournaments import Tournaments
 from protocol import messages as m
@@ -145,7 +146,7 @@ class Server:
                 listening = None if self.port is None else f"{config.host}:{self.port}"
                 self.leases.address = config.advertise or listening
                 await nursery.start(
-                    partial(self.leases.run, tables.running, tables.stop, tables.take_over)
+                    partial(self.leases.run, tables.running, tables.stop, self._take_over)
                 )
             self.resumed = await tables.resume()
             self.services.tournaments = Tournaments(
@@ -169,6 +170,17 @@ class Server:
             await nursery.start(self.run)
             await nursery.start(trio.serve_listeners, self.handle_stream, listeners)
             task_status.started()
+
+    async def _take_over(self, table_ids: set[int]) -> None:
+        """Resume here the matches of a node that died; their players signed in on this
+        node meanwhile are back at their seats at once."""
+        tables = self.tables
+        await tables.take_over(table_ids)
+        for account_id, table_id in list(tables.ctx.seated.items()):
+            conn = self.sessions.of_account(account_id)
+            actor = tables.actors.get(table_id)
+            if table_id in table_ids and conn is not None and conn.table is None and actor:
+                await actor.call(partial(Table.welcome_back, conn=conn))
 
     async def _gauges(self) -> None:
         """The metrics that are counts of what is now (players, tables by state); and

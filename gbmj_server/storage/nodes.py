@@ -166,15 +166,16 @@ class NodesMixin:
 
     def seated_elsewhere(self, account_id: int, node: str) -> tuple[int, str] | None:
         """The table (and its node's address) of the account's running match, when another
-        node holds it."""
+        node holds it (a lapsed lease: nobody, until a node takes it over)."""
         row = self._db.execute(
             "SELECT m.table_id, n.address FROM match_player p "
             "JOIN match m ON m.id = p.match_id "
             "JOIN table_lease l ON l.table_id = m.table_id "
             "JOIN node n ON n.name = l.node "
             "WHERE p.account_id = ? AND p.left_reason IS NULL AND m.ended_at IS NULL "
-            "AND l.node <> ? AND n.address IS NOT NULL ORDER BY m.id DESC LIMIT 1",
-            (account_id, node),
+            "AND l.node <> ? AND l.expires_at >= ? AND n.address IS NOT NULL "
+            "ORDER BY m.id DESC LIMIT 1",
+            (account_id, node, time.time()),
         ).fetchone()
         return None if row is None else (int(row[0]), str(row[1]))
 
