@@ -118,6 +118,7 @@ class ServerConfig:
     node: str = dataclasses.field(default_factory=lambda: default_node())
     advertise: str | None = None
     lease_time: float = LEASE_TIME
+    tournaments: bool = True  # this node goes on with running tournaments (one node does)
 
     @property
     def db_path(self) -> Path:
@@ -176,7 +177,7 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
     known |= {"abandon_grace", "table_linger"}
     known |= {"log_format", "log_file", "tls_cert", "tls_key", "insecure"}
     known |= {"metrics_port", "metrics_host", "bot_workers"}
-    known |= {"node", "advertise", "lease_time"}
+    known |= {"node", "advertise", "lease_time", "tournaments"}
     known |= set(HOUSE_KEYS)
     unknown = set(data) - known
     unknown -= SSH_KEYS | WEB_KEYS
@@ -228,6 +229,10 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
         config = replace(config, node=check_node(str(data["node"])))
     if "advertise" in data:
         config = replace(config, advertise=check_advertise(str(data["advertise"])))
+    if "tournaments" in data:
+        if not isinstance(data["tournaments"], bool):
+            raise ConfigError("tournaments must be true or false")
+        config = replace(config, tournaments=data["tournaments"])
     if "lease_time" in data:
         lease = data["lease_time"]
         if not isinstance(lease, int | float) or isinstance(lease, bool) or not 1 <= lease <= 600:

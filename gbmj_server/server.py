@@ -152,7 +152,8 @@ class Server:
             self.services.tournaments = Tournaments(
                 self.store, self.sessions, self.services.tables, nursery
             )
-            await self.services.tournaments.resume()
+            if config.tournaments:  # on several nodes, the one node that runs them
+                await self.services.tournaments.resume()
             task_status.started()
 
     async def serve(

@@ -126,12 +126,19 @@ class Tables:
         )
 
     def open_table(
-        self, settings: m.TableSettings, owner: tuple[int, str], setup: Callable[[Table], None]
+        self,
+        settings: m.TableSettings,
+        owner: tuple[int, str],
+        setup: Callable[[Table], None],
+        table_id: int | None = None,
     ) -> TableActor:
         """A table the server opens itself (a tournament session's): ``setup`` seats it
-        and starts its match before its task runs, so nobody finds it half made."""
-        self._last_id += 1
-        table = Table(self.ctx, self._last_id, settings, None, owner, Play.start)
+        and starts its match before its task runs, so nobody finds it half made. Its id
+        is ``table_id`` (from ``new_id``; None: this server's next)."""
+        if table_id is None:
+            self._last_id += 1
+            table_id = self._last_id
+        table = Table(self.ctx, table_id, settings, None, owner, Play.start)
         actor = TableActor(table)
         setup(table)
         logs.event("table_created", table=table.id, account=owner[0])

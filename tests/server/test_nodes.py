@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from pathlib import Path
 
+import psycopg
 import pytest
 import trio
 
@@ -184,6 +185,32 @@ async def test_a_player_seated_on_another_node_is_sent_there_on_signing_in(
     await elsewhere.ok("login", name="erin", password="secret-pw")
     redirect = await elsewhere.expect("redirect")
     assert redirect["table_id"] == table_id and redirect["address"] == f"127.0.0.1:{a.port}"
+
+
+async def test_a_node_that_lost_a_tables_lease_stops_it_and_settles_nothing(
+    two_nodes: tuple[Server, Server], pg_url: str
+) -> None:
+    a, b = two_nodes
+    assert a.port is not None
+    human = await connect_to(a.port)
+    await human.register("frank")
+    table_id = await human.create_table(name="lost")
+    await human.ok("sit", table_id=table_id, seat=0)
+    for seat in (1, 2, 3):
+        await human.ok("add_bot", table_id=table_id, seat=seat, level="normal")
+    await human.ok("ready", table_id=table_id, ready=True)
+    await human.expect("prompt")
+    # Another node (one that then dies at once) took the lease: node a stops the table
+    # at its next renewal, the match left running in the database as it stood.
+    with psycopg.connect(pg_url, autocommit=True) as db:
+        db.execute(b"UPDATE table_lease SET node = 'gone' WHERE table_id = %s", (table_id,))
+    await wait_for(lambda: table_id not in a.tables.actors, LEASE)
+    await human.expect("table_left")
+    with Storage(pg_url) as store:
+        (running,) = store.running_matches()
+        assert running.table_id == table_id and running.hand_logs == ()
+    # Its lease lapses unrenewed: a node takes the match over.
+    await wait_for(lambda: table_id in a.tables.actors or table_id in b.tables.actors, LEASE + 5)
 
 
 async def test_a_killed_nodes_match_resumes_on_another_node(pg_url: str, tmp_path: Path) -> None:
