@@ -145,6 +145,7 @@ class Server:
                 # the one this node listens on.
                 listening = None if self.port is None else f"{config.host}:{self.port}"
                 self.leases.address = config.advertise or listening
+                self.leases.players = lambda: self.sessions.signed_in
                 await nursery.start(
                     partial(self.leases.run, tables.running, tables.stop, self._take_over)
                 )

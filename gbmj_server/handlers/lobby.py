@@ -29,9 +29,7 @@ async def watch_lobby(services: Services, conn: Connection, request: m.WatchLobb
     lobby = services.lobby
     if not request.on:
         lobby.unwatch(conn)
-        return m.TableList(
-            tables=(), total=lobby.tables, players_online=services.sessions.signed_in
-        )
+        return m.TableList(tables=(), total=lobby.tables, players_online=lobby.online)
     if conn.table is not None:
         raise RequestError(ErrorCode.NOT_EXPECTED, f"you are at table {conn.table.id}")
     return lobby.watch(conn, request.offset or 0)

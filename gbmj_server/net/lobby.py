@@ -60,6 +60,7 @@ class Lobby:
         self._pages: dict[tuple[int, int], Page] = {}  # (offset, cohort) -> its page
         self._page_of: dict[Connection, Page] = {}
         self.remote: set[int] = set()  # the listed tables another node runs
+        self.remote_players = 0  # signed in on the other nodes
         self.on_change: Callable[[int], None] | None = None  # a table of this node changed
         self.on_chat: Callable[[m.Chat, int], None] | None = None  # a line said on this node
 
@@ -97,6 +98,11 @@ class Lobby:
     def tables(self) -> int:
         return len(self._order)
 
+    @property
+    def online(self) -> int:
+        """Players signed in, on every node."""
+        return self.sessions.signed_in + self.remote_players
+
     # -- what clients read -------------------------------------------------------------
     def _page_ids(self, offset: int) -> list[int]:
         return self._order[offset : offset + m.TABLE_PAGE]
@@ -105,7 +111,7 @@ class Lobby:
         return m.TableList(
             tables=tuple(self._infos[i] for i in self._page_ids(offset)),
             total=len(self._order),
-            players_online=self.sessions.signed_in,
+            players_online=self.online,
         )
 
     def watch(self, conn: Connection, offset: int = 0) -> m.TableList:
@@ -116,7 +122,7 @@ class Lobby:
         if page is None:
             page = self._pages[key] = Page(*key)
             page.sent = {i: self._versions[i] for i in self._page_ids(offset)}
-            page.online, page.total = self.sessions.signed_in, len(self._order)
+            page.online, page.total = self.online, len(self._order)
         page.watchers.add(conn)
         self._page_of[conn] = page
         return self.page(offset)
@@ -157,7 +163,7 @@ class Lobby:
     def flush(self, cohort: int | None = None) -> None:
         """What changed since their last update, to the watchers of ``cohort`` (None:
         every cohort), one frame per page."""
-        online, total = self.sessions.signed_in, len(self._order)
+        online, total = self.online, len(self._order)
         for page in list(self._pages.values()):
             if cohort is not None and page.cohort != cohort:
                 continue

@@ -35,6 +35,7 @@ class Leases:
         self.renewed_at = time.time()  # the last renewal that went through
         self.address: str | None = None  # HOST:PORT players reach this node at
         self.ticket_key: bytes | None = None  # signs redirect tickets, once running
+        self.players: Callable[[], int] = lambda: 0  # signed in on this node
         self._nursery: trio.Nursery | None = None
 
     async def redirect(self, account_id: int, table_id: int) -> m.Redirect | None:
@@ -111,7 +112,7 @@ class Leases:
     ) -> None:
         storage = self.store.storage
         self.ticket_key = await self.store.call(storage.ticket_key)
-        await self.store.call(storage.node_seen, self.node, self.address)
+        await self.store.call(storage.node_seen, self.node, self.address, self.players())
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
             nursery.start_soon(self._watchdog, running, stop)
@@ -119,7 +120,9 @@ class Leases:
             while True:
                 await trio.sleep(self.lease_time / 3)
                 try:
-                    await self.store.call(storage.node_seen, self.node, self.address)
+                    await self.store.call(
+                        storage.node_seen, self.node, self.address, self.players()
+                    )
                 except Exception:
                     log.warning("node %s: not marked alive", self.node, exc_info=True)
                 before = running()  # a table made during the renewal is not lost

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -39,6 +40,7 @@ PAYLOAD_MAX = 7900  # bytes: PostgreSQL refuses payloads of 8,000 or more
 SHARE_AFTER = 0.05  # seconds a burst of changes gathers before it is written
 LOOK_EVERY = 2.0  # seconds between two reads of the other nodes' tables without a hint
 RECONNECT_AFTER = 1.0  # seconds before the listening connection is opened again
+SEEN_WITHIN = 60.0  # seconds: a node not seen for longer counts no players
 OUTBOX = 256  # notifications waiting to go out; more are dropped (they are hints)
 
 HostAction = Callable[[dict[str, Any]], Awaitable[None]]
@@ -125,6 +127,9 @@ class Listener:
             self._hint = trio.Event()
             try:
                 shared = await self.store.call(storage.shared_infos, self.node)
+                self.lobby.remote_players = await self.store.call(
+                    storage.players_elsewhere, self.node, time.time() - SEEN_WITHIN
+                )
             except Exception:
                 log.warning("the other nodes' tables not read", exc_info=True)
                 continue

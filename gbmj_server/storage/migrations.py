@@ -37,8 +37,9 @@ when); a pruned hand keeps its row (its result, its ledger rows) with an empty l
 
 Migration 11 lets several server nodes share one PostgreSQL database: ``table_lease``
 (a table's node and lease, with its lobby entry for the other nodes), ``node`` (each
-node's public address), the redirect tickets' key (``node_secret``) and the tickets
-used (``ticket_used``, each good once); ``gbmj_server.storage.nodes``.
+node's public address and players signed in), the redirect tickets' key
+(``node_secret``) and the tickets used (``ticket_used``, each good once);
+``gbmj_server.storage.nodes``.
 """
 
 from __future__ import annotations
@@ -328,6 +329,7 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE TABLE node (
         name        TEXT PRIMARY KEY,
         address     TEXT,
+        players     INTEGER NOT NULL DEFAULT 0,
         seen_at     REAL NOT NULL
     );
     CREATE TABLE node_secret (

@@ -124,15 +124,24 @@ class NodesMixin:
         return None if row is None else str(row[0])
 
     @retry_conflicts
-    def node_seen(self, node: str, address: str | None) -> None:
-        """``node`` is alive, reached by players at ``address`` (HOST:PORT)."""
+    def node_seen(self, node: str, address: str | None, players: int = 0) -> None:
+        """``node`` is alive, reached by players at ``address`` (HOST:PORT), ``players``
+        signed in on it."""
         with self._write() as db:
             db.execute(
-                "INSERT INTO node (name, address, seen_at) VALUES (?, ?, ?) "
+                "INSERT INTO node (name, address, players, seen_at) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT (name) DO UPDATE SET address = excluded.address, "
-                "seen_at = excluded.seen_at",
-                (node, address, time.time()),
+                "players = excluded.players, seen_at = excluded.seen_at",
+                (node, address, players, time.time()),
             )
+
+    def players_elsewhere(self, node: str, seen_since: float) -> int:
+        """Players signed in on the other nodes seen alive since ``seen_since``."""
+        row = self._db.execute(
+            "SELECT coalesce(sum(players), 0) FROM node WHERE name <> ? AND seen_at >= ?",
+            (node, seen_since),
+        ).fetchone()
+        return int(row[0])
 
     def node_address(self, node: str) -> str | None:
         row = self._db.execute("SELECT address FROM node WHERE name = ?", (node,)).fetchone()

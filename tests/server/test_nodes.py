@@ -119,6 +119,24 @@ async def test_lobby_chat_reaches_the_players_of_every_node(
     ]
 
 
+async def test_the_players_online_count_those_of_every_node(
+    two_nodes: tuple[Server, Server],
+) -> None:
+    a, b = two_nodes
+    assert a.port is not None and b.port is not None
+    clients = []  # (kept: a client collected is a connection closed)
+    for port, name in ((a.port, "gina"), (b.port, "hank"), (b.port, "ivan")):
+        clients.append(await connect_to(port))
+        await clients[-1].register(name)
+    # Each node tells the database its count each third of the lease; the others read it.
+    await wait_for(lambda: a.lobby.online == 3 and b.lobby.online == 3, 2 * LEASE)
+    watcher = await connect_to(a.port)
+    await watcher.register("jill")
+    await wait_for(lambda: b.lobby.online == 4, 2 * LEASE)
+    listed = await watcher.ok("list_tables")
+    assert listed["players_online"] == 4
+
+
 async def test_the_hosts_announcements_and_bans_reach_every_node(
     two_nodes: tuple[Server, Server],
 ) -> None:
