@@ -1,10 +1,12 @@
 """A node's leases on its tables (``gbmj_server.storage.nodes``).
 
-One task renews every lease the node holds, in one statement, each third of the lease
-time. A table whose lease the node no longer holds (another node took it) stops at
-once; if the node cannot renew at all (the database is out of reach) until its leases
-have run out, every table stops: another node may be running them by then, so this one
-settles nothing more. The same task looks for running matches whose lease lapsed (their
+One task renews the leases of the tables the node runs, in one statement, each third of
+the lease time. A table whose lease the node no longer holds (another node took it)
+stops at once; if the node cannot renew at all (the database is out of reach), every
+table stops two thirds into its lease, before another node may take it over, so this
+one settles nothing more (and a hand is settled once in any case: its row is unique).
+A lease of this node whose table no longer runs here is left to lapse, and is taken
+over like any other. The same task looks for running matches whose lease lapsed (their
 node died) and takes them over, resuming them as a restart does.
 """
 
@@ -32,7 +34,7 @@ class Leases:
         self.store = store
         self.node = node
         self.lease_time = lease_time
-        self.renewed_at = time.time()  # the last renewal that went through
+        self.renewed_at = time.time()  # when the last renewal that went through began
         self.address: str | None = None  # HOST:PORT players reach this node at
         self.ticket_key: bytes | None = None  # signs redirect tickets, once running
         self.players: Callable[[], int] = lambda: 0  # signed in on this node
@@ -126,12 +128,15 @@ class Leases:
                 except Exception:
                     log.warning("node %s: not marked alive", self.node, exc_info=True)
                 before = running()  # a table made during the renewal is not lost
+                base = time.time()  # the leases run from here, whenever the answer comes
                 try:
-                    held = await self.store.call(storage.renew_leases, self.node, self._until())
+                    held = await self.store.call(
+                        storage.renew_leases, self.node, base + self.lease_time, before
+                    )
                 except Exception:
                     log.warning("node %s: leases not renewed", self.node, exc_info=True)
                     continue
-                self.renewed_at = time.time()
+                self.renewed_at = base
                 lost = before - held
                 if lost:
                     logs.event("leases_lost", node=self.node, tables=len(lost))
@@ -149,11 +154,12 @@ class Leases:
     async def _watchdog(
         self, running: Callable[[], set[int]], stop: Callable[[set[int]], None]
     ) -> None:
-        """Every table stops once the leases ran out unrenewed (a renewal that hangs on an
-        unreachable database included)."""
+        """Every table stops before its lease can run out unrenewed (a renewal that hangs
+        on an unreachable database included): two thirds into the lease, when one
+        renewal in a row failed, so another node never resumes a table still running."""
         while True:
-            await trio.sleep(self.lease_time / 6)
-            if time.time() > self.renewed_at + self.lease_time:
+            await trio.sleep(self.lease_time / 12)
+            if time.time() > self.renewed_at + self.lease_time * 2 / 3:
                 lost = running()
                 if lost:
                     logs.event("leases_lost", node=self.node, tables=len(lost))

@@ -12,10 +12,11 @@ the other nodes list: the database is the truth, a NOTIFY only a hint to read it
 
 from __future__ import annotations
 
+import json
 import secrets
 import sqlite3
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from contextlib import AbstractContextManager
 
 from gbmj_server.storage.engine import Database
@@ -50,14 +51,16 @@ class NodesMixin:
         return table_id
 
     @retry_conflicts
-    def renew_leases(self, node: str, expires_at: float) -> set[int]:
-        """Every lease ``node`` still holds, renewed until ``expires_at``; their tables."""
+    def renew_leases(self, node: str, expires_at: float, tables: Collection[int]) -> set[int]:
+        """The leases ``node`` still holds of ``tables`` (those it runs), renewed until
+        ``expires_at``; their tables."""
         with self._write() as db:
             return {
                 int(r[0])
                 for r in db.execute(
-                    "UPDATE table_lease SET expires_at = ? WHERE node = ? RETURNING table_id",
-                    (expires_at, node),
+                    "UPDATE table_lease SET expires_at = ? WHERE node = ? "
+                    "AND table_id IN (SELECT value FROM json_each(?)) RETURNING table_id",
+                    (expires_at, node, json.dumps(sorted(tables))),
                 ).fetchall()
             }
 

@@ -38,18 +38,18 @@ def test_leases_renew_and_a_lapsed_running_match_goes_to_one_node(
         playing = store.new_table("a", time.time() + 10)
         bot_match(store, playing)
         bot_match(store, 50)  # a running match no lease names (written before leases)
-        assert store.renew_leases("a", time.time() + 10) == {waiting, playing}
+        assert store.renew_leases("a", time.time() + 10, [waiting, playing]) == {waiting, playing}
         # Unexpired, not b's: nothing to take but the match without a lease.
         assert store.take_leases("b", time.time() + 10, own=False) == {50}
         assert store.take_leases("c", time.time() + 10, own=False) == set()
         # a dies: its leases lapse; b takes the running match, c then finds nothing.
-        store.renew_leases("a", time.time() - 1)
+        store.renew_leases("a", time.time() - 1, [waiting, playing])
         assert store.take_leases("b", time.time() + 10, own=False) == {playing}
         assert store.take_leases("c", time.time() + 10, own=False) == set()
         assert store.lease_holder(playing) == "b"
         assert store.lease_holder(waiting) is None  # nobody resumes an empty room
         # a cannot renew what b holds now; b restarting takes its own back at once.
-        assert store.renew_leases("a", time.time() + 10) == set()
+        assert store.renew_leases("a", time.time() + 10, [playing]) == set()
         assert store.take_leases("b", time.time() + 10, own=True) == {playing, 50}
         # The lobby entries: each node reads the others'.
         store.share_infos("b", {playing: b"entry"})
@@ -66,3 +66,15 @@ def test_one_server_per_node_name_on_postgresql(pg_url: str) -> None:
         hold_for_server(pg_url, "a"),
     ):
         pass
+
+
+def test_a_node_renews_only_the_leases_of_the_tables_it_runs(db_target: str | Path) -> None:
+    with Storage(db_target) as store:
+        running = store.new_table("a", time.time() + 10)
+        stopped = store.new_table("a", time.time() + 10)  # its table stopped on node a
+        bot_match(store, running)
+        bot_match(store, stopped)
+        store.renew_leases("a", time.time() - 1, [running, stopped])  # both lapse
+        assert store.renew_leases("a", time.time() + 10, [running]) == {running}
+        # The stopped table's lease lapsed: any node takes its match, node a too.
+        assert store.take_leases("a", time.time() + 10, own=False) == {stopped}
