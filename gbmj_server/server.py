@@ -142,9 +142,14 @@ class Server:
             tables = self.services.tables
             if self.leases is not None:
                 # Where a redirect sends players: the address the host advertises, else
-                # the one this node listens on.
-                listening = None if self.port is None else f"{config.host}:{self.port}"
+                # the one this node listens on (none for every address: no redirect
+                # can name that).
+                listening = None
+                if self.port is not None and config.host not in ("0.0.0.0", "::", ""):
+                    listening = f"{config.host}:{self.port}"
                 self.leases.address = config.advertise or listening
+                if self.leases.address is None:
+                    log.warning("node %s: no advertise address: no redirects here", config.node)
                 self.leases.players = lambda: self.sessions.signed_in
                 await nursery.start(
                     partial(self.leases.run, tables.running, tables.stop, self._take_over)
@@ -334,6 +339,9 @@ async def run_server(
                 port = server.port
                 print(f"listening on {config.host}:{port}", flush=True)
                 print(f"database: {storage.target}", flush=True)
+                if server.leases is not None:  # one node of several (docs/hosting.md)
+                    where = server.leases.address or "nowhere: set advertise for redirects"
+                    print(f"node: {config.node}, reached at {where}", flush=True)
                 print(tls.banner if tls is not None else "tls: off (plain TCP)", flush=True)
                 if signer is not None and (tls is None or tls.fingerprint != signer.fingerprint):
                     print(signer.banner, flush=True)  # the TLS line names it otherwise
