@@ -39,6 +39,7 @@ CHANNELS = (LOBBY_CHANNEL, CHAT_CHANNEL, HOST_CHANNEL)
 PAYLOAD_MAX = 7900  # bytes: PostgreSQL refuses payloads of 8,000 or more
 SHARE_AFTER = 0.05  # seconds a burst of changes gathers before it is written
 LOOK_EVERY = 2.0  # seconds between two reads of the other nodes' tables without a hint
+LOOK_AFTER = 0.05  # seconds a hint waits for the others of its burst
 RECONNECT_AFTER = 1.0  # seconds before the listening connection is opened again
 SEEN_WITHIN = 60.0  # seconds: a node not seen for longer counts no players
 OUTBOX = 256  # notifications waiting to go out; more are dropped (they are hints)
@@ -124,6 +125,7 @@ class Listener:
         while True:
             with trio.move_on_after(LOOK_EVERY):
                 await self._hint.wait()
+            await trio.sleep(LOOK_AFTER)  # the hints of a burst, read once
             self._hint = trio.Event()
             try:
                 shared = await self.store.call(storage.shared_infos, self.node)
