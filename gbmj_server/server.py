@@ -90,10 +90,9 @@ class Server:
         # On PostgreSQL this server is one node of several (gbmj_server.nodes).
         self.leases: Leases | None = None
         self.listener: Listener | None = None
-        if storage.engine == "postgresql":
-            assert isinstance(config.database, str)
+        if storage.url is not None:
             self.leases = Leases(self.store, config.node, config.lease_time)
-            self.listener = Listener(config.database, self.store, config.node, self.lobby)
+            self.listener = Listener(storage.url, self.store, config.node, self.lobby)
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """The services, the tables (the interrupted matches resumed), until cancelled."""

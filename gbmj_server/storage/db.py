@@ -242,6 +242,7 @@ class Storage(
         if is_database_url(path):
             assert isinstance(path, str)
             self.path: Path | None = None
+            self.url: str | None = path  # (the listener of several nodes opens its own)
             self.target = shown(path)
             self._pg = PgConnection(path)
             self._begin = "BEGIN ISOLATION LEVEL SERIALIZABLE"
@@ -253,6 +254,7 @@ class Storage(
                 raise
             return
         self.path = Path(path)
+        self.url = None
         self.target = str(path)
         if str(path) != ":memory:":
             _make_private_folder(self.path.parent)
