@@ -13,6 +13,7 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import psycopg
@@ -23,7 +24,7 @@ from gbmj_server.server import Server
 from gbmj_server.storage import Storage
 from server.conftest import TEST_CONFIG, start
 from server.node_procs import LEASE, start_node_process
-from server.wireclient import WireClient, play
+from server.wireclient import WireClient, play, solo_table
 
 pytestmark = [pytest.mark.trio, pytest.mark.postgres, pytest.mark.slow]
 
@@ -191,13 +192,7 @@ async def test_a_player_seated_on_another_node_is_sent_there_on_signing_in(
 ) -> None:
     a, b = two_nodes
     assert a.port is not None and b.port is not None
-    human = await connect_to(a.port)
-    await human.register("erin")
-    table_id = await human.create_table(name="erin's")
-    await human.ok("sit", table_id=table_id, seat=0)
-    for seat in (1, 2, 3):
-        await human.ok("add_bot", table_id=table_id, seat=seat, level="normal")
-    await human.ok("ready", table_id=table_id, ready=True)
+    human, table_id = await solo_table(partial(connect_to, a.port), "erin")
     await human.expect("prompt")  # the match runs
     elsewhere = await connect_to(b.port)
     await elsewhere.ok("login", name="erin", password="secret-pw")
@@ -210,13 +205,7 @@ async def test_a_node_that_lost_a_tables_lease_stops_it_and_settles_nothing(
 ) -> None:
     a, b = two_nodes
     assert a.port is not None
-    human = await connect_to(a.port)
-    await human.register("frank")
-    table_id = await human.create_table(name="lost")
-    await human.ok("sit", table_id=table_id, seat=0)
-    for seat in (1, 2, 3):
-        await human.ok("add_bot", table_id=table_id, seat=seat, level="normal")
-    await human.ok("ready", table_id=table_id, ready=True)
+    human, table_id = await solo_table(partial(connect_to, a.port), "frank")
     await human.expect("prompt")
     # Another node (one that then dies at once) took the lease: node a stops the table
     # at its next renewal, the match left running in the database as it stood.
@@ -254,13 +243,7 @@ async def test_a_killed_nodes_match_resumes_on_another_node(pg_url: str, tmp_pat
 async def _kill_and_take_over(
     proc: subprocess.Popen[str], port_a: int, b: Server, pg_url: str
 ) -> None:
-    human = await connect_to(port_a)
-    await human.register("survivor")
-    table_id = await human.create_table(name="kill me", stake=1)
-    await human.ok("sit", table_id=table_id, seat=0)
-    for seat in (1, 2, 3):
-        await human.ok("add_bot", table_id=table_id, seat=seat, level="normal")
-    await human.ok("ready", table_id=table_id, ready=True)
+    human, table_id = await solo_table(partial(connect_to, port_a), "survivor", stake=1)
     # A hand settled, and a few steps into the next one: then the node dies.
     assert len(await play(human, table_id, until="hand_result")) == 1
     await play(human, table_id, until="never", prompts=2)
