@@ -111,6 +111,7 @@ class Server:
                 table_fee=config.table_fee,
                 match_seed=self.match_seed,
                 brains=Brains(config.bot_workers) if config.bot_workers else None,
+                node=None if self.leases is None else config.node,
             )
             self.services = Services(
                 config,

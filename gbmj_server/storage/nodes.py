@@ -23,6 +23,24 @@ from gbmj_server.storage.engine import Database
 from gbmj_server.storage.postgres import IntegrityError as PgIntegrityError
 from gbmj_server.storage.postgres import retry_conflicts
 
+
+class LeaseLost(Exception):
+    """This node no longer holds the lease of the match's table: another node runs it, so
+    this one writes nothing more of it."""
+
+
+def check_lease(db: Database, match_id: int, node: str) -> None:
+    """Inside a write transaction: ``LeaseLost`` unless ``node`` holds the lease of the
+    match's table (on PostgreSQL a node taking it over at the same moment conflicts
+    with this transaction, and one of the two runs again)."""
+    row = db.execute(
+        "SELECT l.node FROM match m JOIN table_lease l ON l.table_id = m.table_id WHERE m.id = ?",
+        (match_id,),
+    ).fetchone()
+    if row is None or row[0] != node:
+        raise LeaseLost(f"match {match_id}: node {node} holds its table's lease no more")
+
+
 # The running matches' tables that have no lease row at all (written before leases, or
 # copied from SQLite): a node taking lapsed leases takes these too.
 _RUNNING = "SELECT DISTINCT table_id FROM match WHERE ended_at IS NULL"

@@ -24,6 +24,7 @@ import trio
 
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.errors import RequestError
+from gbmj_server.storage.nodes import LeaseLost
 from gbmj_server.tables.table import Table
 from protocol import messages as m
 from protocol.errors import ErrorCode
@@ -135,6 +136,9 @@ class TableActor:
             if call is None:
                 await table.on_wake()
             await table.settle_down()
+        except LeaseLost:  # another node runs the match now: it stops here, as it stands
+            log.warning("table %s: its lease went to another node: stopped", self.id)
+            table.close()
         except Exception:
             log.exception("table %s: the match failed", self.id)
             await table.fail()

@@ -97,6 +97,7 @@ async def hand_over(table: Table, st: MatchState) -> bool:
         ratings,
         award,
         [(h.record_id, result.points[s]) for s, h in enumerate(holders) if h.record_id is not None],
+        node=table.ctx.node,
     )
     coins = [0, 0, 0, 0]
     for p, moved in zip(owed, settled.moved, strict=False):

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from gbmj_server.storage import Storage, StorageError, hold_for_server
+from gbmj_server.storage import Payment, Settlement, Storage, StorageError, hold_for_server
 from gbmj_server.storage.matches import PlayerJoined
+from gbmj_server.storage.nodes import LeaseLost
 
 
 def bot_match(store: Storage, table_id: int) -> int:
@@ -78,3 +79,28 @@ def test_a_node_renews_only_the_leases_of_the_tables_it_runs(db_target: str | Pa
         assert store.renew_leases("a", time.time() + 10, [running]) == {running}
         # The stopped table's lease lapsed: any node takes its match, node a too.
         assert store.take_leases("a", time.time() + 10, own=False) == {stopped}
+
+
+def test_only_the_node_that_holds_the_lease_settles_a_hand(db_target: str | Path) -> None:
+    with Storage(db_target) as store:
+        alice = store.create_account("alice", "hash-a").id
+        bob = store.create_account("bob", "hash-b").id
+        table_id = store.new_table("a", time.time() + 10)
+        match_id = bot_match(store, table_id)
+        before = store.total_coins()
+
+        def settle(node: str) -> Settlement:
+            return store.settle_hand(
+                match_id, 1, 1, 1, {}, b"", [Payment(alice, bob, 50, "hand", 0, 1)], node=node
+            )
+
+        # Node b took the table over: node a, which has not noticed yet, settles nothing.
+        store.renew_leases("a", time.time() - 1, [table_id])
+        assert store.take_leases("b", time.time() + 10, own=False) == {table_id}
+        with pytest.raises(LeaseLost):
+            settle("a")
+        assert store.hands(match_id) == [] and store.total_coins() == before
+        assert store.balance(alice) == store.balance(bob)
+        assert not settle("b").already  # the node that holds it does
+        assert (store.balance(bob) or 0) - (store.balance(alice) or 0) == 100
+        assert store.ledger_balanced() and store.total_coins() == before
