@@ -181,4 +181,5 @@ class Moderator:
         self.services.sessions.broadcast(m.Notice(code=NoticeCode.ANNOUNCEMENT, message=text))
         self._share("announce", text=text)
         logs.event("moderation", action="announce", length=len(text))
-        return f"announced to {len(self.services.sessions.connections)} connections"
+        told = f"announced to {len(self.services.sessions.connections)} connections"
+        return told + (" here, and to the other nodes" if self.share is not None else "")
