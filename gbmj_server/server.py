@@ -91,6 +91,7 @@ class Server:
         self.leases: Leases | None = None
         self.listener: Listener | None = None
         if storage.url is not None:
+            self.journal.node = config.node
             self.leases = Leases(self.store, config.node, config.lease_time)
             self.listener = Listener(storage.url, self.store, config.node, self.lobby)
 

@@ -4,8 +4,8 @@ One task renews the leases of the tables the node runs, in one statement, each t
 the lease time. A table whose lease the node no longer holds (another node took it)
 stops at once; if the node cannot renew at all (the database is out of reach), every
 table stops two thirds into its lease, before another node may take it over, so this
-one settles nothing more (and a hand's settlement checks the lease in its own
-transaction: ``storage.nodes.check_lease``).
+one settles nothing more (and each step written ahead and each hand's settlement
+checks the lease in its own transaction: ``storage.nodes.check_lease``).
 A lease of this node whose table no longer runs here is left to lapse, and is taken
 over like any other. The same task looks for running matches whose lease lapsed (their
 node died) and takes them over, resuming them as a restart does.

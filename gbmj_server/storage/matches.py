@@ -20,6 +20,7 @@ from typing import Any
 
 from gbmj_server.storage.engine import Database
 from gbmj_server.storage.logs import read_log
+from gbmj_server.storage.nodes import lost_leases
 from gbmj_server.storage.postgres import retry_conflicts
 
 
@@ -147,10 +148,15 @@ class MatchesMixin:
         )
 
     @retry_conflicts
-    def journal(self, entries: Sequence[JournalEntry]) -> None:
-        """Write entries of one or more matches, in order, in one transaction."""
+    def journal(self, entries: Sequence[JournalEntry], node: str | None = None) -> set[int]:
+        """Write entries of one or more matches, in order, in one transaction. On several
+        nodes (``node``), only those of the matches whose table ``node`` leases: the
+        others' matches are returned, nothing of them written (``LeaseLost`` for them)."""
         with self._write() as db:
+            lost = set() if node is None else lost_leases(db, {e.match_id for e in entries}, node)
             for e in entries:
+                if e.match_id in lost:
+                    continue
                 if isinstance(e, ActionDone):
                     db.execute(
                         "INSERT INTO match_action "
@@ -168,6 +174,7 @@ class MatchesMixin:
                         "UPDATE match_player SET left_reason = ? WHERE match_id = ? AND n = ?",
                         (e.reason, e.match_id, e.n),
                     )
+        return lost
 
     @retry_conflicts
     def end_match(

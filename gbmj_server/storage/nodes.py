@@ -41,6 +41,20 @@ def check_lease(db: Database, match_id: int, node: str) -> None:
         raise LeaseLost(f"match {match_id}: node {node} holds its table's lease no more")
 
 
+def lost_leases(db: Database, match_ids: Collection[int], node: str) -> set[int]:
+    """Inside a write transaction: those of ``match_ids`` whose table ``node`` does not
+    lease (``check_lease`` for many at once)."""
+    held = {
+        int(r[0])
+        for r in db.execute(
+            "SELECT m.id FROM match m JOIN table_lease l ON l.table_id = m.table_id "
+            "WHERE l.node = ? AND m.id IN (SELECT value FROM json_each(?))",
+            (node, json.dumps(sorted(match_ids))),
+        ).fetchall()
+    }
+    return set(match_ids) - held
+
+
 # The running matches' tables that have no lease row at all (written before leases, or
 # copied from SQLite): a node taking lapsed leases takes these too.
 _RUNNING = "SELECT DISTINCT table_id FROM match WHERE ended_at IS NULL"

@@ -206,16 +206,24 @@ async def test_a_node_that_lost_a_tables_lease_stops_it_and_settles_nothing(
     a, b = two_nodes
     assert a.port is not None
     human, table_id = await solo_table(partial(connect_to, a.port), "frank")
-    await human.expect("prompt")
-    # Another node (one that then dies at once) took the lease: node a stops the table
-    # at its next renewal, the match left running in the database as it stood.
+    prompt = await human.expect("prompt")
+    with Storage(pg_url) as store:
+        (before,) = store.running_matches()
+    # Another node (one that then dies at once) took the lease: node a writes nothing
+    # more of the match (the player's discard is refused, not written) and stops the
+    # table, at that step or at its next renewal, the match left as it stood.
     with psycopg.connect(pg_url, autocommit=True) as db:
         db.execute(b"UPDATE table_lease SET node = 'gone' WHERE table_id = %s", (table_id,))
+    discard = next(a for a in prompt["actions"] if a["kind"] == "discard")
+    await human.send(
+        {"type": "action", "id": 99, "table_id": table_id, "seq": prompt["seq"], **discard}
+    )
     await wait_for(lambda: table_id not in a.tables.actors, LEASE)
     await human.expect("table_left")
     with Storage(pg_url) as store:
         (running,) = store.running_matches()
         assert running.table_id == table_id and running.hand_logs == ()
+        assert running.actions == before.actions  # the discard never reached the disk
     # Its lease lapses unrenewed: a node takes the match over.
     await wait_for(lambda: table_id in a.tables.actors or table_id in b.tables.actors, LEASE + 5)
 

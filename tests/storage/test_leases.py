@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gbmj_server.storage import Payment, Settlement, Storage, StorageError, hold_for_server
-from gbmj_server.storage.matches import PlayerJoined
+from gbmj_server.storage.matches import ActionDone, PlayerJoined
 from gbmj_server.storage.nodes import LeaseLost
 
 
@@ -104,3 +104,14 @@ def test_only_the_node_that_holds_the_lease_settles_a_hand(db_target: str | Path
         assert not settle("b").already  # the node that holds it does
         assert (store.balance(bob) or 0) - (store.balance(alice) or 0) == 100
         assert store.ledger_balanced() and store.total_coins() == before
+
+
+def test_only_the_node_that_holds_the_lease_writes_a_match_ahead(db_target: str | Path) -> None:
+    with Storage(db_target) as store:
+        table_id = store.new_table("a", time.time() + 10)
+        match_id = bot_match(store, table_id)
+        step = ActionDone(match_id, 1, 0, 0, "deal", None, 0, 5)
+        assert store.journal([step], node="b") == {match_id}  # not b's: nothing written
+        assert store.running_matches()[0].actions == ()
+        assert store.journal([step], node="a") == set()
+        assert store.running_matches()[0].actions == (step,)
