@@ -40,7 +40,9 @@ from gbmj_server.config import (
     LOG_LEVELS,
     ConfigError,
     ServerConfig,
+    check_advertise,
     check_config,
+    check_node,
     load_config_file,
 )
 from gbmj_server.export import admin_export
@@ -82,6 +84,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
         help="SQLite database file (default: user data dir) or postgresql://... URL",
     )
     parser.add_argument("--config", type=Path, help="TOML file with the same settings")
+    parser.add_argument("--node", help="the node's name on PostgreSQL (default: host name)")
 
 
 def _serve_parser() -> argparse.ArgumentParser:
@@ -100,6 +103,7 @@ def _serve_parser() -> argparse.ArgumentParser:
         "--insecure", action="store_true", default=None, help="serve plain TCP, no TLS"
     )
     parser.add_argument("--metrics-port", type=_port, help="HTTP /metrics and /healthz port")
+    parser.add_argument("--advertise", help="HOST:PORT players reach this node at (redirects)")
     parser.add_argument("--metrics-host", help=f"address of the metrics (default {DEFAULT_HOST})")
     parser.add_argument("--log-level", choices=LOG_LEVELS, help="default info")
     parser.add_argument("--log-format", choices=LOG_FORMATS, help="default text")
@@ -297,7 +301,7 @@ def _tournament(args: argparse.Namespace, config: ServerConfig) -> int:
             request["id"] = args.id
             if args.action == "drop":
                 request["name"] = args.name
-        reply = admin_socket.call(config.db_path, request)
+        reply = admin_socket.call(config.admin_path, request)
         if reply is None:
             print(f"no server is running on {config.db_path}", file=sys.stderr)
             return 1
@@ -356,6 +360,10 @@ def _config(args: argparse.Namespace) -> ServerConfig:
         value = getattr(args, key, None)
         if value is not None:
             config = replace(config, **{key: value})
+    if getattr(args, "node", None) is not None:
+        config = replace(config, node=check_node(args.node))
+    if getattr(args, "advertise", None) is not None:
+        config = replace(config, advertise=check_advertise(args.advertise))
     if getattr(args, "ssh_port", None) is not None:
         config = replace(config, ssh=replace(config.ssh, port=args.ssh_port))
     if getattr(args, "web_port", None) is not None:
@@ -403,7 +411,7 @@ def admin(argv: Sequence[str]) -> int:
             request["hash"] = hash_password(password)
         elif args.command == "announce":
             request["text"] = args.text
-        reply = admin_socket.call(config.db_path, request)
+        reply = admin_socket.call(config.admin_path, request)
         if reply is not None:
             print(reply.get("message", ""), file=sys.stdout if reply.get("ok") else sys.stderr)
             return 0 if reply.get("ok") else 1
@@ -537,7 +545,7 @@ def serve(argv: Sequence[str]) -> int:
 
     with contextlib.ExitStack() as held:
         try:  # the database checked and held first: a clear line and status 2, no traceback
-            held.enter_context(hold_for_server(config.database))
+            held.enter_context(hold_for_server(config.database, config.node))
             tls = server_tls(config)  # made on first start, next to the database
         except (StorageError, ConfigError) as exc:
             print(f"gbmj-server: {exc}", file=sys.stderr)

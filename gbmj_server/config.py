@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import dataclasses
 import ipaddress
+import re
+import socket
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -42,6 +44,8 @@ HOUSE_KEYS = {
     "gem_cap": (0, 10**12),
     "hand_log_days": (0, 36_500),
 }
+LEASE_TIME = 10.0  # seconds a node's lease on a table lasts unless renewed
+NODE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}")
 SSH_OFF = SshSettings()
 WEB_OFF = WebSettings()
 
@@ -113,12 +117,28 @@ class ServerConfig:
     # Shared with the doors on other machines (gbmj_server.door): their passes name
     # players' addresses only when signed with it (None: no door of another machine).
     door_secret: str | None = None
+    # Several nodes on one PostgreSQL database (docs/hosting.md, "More than one machine"):
+    # this node's name (one server per name), the HOST:PORT players reach it at (for
+    # redirects; None: the listening address), and how long its lease on a table lasts.
+    node: str = dataclasses.field(default_factory=lambda: default_node())
+    advertise: str | None = None
+    lease_time: float = LEASE_TIME
+    tournaments: bool = True  # this node goes on with running tournaments (one node does)
 
     @property
     def db_path(self) -> Path:
         """The SQLite file; with a PostgreSQL ``db``, the default file's place, where
         the files kept beside the database go (certificate, keys, admin socket)."""
         return self.db if isinstance(self.db, Path) else default_db_path()
+
+    @property
+    def admin_path(self) -> Path:
+        """Where the running server's admin socket goes (``gbmj_server.admin_socket``):
+        beside the SQLite file; on PostgreSQL one per node, so that nodes on one machine
+        each answer their own."""
+        if isinstance(self.db, str):
+            return self.db_path.with_name(f"{self.db_path.name}.{self.node}")
+        return self.db_path
 
     @property
     def database(self) -> Path | str:
@@ -128,6 +148,27 @@ class ServerConfig:
 
 class ConfigError(Exception):
     """A bad setting in the config file."""
+
+
+def default_node() -> str:
+    """The host name (its first label), as a node name."""
+    name = socket.gethostname().split(".")[0]
+    return name if NODE_NAME.fullmatch(name) else "gbmj"
+
+
+def check_node(name: str) -> str:
+    """``name`` if it is a node name (letters, digits, ``.``, ``_``, ``-``; up to 63)."""
+    if not NODE_NAME.fullmatch(name):
+        raise ConfigError(f"node must be 1-63 letters, digits, '.', '_' or '-': {name!r}")
+    return name
+
+
+def check_advertise(address: str) -> str:
+    """``address`` if it is HOST:PORT."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) <= 65535:
+        raise ConfigError(f"advertise must be HOST:PORT: {address!r}")
+    return address
 
 
 def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerConfig:
@@ -141,6 +182,7 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
     known |= {"abandon_grace", "table_linger"}
     known |= {"log_format", "log_file", "tls_cert", "tls_key", "insecure"}
     known |= {"metrics_port", "metrics_host", "bot_workers", "door_secret"}
+    known |= {"node", "advertise", "lease_time", "tournaments"}
     known |= set(HOUSE_KEYS)
     unknown = set(data) - known
     unknown -= SSH_KEYS | WEB_KEYS
@@ -188,6 +230,19 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
             ):
                 raise ConfigError(f"{key} must be a number of seconds 0-{most}")
             config = replace(config, **_one(key, float(value)))
+    if "node" in data:
+        config = replace(config, node=check_node(str(data["node"])))
+    if "advertise" in data:
+        config = replace(config, advertise=check_advertise(str(data["advertise"])))
+    if "tournaments" in data:
+        if not isinstance(data["tournaments"], bool):
+            raise ConfigError("tournaments must be true or false")
+        config = replace(config, tournaments=data["tournaments"])
+    if "lease_time" in data:
+        lease = data["lease_time"]
+        if not isinstance(lease, int | float) or isinstance(lease, bool) or not 1 <= lease <= 600:
+            raise ConfigError("lease_time must be a number of seconds 1-600")
+        config = replace(config, lease_time=float(lease))
     if "bot_workers" in data:
         workers = data["bot_workers"]
         if not isinstance(workers, int) or isinstance(workers, bool) or not 0 <= workers <= 64:

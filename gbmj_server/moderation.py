@@ -8,11 +8,18 @@ granted or taken show in the player's profile; an announcement goes to everyone.
 
 ``gbmj-server admin`` reaches these through the admin socket
 (``gbmj_server.admin_socket``); without a running server it acts on the file alone.
+
+On several nodes (``gbmj_server.nodes``) the admin command reaches one node, which
+changes the database and tells the others (``share``); each node then does what
+reaches its own connected players (``heard``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import Callable
+from typing import Any
 
 from gbmj_server import logs
 from gbmj_server.net.errors import RequestError
@@ -31,8 +38,38 @@ class ModerationError(Exception):
 
 
 class Moderator:
-    def __init__(self, services: Services) -> None:
+    def __init__(
+        self, services: Services, share: Callable[[dict[str, Any]], None] | None = None
+    ) -> None:
         self.services = services
+        self.share = share  # an action for the other nodes' players (None: one node)
+
+    def _share(self, action: str, **fields: Any) -> None:
+        if self.share is not None:
+            self.share({"do": action, **fields})
+
+    async def heard(self, action: dict[str, Any]) -> None:
+        """What another node's host action does to this node's players."""
+        do = action.get("do")
+        account_id = action.get("account")
+        if do == "announce":
+            text = str(action["text"])
+            self.services.sessions.broadcast(m.Notice(code=NoticeCode.ANNOUNCEMENT, message=text))
+        elif not isinstance(account_id, int):
+            return
+        elif do == "ban":
+            self._end(account_id, NoticeCode.BANNED, "the host banned you")
+        elif do == "reset_password":
+            self._end(account_id, NoticeCode.SIGNED_OUT, "your password was reset: sign in again")
+        elif do == "mute":
+            self._mute_connection(account_id, bool(action.get("on")))
+        elif do == "kick":
+            actor = self.services.tables.where_seated(account_id)
+            if actor is not None:
+                with contextlib.suppress(RequestError):
+                    await actor.call(lambda table: powers.host_kick(table, account_id))
+        elif do == "coins":
+            await self._show_coins(account_id)
 
     async def _account(self, name: str) -> Account:
         store = self.services.store
@@ -42,7 +79,10 @@ class Moderator:
         return account
 
     def _end_connection(self, account: Account, code: NoticeCode, text: str) -> bool:
-        conn = self.services.sessions.of_account(account.id)
+        return self._end(account.id, code, text)
+
+    def _end(self, account_id: int, code: NoticeCode, text: str) -> bool:
+        conn = self.services.sessions.of_account(account_id)
         if conn is None:
             return False
         conn.send(m.Notice(code=code, message=text))
@@ -56,6 +96,8 @@ class Moderator:
         except StorageError as exc:
             raise ModerationError(str(exc)) from None
         logs.event("moderation", action="ban" if banned else "unban", account=account.id)
+        if banned:
+            self._share("ban", account=account.id)
         if banned and self._end_connection(account, NoticeCode.BANNED, "the host banned you"):
             return f"{name} banned; their connection ended"
         return f"{name} {'banned' if banned else 'unbanned'}"
@@ -67,6 +109,7 @@ class Moderator:
         except StorageError as exc:
             raise ModerationError(str(exc)) from None
         logs.event("moderation", action="reset_password", account=account.id)
+        self._share("reset_password", account=account.id)
         self._end_connection(
             account, NoticeCode.SIGNED_OUT, "your password was reset: sign in again"
         )
@@ -77,12 +120,16 @@ class Moderator:
         store = self.services.store
         await store.call(store.storage.set_host_muted, account.id, on)
         logs.event("moderation", action="mute" if on else "unmute", account=account.id)
-        conn = self.services.sessions.of_account(account.id)
+        self._mute_connection(account.id, on)
+        self._share("mute", account=account.id, on=on)
+        return f"{name} {'muted' if on else 'unmuted'}"
+
+    def _mute_connection(self, account_id: int, on: bool) -> None:
+        conn = self.services.sessions.of_account(account_id)
         if conn is not None:
             conn.host_muted = on
             if on:
                 conn.send(m.Notice(code=NoticeCode.MUTED, message="the host muted you"))
-        return f"{name} {'muted' if on else 'unmuted'}"
 
     async def kick(self, name: str) -> str:
         account = await self._account(name)
@@ -91,6 +138,10 @@ class Moderator:
         conn = self.services.sessions.of_account(account.id)
         if actor is None and conn is not None and conn.table is not None:
             actor = tables.actors.get(conn.table.id)
+        if actor is None and self.share is not None:  # at another node's table, maybe
+            self._share("kick", account=account.id)
+            logs.event("moderation", action="kick", account=account.id)
+            return f"{name} is at no table of this node: the other nodes kick them"
         if actor is None:
             raise ModerationError(f"{name} is at no table")
         try:
@@ -110,16 +161,25 @@ class Moderator:
         logs.event(
             "moderation", action="grant" if coins > 0 else "take", account=account.id, coins=coins
         )
-        conn = self.services.sessions.of_account(account.id)
-        if conn is not None:
-            mine = await profile(store, account.id, account.name, account.is_guest)
-            conn.send(m.ProfileUpdate(profile=mine))
+        await self._show_coins(account.id)
+        self._share("coins", account=account.id)
         return f"{name}: {balance} coins"
+
+    async def _show_coins(self, account_id: int) -> None:
+        conn = self.services.sessions.of_account(account_id)
+        if conn is not None:
+            store = self.services.store
+            account = await store.call(store.storage.account_by_id, account_id)
+            if account is not None:
+                mine = await profile(store, account.id, account.name, account.is_guest)
+                conn.send(m.ProfileUpdate(profile=mine))
 
     async def announce(self, text: str) -> str:
         text = text.strip()
         if not text or len(text) > 500 or not text.isprintable():
             raise ModerationError("an announcement is 1-500 printable characters")
         self.services.sessions.broadcast(m.Notice(code=NoticeCode.ANNOUNCEMENT, message=text))
+        self._share("announce", text=text)
         logs.event("moderation", action="announce", length=len(text))
-        return f"announced to {len(self.services.sessions.connections)} connections"
+        told = f"announced to {len(self.services.sessions.connections)} connections"
+        return told + (" here, and to the other nodes" if self.share is not None else "")

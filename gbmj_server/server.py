@@ -35,6 +35,8 @@ from gbmj_server.net.guard import Guard
 from gbmj_server.net.lobby import Lobby
 from gbmj_server.net.peers import DOOR_ADDRESS, ProxyHeaderError, proxied_address
 from gbmj_server.net.sessions import Sessions
+from gbmj_server.nodes.leases import Leases
+from gbmj_server.nodes.listener import Listener
 from gbmj_server.services import Services
 from gbmj_server.signing import Signer
 from gbmj_server.storage import Storage
@@ -43,6 +45,7 @@ from gbmj_server.tables.brains import Brains
 from gbmj_server.tables.context import TableContext
 from gbmj_server.tables.journal import Journal
 from gbmj_server.tables.registry import Tables
+from gbmj_server.tables.table import Table
 from gbmj_server.tls import Records, ServerTls, open_tls
 from gbmj_server.tournaments import Tournaments
 from protocol import messages as m
@@ -78,11 +81,19 @@ class Server:
         self.rng = rng or random.SystemRandom()
         self.match_seed = match_seed  # None: a fresh seed per match (tests fix one)
         self.services: Services | None = None
+        self.moderator: Moderator | None = None  # the host's actions, once running
         self.dispatcher: Dispatcher[Services] | None = None
         self.resumed = 0  # matches resumed at start
         self.signer = signer  # signs what the history tells (None: nothing signed)
         self.port: int | None = None  # the first listener's port, once serving
         self.tls: ssl.SSLContext | None = None  # what the listeners serve, once serving
+        # On PostgreSQL this server is one node of several (gbmj_server.nodes).
+        self.leases: Leases | None = None
+        self.listener: Listener | None = None
+        if storage.url is not None:
+            self.journal.node = config.node
+            self.leases = Leases(self.store, config.node, config.lease_time)
+            self.listener = Listener(storage.url, self.store, config.node, self.lobby)
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """The services, the tables (the interrupted matches resumed), until cancelled."""
@@ -101,18 +112,25 @@ class Server:
                 table_fee=config.table_fee,
                 match_seed=self.match_seed,
                 brains=Brains(config.bot_workers) if config.bot_workers else None,
+                node=None if self.leases is None else config.node,
             )
             self.services = Services(
                 config,
                 self.store,
                 self.sessions,
                 self.lobby,
-                Tables(ctx),
+                Tables(ctx, self.leases),
                 self.guard,
                 self.rng,
                 signer=self.signer,
             )
             self.dispatcher = Dispatcher(self.services, HANDLERS)
+            listener = self.listener
+            self.moderator = Moderator(
+                self.services, share=None if listener is None else listener.host_action
+            )
+            if listener is not None:
+                listener.on_host = self.moderator.heard
             nursery.start_soon(self.journal.run)
             if ctx.brains is not None:
                 await nursery.start(ctx.brains.run)
@@ -120,11 +138,29 @@ class Server:
             nursery.start_soon(self._gauges)
             nursery.start_soon(housekeeping, self.services)
             nursery.start_soon(history.housekeeping, self.services)
-            self.resumed = await self.services.tables.resume()
+            if self.listener is not None:
+                await nursery.start(self.listener.run)
+            tables = self.services.tables
+            if self.leases is not None:
+                # Where a redirect sends players: the address the host advertises, else
+                # the one this node listens on (none for every address: no redirect
+                # can name that).
+                listening = None
+                if self.port is not None and config.host not in ("0.0.0.0", "::", ""):
+                    listening = f"{config.host}:{self.port}"
+                self.leases.address = config.advertise or listening
+                if self.leases.address is None:
+                    log.warning("node %s: no advertise address: no redirects here", config.node)
+                self.leases.players = lambda: self.sessions.signed_in
+                await nursery.start(
+                    partial(self.leases.run, tables.running, tables.stop, self._take_over)
+                )
+            self.resumed = await tables.resume()
             self.services.tournaments = Tournaments(
                 self.store, self.sessions, self.services.tables, nursery
             )
-            await self.services.tournaments.resume()
+            if config.tournaments:  # on several nodes, the one node that runs them
+                await self.services.tournaments.resume()
             task_status.started()
 
     async def serve(
@@ -142,6 +178,17 @@ class Server:
             await nursery.start(self.run)
             await nursery.start(trio.serve_listeners, self.handle_stream, listeners)
             task_status.started()
+
+    async def _take_over(self, table_ids: set[int]) -> None:
+        """Resume here the matches of a node that died; their players signed in on this
+        node meanwhile are back at their seats at once."""
+        tables = self.tables
+        await tables.take_over(table_ids)
+        for account_id, table_id in list(tables.ctx.seated.items()):
+            conn = self.sessions.of_account(account_id)
+            actor = tables.actors.get(table_id)
+            if table_id in table_ids and conn is not None and conn.table is None and actor:
+                await actor.call(partial(Table.welcome_back, conn=conn))
 
     async def _gauges(self) -> None:
         """The metrics that are counts of what is now (players, tables by state); and
@@ -293,6 +340,9 @@ async def run_server(
                 port = server.port
                 print(f"listening on {config.host}:{port}", flush=True)
                 print(f"database: {storage.target}", flush=True)
+                if server.leases is not None:  # one node of several (docs/hosting.md)
+                    where = server.leases.address or "nowhere: set advertise for redirects"
+                    print(f"node: {config.node}, reached at {where}", flush=True)
                 print(tls.banner if tls is not None else "tls: off (plain TCP)", flush=True)
                 if signer is not None and (tls is None or tls.fingerprint != signer.fingerprint):
                     print(signer.banner, flush=True)  # the TLS line names it otherwise
@@ -319,8 +369,8 @@ async def run_server(
 
                     await nursery.start(serve_web, config.web, config.host, game)
                 # The host's admin commands reach the running server here.
-                assert server.services is not None
-                await nursery.start(serve_admin, config.db_path, Moderator(server.services))
+                assert server.moderator is not None
+                await nursery.start(serve_admin, config.admin_path, server.moderator)
                 if config.metrics_port is not None:  # the host's metrics and health
                     where = await nursery.start(
                         metrics.serve_metrics, config.metrics_host, config.metrics_port

@@ -13,6 +13,13 @@ backoff and resumes the session, for as long as the session lasts. The server th
 sends the table's snapshot and any open prompt; the session follows the lobby again
 and re-enters a table it was watching or waiting at. A server whose certificate has
 changed since is not connected to again: the session ends with the warning.
+
+A server of several nodes answers a request for a table another node holds with a
+``redirect`` (and pushes one to a player who signs in while seated at such a table):
+the session follows it by itself, connecting to that node, signing in there with the
+redirect's ticket and asking again. A reconnect goes to the node last followed, and
+when that one does not answer, to the address the player gave (a node that died has
+handed its tables on: the node answering redirects again).
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ from textual.message import Message
 
 from gbmj_tui import messages as ui
 from gbmj_tui import promises
-from gbmj_tui.config import Address
+from gbmj_tui.config import Address, parse_address
 from gbmj_tui.connection import Connection, TlsPolicy
 from gbmj_tui.dispatch import Dispatch
 from gbmj_tui.errors import ConnectError, ConnectRefused, RequestFailed
@@ -61,21 +68,25 @@ class Session(Dispatch):
         super().__init__(post, lang)
         self.conn: Connection | None = None
         self.address: Address | None = None
+        self.home: Address | None = None  # the address the player gave (redirects aside)
         self.tls = TlsPolicy()
         self.link = ui.Link.OFFLINE
         self._reading: asyncio.Task[None] | None = None
         self._attached = asyncio.Event()
+        self._following: asyncio.Future[None] | None = None  # a pushed redirect followed
         # Where the commitments shown before each deal are kept (gbmj_tui.promises);
         # None: kept nowhere (a client a front door started writes no file).
         self.commitments: Path | None = None
 
     # -- connecting ---------------------------------------------------------------------
-    async def connect(self, address: Address, tls: TlsPolicy) -> None:
+    async def connect(self, address: Address, tls: TlsPolicy, *, home: bool = True) -> None:
         """A new connection to ``address``, made safe as ``tls`` says (the old one, if
-        any, closed)."""
+        any, closed); ``home``: the address the player gave, not a redirect's."""
         old = self.conn
         conn = await Connection.open(address.host, address.port, tls=tls)
         self.address, self.tls = address, tls
+        if home or self.home is None:
+            self.home = address
         server = server_key(address.host, address.port)
         pinned = conn.pin.fingerprint if conn.pin is not None else None
         self.keep_commitment = (
@@ -134,7 +145,7 @@ class Session(Dispatch):
             self._set_link(ui.LinkState(ui.Link.RECONNECTING, attempt, delay))
             await asyncio.sleep(delay)
             try:
-                conn = await Connection.open(self.address.host, self.address.port, tls=self.tls)
+                conn = await self._reconnect()
             except ConnectRefused as exc:  # the server's certificate changed: say so, stop
                 self.token = None
                 self.post(ui.SessionEnded(exc.text(self.lang)))
@@ -155,6 +166,50 @@ class Session(Dispatch):
                 continue
             await self._follow_again()
             return
+
+    async def _reconnect(self) -> Connection:
+        """The node last followed, else the address the player gave."""
+        assert self.address is not None
+        try:
+            return await Connection.open(self.address.host, self.address.port, tls=self.tls)
+        except ConnectRefused:
+            raise
+        except ConnectError:
+            if self.home is None or self.home == self.address:
+                raise
+            conn = await Connection.open(self.home.host, self.home.port, tls=self.tls)
+            self.address = self.home
+            return conn
+
+    async def follow(self, redirect: m.Redirect, then: m.Message | None = None) -> m.Message:
+        """Another node holds the table: connect to it, sign in with the ticket and ask
+        ``then`` again there (None: a pushed redirect, after which that node puts the
+        player back at the seat itself); what ``then`` is answered (else the redirect)."""
+        assert self.address is not None
+        address = parse_address(redirect.address)
+        await self.connect(address, self.tls, home=False)
+        await self.sign_in(m.RedeemTicket(ticket=redirect.ticket))
+        if self.watching and self.view is None:
+            await self.watch_lobby(True)
+        if then is None:
+            return redirect
+        assert self.conn is not None
+        reply = await self.conn.request(then)  # once: a second redirect is not followed
+        self.receive(reply)
+        if isinstance(reply, m.Redirect):
+            raise ConnectError(N_("the table is moving to another node: try again"))
+        return reply
+
+    def receive(self, message: m.Message) -> None:
+        if isinstance(message, m.Redirect):  # pushed: the player's match is elsewhere
+            if message.id is None:
+                self._following = asyncio.ensure_future(self._follow_pushed(message))
+            return
+        super().receive(message)
+
+    async def _follow_pushed(self, redirect: m.Redirect) -> None:
+        with contextlib.suppress(ConnectError, RequestFailed, TimeoutError):
+            await self.follow(redirect)
 
     async def _follow_again(self) -> None:
         """After a resume: the lobby's list anew, and the table the player was at when
@@ -193,6 +248,8 @@ class Session(Dispatch):
         if self.conn is None or self.conn.closed:
             raise ConnectError(N_("not connected"))
         reply = await self.conn.request(message)
+        if isinstance(reply, m.Redirect):  # another node holds the table: go there
+            return await self.follow(reply, message)
         self.receive(reply)
         if isinstance(reply, m.Ok):
             self._done(message)

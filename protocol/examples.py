@@ -37,6 +37,7 @@ HAND_SIGNATURE = "MEQCIFm3QmV8yq1b2R4d3s1s0R6P3nq2fS9u8k7o6j5i4h3gAiBd8uQ="
 COMMITMENT = "9f2b5c0e7d1a4c3b8e6f0a2d4c6e8b1a3f5d7c9e0b2a4c6e8d1f3a5c7e9b0d2f"
 SALT = "5a1c9e3b7d2f4a6c8e0b1d3f5a7c9e2b"
 TOKEN = "tok_3q9XvB7kLm2PzR8w"
+TICKET = "eyJhIjo0MiwidCI6N30.q1Wd9sS0xZ3r"
 SSH_KEY = "AAAAC3NzaC1lZDI1NTE5AAAAIEcdiJ7wiqXJ656BjKjqwTzBJh++TeQSiSzoAnG5sXPr"
 SSH_FINGERPRINT = "SHA256:7qbZsuw9GlTI+4Hle+JCg+q+rdSxbjNMvC+4VIyr6B8"
 TIMERS = m.TimerSettings(on=True, first_discard=30, turn=15, claim_window=5, reserve=60)
@@ -147,6 +148,7 @@ MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
     m.Login(id=1, name="alice", password="correct horse battery"),
     m.Guest(id=1),
     m.Resume(id=1, token=TOKEN),
+    m.RedeemTicket(id=1, ticket=TICKET),
     m.Logout(id=40),
     m.ChangePassword(id=41, old="correct horse battery", new="staple battery horse"),
     m.Session(id=1, token=TOKEN, profile=PROFILE),
@@ -170,6 +172,7 @@ MESSAGE_EXAMPLES: tuple[m.Message, ...] = (
     m.CreateTable(id=3, settings=SETTINGS),
     m.ConfigureTable(id=4, table_id=7, settings=SETTINGS, password="mahjong"),
     m.JoinTable(id=3, table_id=7),
+    m.Redirect(id=3, table_id=7, address="node-b.example.org:7415", ticket=TICKET),
     m.Spectate(id=3, table_id=7, password="mahjong"),
     m.Sit(id=8, table_id=7, seat=2),
     m.Stand(id=9, table_id=7),

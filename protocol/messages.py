@@ -103,6 +103,8 @@ TABLE_NAME = Str(40)
 PASSWORD = Str(128)  # an account password
 TABLE_PASSWORD = Str(64)
 TOKEN = Str(128, min_len=16)
+TICKET = Str(256, min_len=16)  # a redirect's ticket to another node
+NODE_ADDRESS = Str(261)  # HOST:PORT
 SOFTWARE = Str(64)  # "<name>/<version>" in hello and welcome
 MAX_CHAT = 200  # characters of a chat line
 CHAT_TEXT = Str(MAX_CHAT)
@@ -707,6 +709,14 @@ class Resume(Message):
     token: str = field(TOKEN)
 
 
+@message("redeem_ticket", "client", "session")
+class RedeemTicket(Message):
+    """Sign in on the node a ``redirect`` named, with its ticket (once, within its time):
+    the player does not sign in again."""
+
+    ticket: str = field(TICKET)
+
+
 @message("logout", "client", "ok")
 class Logout(Message):
     """End the session; its token stops working."""
@@ -926,6 +936,17 @@ class AutoPlay(Message):
 
 
 # -- the game ---------------------------------------------------------------------------
+@message("redirect", "server")
+class Redirect(Message):
+    """The table is held by another node of the same server: connect to ``address``,
+    ``redeem_ticket``, then ask again. Answers ``join_table`` and ``spectate``; pushed
+    after a sign-in when the player's running match moved to another node."""
+
+    table_id: int = field(TABLE_ID)
+    address: str = field(NODE_ADDRESS, "HOST:PORT of the node that holds the table")
+    ticket: str = field(TICKET, "signed, good once, for about 30 seconds")
+
+
 @message("snapshot", "server")
 class Snapshot(Message):
     """Everything the viewer may see of a table; events with a higher ``seq`` follow."""

@@ -31,6 +31,7 @@ from gbmj_server.names import NameRefused, PasswordRefused, check_password, norm
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.dispatch import Handlers
 from gbmj_server.net.errors import RequestError
+from gbmj_server.nodes.tickets import TicketRefused, read_ticket
 from gbmj_server.profiles import profile
 from gbmj_server.services import Services
 from gbmj_server.storage import Account, NameTaken
@@ -63,6 +64,10 @@ async def _sign_in(
     actor = services.tables.where_seated(account.id)
     if actor is not None:
         await actor.call(lambda table: table.welcome_back(conn))
+    elif services.tables.leases is not None:  # seated at another node's table, maybe
+        redirect = await services.tables.leases.redirect_seated(account.id)
+        if redirect is not None:
+            conn.send(redirect)
 
 
 async def _check_password(services: Services, password_hash: str | None, password: str) -> bool:
@@ -181,6 +186,35 @@ async def resume(services: Services, conn: Connection, request: m.Resume) -> Non
         raise RequestError(ErrorCode.BAD_TOKEN, "unknown or expired session")
     await services.store.call(storage.note_login, account.id)  # a guest seen is kept
     await _sign_in(services, conn, request, account, request.token)
+
+
+@handlers.on(m.RedeemTicket, signed_out=True)
+async def redeem_ticket(services: Services, conn: Connection, request: m.RedeemTicket) -> None:
+    """Sign in with the ticket of another node's redirect (``gbmj_server.nodes.tickets``):
+    signed by the nodes' key, not run out, not used before."""
+    _signed_out(conn)
+    guard, now = services.guard, trio.current_time()
+    address = guard.key(conn.address)
+    wait = guard.tokens.wait(address, now)
+    if wait > 0:
+        raise _throttled(wait)
+    leases = services.tables.leases
+    if leases is None or leases.ticket_key is None:
+        raise RequestError(ErrorCode.BAD_TOKEN, "this server takes no tickets: sign in")
+    storage = services.store.storage
+    try:
+        ticket = read_ticket(leases.ticket_key, request.ticket, time.time())
+        if not await services.store.call(storage.use_ticket, ticket.nonce, ticket.expires_at):
+            raise TicketRefused("the ticket was used already: sign in")
+        account = await services.store.call(storage.account_by_id, ticket.account_id)
+        if account is None or account.banned:
+            raise TicketRefused("no such account")
+    except TicketRefused as exc:
+        guard.tokens.failed(address, now)
+        raise RequestError(ErrorCode.BAD_TOKEN, str(exc)) from None
+    token = await services.store.call(storage.create_session, account.id)
+    await services.store.call(storage.note_login, account.id)
+    await _sign_in(services, conn, request, account, token)
 
 
 @handlers.on(m.Logout)

@@ -29,9 +29,7 @@ async def watch_lobby(services: Services, conn: Connection, request: m.WatchLobb
     lobby = services.lobby
     if not request.on:
         lobby.unwatch(conn)
-        return m.TableList(
-            tables=(), total=lobby.tables, players_online=services.sessions.signed_in
-        )
+        return m.TableList(tables=(), total=lobby.tables, players_online=lobby.online)
     if conn.table is not None:
         raise RequestError(ErrorCode.NOT_EXPECTED, f"you are at table {conn.table.id}")
     return lobby.watch(conn, request.offset or 0)
@@ -52,22 +50,42 @@ async def create_table(services: Services, conn: Connection, request: m.CreateTa
         raise RequestError(ErrorCode.RATE_LIMITED, "your address owns as many tables as allowed")
     if len(tables) >= limits.max_tables:
         raise RequestError(ErrorCode.SERVER_BUSY, "the server has as many tables as it can hold")
-    actor = tables.create(request.settings, request.password, conn, address)
+    table_id = await tables.new_id()
+    actor = tables.create(request.settings, request.password, conn, address, table_id)
     await actor.request(conn, request.id, lambda table: table.enter(conn, request.password))
 
 
 @handlers.on(m.JoinTable)
-async def join_table(services: Services, conn: Connection, request: m.JoinTable) -> None:
+async def join_table(
+    services: Services, conn: Connection, request: m.JoinTable
+) -> m.Message | None:
     """Enter a table to play (a member asking again gets a fresh snapshot; a player of
-    its running match is back at the seat)."""
+    its running match is back at the seat); a table another node holds: a redirect."""
+    redirect = await _redirect(services, conn, request.table_id)
+    if redirect is not None:
+        return redirect
     actor = services.tables.get(request.table_id)
     await actor.request(conn, request.id, lambda table: table.enter(conn, request.password))
+    return None
 
 
 @handlers.on(m.Spectate)
-async def spectate(services: Services, conn: Connection, request: m.Spectate) -> None:
+async def spectate(services: Services, conn: Connection, request: m.Spectate) -> m.Message | None:
+    redirect = await _redirect(services, conn, request.table_id)
+    if redirect is not None:
+        return redirect
     actor = services.tables.get(request.table_id)
     await actor.request(conn, request.id, lambda table: table.enter(conn, request.password))
+    return None
+
+
+async def _redirect(services: Services, conn: Connection, table_id: int) -> m.Redirect | None:
+    """On several nodes, a table this node does not run: where it runs (docs/hosting.md,
+    "More than one machine")."""
+    leases = services.tables.leases
+    if leases is None or table_id in services.tables.actors:
+        return None
+    return await leases.redirect(signed_in_id(conn), table_id)
 
 
 def check_bot_room(services: Services, conn: Connection) -> None:

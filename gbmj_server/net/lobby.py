@@ -13,11 +13,16 @@ Watchers are split into ``COHORTS`` by connection, and each cohort's turn comes 
 own point of the interval: thousands of watchers get their updates spread over the
 interval instead of in one burst of writes that every table's next step would wait
 behind.
+
+On several nodes (``gbmj_server.nodes.listener``) the list also holds the other nodes'
+tables (``remote``), and this node's changes and lobby chat go out through the hooks
+``on_change`` and ``on_chat``.
 """
 
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import trio
@@ -54,21 +59,37 @@ class Lobby:
         self._version = 0
         self._pages: dict[tuple[int, int], Page] = {}  # (offset, cohort) -> its page
         self._page_of: dict[Connection, Page] = {}
+        self.remote: set[int] = set()  # the listed tables another node runs
+        self.remote_players = 0  # signed in on the other nodes
+        self.on_change: Callable[[int], None] | None = None  # a table of this node changed
+        self.on_chat: Callable[[m.Chat, int], None] | None = None  # a line said on this node
 
     # -- what tables publish ---------------------------------------------------------
-    def publish(self, info: m.TableInfo) -> None:
+    def publish(self, info: m.TableInfo, *, local: bool = True) -> None:
+        """A table's entry, as its table (``local``) or another node published it."""
         table_id = info.table_id
         if table_id not in self._infos:
             bisect.insort(self._order, table_id)
         self._infos[table_id] = info
         self._version += 1
         self._versions[table_id] = self._version
+        if local:
+            self.remote.discard(table_id)
+            if self.on_change is not None:
+                self.on_change(table_id)
+        else:
+            self.remote.add(table_id)
 
-    def remove(self, table_id: int) -> None:
+    def remove(self, table_id: int, *, local: bool = True) -> None:
+        if not local and table_id not in self.remote:
+            return  # this node runs it now
+        self.remote.discard(table_id)
         if self._infos.pop(table_id, None) is not None:
             self._order.remove(table_id)
             del self._versions[table_id]
             self._version += 1
+        if local and self.on_change is not None:
+            self.on_change(table_id)
 
     def info(self, table_id: int) -> m.TableInfo | None:
         return self._infos.get(table_id)
@@ -76,6 +97,11 @@ class Lobby:
     @property
     def tables(self) -> int:
         return len(self._order)
+
+    @property
+    def online(self) -> int:
+        """Players signed in, on every node."""
+        return self.sessions.signed_in + self.remote_players
 
     # -- what clients read -------------------------------------------------------------
     def _page_ids(self, offset: int) -> list[int]:
@@ -85,7 +111,7 @@ class Lobby:
         return m.TableList(
             tables=tuple(self._infos[i] for i in self._page_ids(offset)),
             total=len(self._order),
-            players_online=self.sessions.signed_in,
+            players_online=self.online,
         )
 
     def watch(self, conn: Connection, offset: int = 0) -> m.TableList:
@@ -96,7 +122,7 @@ class Lobby:
         if page is None:
             page = self._pages[key] = Page(*key)
             page.sent = {i: self._versions[i] for i in self._page_ids(offset)}
-            page.online, page.total = self.sessions.signed_in, len(self._order)
+            page.online, page.total = self.online, len(self._order)
         page.watchers.add(conn)
         self._page_of[conn] = page
         return self.page(offset)
@@ -111,8 +137,11 @@ class Lobby:
     def watching(self, conn: Connection) -> bool:
         return conn in self._page_of
 
-    def chat(self, line: m.Chat, sender_id: int) -> None:
-        """A lobby chat line, encoded once, to every watcher who has not muted its sender."""
+    def chat(self, line: m.Chat, sender_id: int, *, local: bool = True) -> None:
+        """A lobby chat line, encoded once, to every watcher who has not muted its sender
+        (said on this node: to the other nodes too)."""
+        if local and self.on_chat is not None:
+            self.on_chat(line, sender_id)
         frame = encode(line)
         for conn in list(self._page_of):
             if sender_id not in conn.mutes:
@@ -134,7 +163,7 @@ class Lobby:
     def flush(self, cohort: int | None = None) -> None:
         """What changed since their last update, to the watchers of ``cohort`` (None:
         every cohort), one frame per page."""
-        online, total = self.sessions.signed_in, len(self._order)
+        online, total = self.online, len(self._order)
         for page in list(self._pages.values()):
             if cohort is not None and page.cohort != cohort:
                 continue

@@ -37,6 +37,7 @@ from gbmj_server.storage.ledger import LedgerMixin
 from gbmj_server.storage.matches import MatchesMixin, PlayerRecord
 from gbmj_server.storage.migrations import MIGRATIONS, SCHEMA_VERSION
 from gbmj_server.storage.moderation import ModerationMixin
+from gbmj_server.storage.nodes import NodesMixin
 from gbmj_server.storage.postgres import (
     MIGRATION_LOCK_KEY,
     SERVER_LOCK_KEY,
@@ -132,17 +133,19 @@ def _create_private_file(path: Path) -> None:
 
 
 @contextmanager
-def hold_for_server(path: str | Path) -> Iterator[None]:
+def hold_for_server(path: str | Path, node: str = "") -> Iterator[None]:
     """Hold the database at ``path`` for one server's lifetime, after checking that the
     server can use it: its folder exists or can be made, the file opens as a database
     of this schema, and a write goes through (a read-only file or folder fails here, at
     start, not in every later write). A second server on the same file fails too: the
     lock file beside it (``fcntl.flock``) is held until the block ends. Admin commands
-    do not take it, so they run beside a live server. Any failure is a
-    ``StorageError`` whose text is one line for the host."""
+    do not take it, so they run beside a live server. On PostgreSQL several servers
+    share the database, each a node of its own name: only a second server with the
+    same ``node`` fails. Any failure is a ``StorageError`` whose text is one line for
+    the host."""
     if is_database_url(path):
         assert isinstance(path, str)
-        with _hold_postgres(path):
+        with _hold_postgres(path, node):
             yield
         return
     path = Path(path)
@@ -179,9 +182,10 @@ def hold_for_server(path: str | Path) -> Iterator[None]:
 
 
 @contextmanager
-def _hold_postgres(url: str) -> Iterator[None]:
+def _hold_postgres(url: str, node: str) -> Iterator[None]:
     """``hold_for_server`` for a PostgreSQL database: it answers, migrates, takes a write,
-    and no other server holds it (an advisory lock, held by a connection kept open)."""
+    and no other server of the same node name holds it (an advisory lock, held by a
+    connection kept open)."""
     try:
         store = Storage(url)
     except PgError as exc:
@@ -189,11 +193,11 @@ def _hold_postgres(url: str) -> Iterator[None]:
     with store:
         try:
             store._check_writable()
-            held = store.hold_server_lock()
+            held = store.hold_server_lock(node)
         except PgError as exc:
             raise StorageError(f"cannot use the database {shown(url)}: {_why(exc)}") from None
         if not held:
-            raise StorageError(f"another gbmj-server is using {shown(url)}")
+            raise StorageError(f"another gbmj-server is using {shown(url)} as node {node!r}")
         yield
 
 
@@ -221,7 +225,9 @@ def _account(row: Sequence[Any]) -> Account:
     )
 
 
-class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, TournamentsMixin):
+class Storage(
+    LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, TournamentsMixin, NodesMixin
+):
     """Accounts, sessions and history in one SQLite file; migrations applied on open.
     Coins, items and ratings: ``gbmj_server.storage.ledger``; running matches:
     ``.matches``; the history players read: ``.history``."""
@@ -238,6 +244,7 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
         if is_database_url(path):
             assert isinstance(path, str)
             self.path: Path | None = None
+            self.url: str | None = path  # (the listener of several nodes opens its own)
             self.target = shown(path)
             self._pg = PgConnection(path)
             self._begin = "BEGIN ISOLATION LEVEL SERIALIZABLE"
@@ -249,6 +256,7 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
                 raise
             return
         self.path = Path(path)
+        self.url = None
         self.target = str(path)
         if str(path) != ":memory:":
             _make_private_folder(self.path.parent)
@@ -342,11 +350,14 @@ class Storage(LedgerMixin, MatchesMixin, ModerationMixin, HistoryMixin, Tourname
             raise
         pg.script("COMMIT")
 
-    def hold_server_lock(self) -> bool:
-        """PostgreSQL: take the lock one server holds on its database for as long as this
-        connection lives; False if another server holds it."""
+    def hold_server_lock(self, node: str = "") -> bool:
+        """PostgreSQL: take the lock the server of node ``node`` holds on its database for
+        as long as this connection lives; False if another server of that node holds it
+        (servers of other nodes share the database)."""
         assert self._pg is not None
-        row = self._db.execute(f"SELECT pg_try_advisory_lock({SERVER_LOCK_KEY})").fetchone()
+        row = self._db.execute(
+            f"SELECT pg_try_advisory_lock({SERVER_LOCK_KEY}, hashtext(?))", (node,)
+        ).fetchone()
         return bool(row[0])
 
     def _check_writable(self) -> None:

@@ -23,6 +23,7 @@ from typing import Any
 
 from gbmj.economy.items import ITEM_RULES, SLOTS
 from gbmj_server.storage.engine import Database
+from gbmj_server.storage.nodes import check_lease
 from gbmj_server.storage.postgres import retry_conflicts
 from protocol.vocabulary import Item
 
@@ -421,6 +422,7 @@ class LedgerMixin:
         ratings: Sequence[tuple[int, int]] = (),
         award: tuple[int, str] | None = None,
         points: Sequence[tuple[int, int]] = (),
+        node: str | None = None,
     ) -> Settlement:
         """Record a finished hand and settle it in one transaction: the hand row, the
         payments (each capped at what its payer holds; the house is never short; ``moved``
@@ -429,8 +431,11 @@ class LedgerMixin:
         the inventory is full), the match's participants' totals (``points``: (n,
         points); coins from the payments' ``payer_n``/``payee_n``), and the hand's
         actions written ahead, which its row now holds. A hand recorded before is left
-        alone (``already``)."""
+        alone (``already``). On several nodes (``node``), only the node that holds the
+        table's lease settles: ``LeaseLost`` otherwise, nothing written."""
         with self._write() as db:
+            if node is not None:
+                check_lease(db, match_id, node)
             row = db.execute(
                 "SELECT id FROM hand WHERE match_id = ? AND number = ?", (match_id, number)
             ).fetchone()

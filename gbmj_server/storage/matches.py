@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
 from gbmj_server.storage.engine import Database
 from gbmj_server.storage.logs import read_log
+from gbmj_server.storage.nodes import lost_leases
 from gbmj_server.storage.postgres import retry_conflicts
 
 
@@ -149,10 +150,15 @@ class MatchesMixin:
         )
 
     @retry_conflicts
-    def journal(self, entries: Sequence[JournalEntry]) -> None:
-        """Write entries of one or more matches, in order, in one transaction."""
+    def journal(self, entries: Sequence[JournalEntry], node: str | None = None) -> set[int]:
+        """Write entries of one or more matches, in order, in one transaction. On several
+        nodes (``node``), only those of the matches whose table ``node`` leases: the
+        others' matches are returned, nothing of them written (``LeaseLost`` for them)."""
         with self._write() as db:
+            lost = set() if node is None else lost_leases(db, {e.match_id for e in entries}, node)
             for e in entries:
+                if e.match_id in lost:
+                    continue
                 if isinstance(e, ActionRow):
                     db.execute(
                         "INSERT INTO match_action "
@@ -170,6 +176,7 @@ class MatchesMixin:
                         "UPDATE match_player SET left_reason = ? WHERE match_id = ? AND n = ?",
                         (e.reason, e.match_id, e.n),
                     )
+        return lost
 
     @retry_conflicts
     def end_match(
@@ -189,9 +196,9 @@ class MatchesMixin:
             db.execute("DELETE FROM match_action WHERE match_id = ?", (match_id,))
 
     @retry_conflicts
-    def running_matches(self) -> list[RunningMatch]:
-        """Every match not ended, as it stood; matches written before this format (no
-        seed) cannot be resumed and are ended as abandoned."""
+    def running_matches(self, tables: Collection[int] | None = None) -> list[RunningMatch]:
+        """Every match not ended (at ``tables``, if given), as it stood; matches written
+        before this format (no seed) cannot be resumed and are ended as abandoned."""
         with self._write() as db:
             db.execute(
                 "UPDATE match SET ended_at = ?, end_reason = 'abandoned' "
@@ -205,6 +212,7 @@ class MatchesMixin:
                 "FROM match "
                 "WHERE ended_at IS NULL ORDER BY id"
             ).fetchall()
+            if tables is None or row[1] in tables
         ]
 
     def players_of(self, match_id: int) -> tuple[PlayerRecord, ...]:

@@ -34,6 +34,12 @@ standings, coins from the hands' ledger rows), so the history reads every match 
 
 Migration 9 holds the hands saved with a recorder (``saved_hand``: who saved which hand,
 when); a pruned hand keeps its row (its result, its ledger rows) with an empty log.
+
+Migration 11 lets several server nodes share one PostgreSQL database: ``table_lease``
+(a table's node and lease, with its lobby entry for the other nodes), ``node`` (each
+node's public address and players signed in), the redirect tickets' key
+(``node_secret``) and the tickets used (``ticket_used``, each good once);
+``gbmj_server.storage.nodes``.
 """
 
 from __future__ import annotations
@@ -312,6 +318,33 @@ MIGRATIONS: tuple[str, ...] = (
     # scale), 'raw' (the comparison itself is the score) or the organiser's thresholds.
     """
     ALTER TABLE tournament ADD COLUMN scale TEXT NOT NULL DEFAULT 'steps';
+    """,
+    # 12: several nodes on one database (gbmj_server.storage.nodes): each table's lease
+    # (the node that runs it, until when, and its lobby entry for the other nodes), and
+    # each node's public address for redirects.
+    """
+    CREATE TABLE table_lease (
+        table_id    INTEGER PRIMARY KEY,
+        node        TEXT NOT NULL,
+        expires_at  REAL NOT NULL,
+        info        BLOB
+    );
+    CREATE INDEX table_lease_node ON table_lease(node);
+    CREATE INDEX match_table ON match(table_id);
+    CREATE TABLE node (
+        name        TEXT PRIMARY KEY,
+        address     TEXT,
+        players     INTEGER NOT NULL DEFAULT 0,
+        seen_at     REAL NOT NULL
+    );
+    CREATE TABLE node_secret (
+        name        TEXT PRIMARY KEY,
+        secret      BLOB NOT NULL
+    );
+    CREATE TABLE ticket_used (
+        nonce       TEXT PRIMARY KEY,
+        expires_at  REAL NOT NULL
+    );
     """,
 )
 

@@ -24,6 +24,7 @@ import trio
 
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.errors import RequestError
+from gbmj_server.storage.nodes import LeaseLost
 from gbmj_server.tables.table import Table
 from protocol import messages as m
 from protocol.errors import ErrorCode
@@ -113,6 +114,7 @@ class TableActor:
             table.close()
 
     async def _steps(self, table: Table, call: _Call | None) -> None:
+        lost = False  # this node's lease on the table went to another node
         if call is not None:
             try:
                 result = call.command(table)
@@ -121,6 +123,11 @@ class TableActor:
                 call.result = result
             except RequestError as exc:
                 call.error = exc
+            except LeaseLost:  # another node runs the match now: the table stops below
+                lost = True
+                call.error = RequestError(
+                    ErrorCode.NO_SUCH_TABLE, f"table {self.id} moved to another node"
+                )
             except Exception:
                 log.exception("table %s: a command failed", self.id)
                 call.error = RequestError(
@@ -132,9 +139,14 @@ class TableActor:
                     conn.send(_answer(call, request_id))
                 call.done.set()
         try:
+            if lost:
+                raise LeaseLost(f"table {self.id}")
             if call is None:
                 await table.on_wake()
             await table.settle_down()
+        except LeaseLost:  # another node runs the match now: it stops here, as it stands
+            log.warning("table %s: its lease went to another node: stopped", self.id)
+            table.close()
         except Exception:
             log.exception("table %s: the match failed", self.id)
             await table.fail()

@@ -29,6 +29,7 @@ class TableContext:
     table_fee: int = 0  # coins × stake each player pays the house a hand (§2.5)
     match_seed: bytes | None = None  # None: a fresh seed per match (tests fix one)
     brains: Brains | None = None  # bot decisions in worker processes (None: in the loop)
+    node: str | None = None  # on several nodes, this one: it settles only what it leases
     # account id -> the id of the table where that account holds a seat (kept by tables)
     seated: dict[int, int] = field(default_factory=dict)
     on_closed: Callable[[int], None] = lambda table_id: None  # a table is gone

@@ -1,6 +1,10 @@
 """All tables: their ids, their actors, where each account is seated, and the resumption
 of the matches a restart interrupted (docs/rules.md §2.4).
 
+On several nodes (``gbmj_server.nodes``) the table ids come from the database, each table
+holds a lease for its node, a table whose lease is lost stops where it is, and the
+running matches of a node that died are resumed here as after a restart.
+
 A resumed match is rebuilt from disk (``gbmj_server.storage.matches``): the engine
 replays the match seed, the settled hands' logs and the actions written ahead of the
 hand in play, so every tile is where it was. Bots are back in their seats; the humans are
@@ -20,6 +24,7 @@ from gbmj.game.duplicate import match_of_seed
 from gbmj_server import logs
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.errors import RequestError
+from gbmj_server.nodes.leases import Leases
 from gbmj_server.storage.matches import RunningMatch
 from gbmj_server.tables.actor import TableActor
 from gbmj_server.tables.context import TableContext
@@ -42,10 +47,12 @@ def has_bots(table: Table) -> bool:
 
 
 class Tables:
-    def __init__(self, ctx: TableContext) -> None:
+    def __init__(self, ctx: TableContext, leases: Leases | None = None) -> None:
         self.ctx = ctx
+        self.leases = leases  # None: the only node (SQLite)
         ctx.on_closed = self._closed
         self.actors: dict[int, TableActor] = {}
+        self._scopes: dict[int, trio.CancelScope] = {}  # each table's task, to stop it
         self._made_from: dict[int, str] = {}  # table id -> the address key that made it
         self._last_id = 0
 
@@ -63,15 +70,31 @@ class Tables:
         table_id = self.ctx.seated.get(account_id)
         return None if table_id is None else self.actors.get(table_id)
 
-    def create(
-        self, settings: m.TableSettings, password: str | None, owner: Connection, address: str
-    ) -> TableActor:
-        """A new table owned by ``owner`` (who enters it next), made from ``address``."""
-        assert owner.account is not None
+    async def new_id(self) -> int:
+        """The next table's id: this server's next, or, on several nodes, the database's
+        (its lease taken)."""
+        if self.leases is not None:
+            return await self.leases.new_table()
         self._last_id += 1
+        return self._last_id
+
+    def create(
+        self,
+        settings: m.TableSettings,
+        password: str | None,
+        owner: Connection,
+        address: str,
+        table_id: int | None = None,
+    ) -> TableActor:
+        """A new table owned by ``owner`` (who enters it next), made from ``address``,
+        numbered ``table_id`` (from ``new_id``; None: this server's next)."""
+        assert owner.account is not None
+        if table_id is None:
+            self._last_id += 1
+            table_id = self._last_id
         table = Table(
             self.ctx,
-            self._last_id,
+            table_id,
             settings,
             password,
             (owner.account.id, owner.account.name),
@@ -103,12 +126,19 @@ class Tables:
         )
 
     def open_table(
-        self, settings: m.TableSettings, owner: tuple[int, str], setup: Callable[[Table], None]
+        self,
+        settings: m.TableSettings,
+        owner: tuple[int, str],
+        setup: Callable[[Table], None],
+        table_id: int | None = None,
     ) -> TableActor:
         """A table the server opens itself (a tournament session's): ``setup`` seats it
-        and starts its match before its task runs, so nobody finds it half made."""
-        self._last_id += 1
-        table = Table(self.ctx, self._last_id, settings, None, owner, Play.start)
+        and starts its match before its task runs, so nobody finds it half made. Its id
+        is ``table_id`` (from ``new_id``; None: this server's next)."""
+        if table_id is None:
+            self._last_id += 1
+            table_id = self._last_id
+        table = Table(self.ctx, table_id, settings, None, owner, Play.start)
         actor = TableActor(table)
         setup(table)
         logs.event("table_created", table=table.id, account=owner[0])
@@ -117,20 +147,55 @@ class Tables:
     def _run(self, table: Table, actor: TableActor | None = None) -> TableActor:
         actor = actor or TableActor(table)
         self.actors[table.id] = actor
-        self.ctx.nursery.start_soon(actor.run, name=f"table {table.id}")
+        scope = self._scopes[table.id] = trio.CancelScope()
+        self.ctx.nursery.start_soon(self._task, actor, scope, name=f"table {table.id}")
         return actor
+
+    @staticmethod
+    async def _task(actor: TableActor, scope: trio.CancelScope) -> None:
+        with scope:
+            await actor.run()
 
     def _closed(self, table_id: int) -> None:
         logs.event("table_closed", table=table_id)
         self.actors.pop(table_id, None)
         self._made_from.pop(table_id, None)
+        self._scopes.pop(table_id, None)
+        if self.leases is not None:
+            self.leases.release(table_id)
+
+    # -- several nodes -----------------------------------------------------------------
+    def running(self) -> set[int]:
+        return set(self.actors)
+
+    def stop(self, table_ids: set[int]) -> None:
+        """This node lost the tables' leases: each stops where it is, settling nothing
+        more (the node that holds the lease now resumes the match from the journal)."""
+        for table_id in table_ids:
+            scope = self._scopes.get(table_id)
+            if scope is not None:
+                logs.event("table_stopped", table=table_id)
+                scope.cancel()
+
+    async def take_over(self, table_ids: set[int]) -> int:
+        """Resume here the running matches of ``table_ids`` (their leases this node's)."""
+        return await self._resume(table_ids - set(self.actors))
 
     # -- after a restart ---------------------------------------------------------------
     async def resume(self) -> int:
-        """Rebuild and run every match the disk holds unfinished; how many."""
+        """Rebuild and run every match the disk holds unfinished (on several nodes: those
+        of this node and those whose node's lease lapsed); how many."""
         store = self.ctx.store
         self._last_id = max(self._last_id, await store.call(store.storage.max_table_id))
-        running = await store.call(store.storage.running_matches)
+        if self.leases is not None:
+            return await self._resume(await self.leases.take(own=True))
+        return await self._resume(None)
+
+    async def _resume(self, table_ids: set[int] | None) -> int:
+        store = self.ctx.store
+        if table_ids is not None and not table_ids:
+            return 0
+        running = await store.call(store.storage.running_matches, table_ids)
         resumed = 0
         for record in running:
             try:

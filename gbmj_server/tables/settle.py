@@ -101,6 +101,7 @@ async def hand_over(
         ratings,
         award,
         [(h.record_id, result.points[s]) for s, h in enumerate(holders) if h.record_id is not None],
+        node=table.ctx.node,
     )
     coins = [0, 0, 0, 0]
     for p, moved in zip(owed, settled.moved, strict=False):

@@ -485,6 +485,7 @@ class Tournaments:
         rules: SessionRules,
         deal_seed: bytes | None = None,
     ) -> None:
+        table_id = await self.tables.new_id()  # (the database's, on several nodes)
         rounds = rounds_for(t.hands)
         # A duplicate match turns its seating itself: the places are the table's seats.
         duplicate = deal_seed is not None
@@ -544,7 +545,7 @@ class Tournaments:
                 if conn.table is None:  # in the lobby: at the table at once
                     tb.welcome_back(conn)
 
-        actor = self.tables.open_table(settings, (0, t.organiser), setup)
+        actor = self.tables.open_table(settings, (0, t.organiser), setup, table_id)
         if rules.deals is not None:  # closed before its first hand is played (no await between)
             self.in_play[actor.id] = (rules.deals, table.number - 1)
         for place, n in enumerate(table.players):

@@ -52,6 +52,10 @@ def test_toml_keys_then_flags(tmp_path: Path) -> None:
         ("log_file = 3", "log_file"),
         ('insecure = "yes"', "insecure"),
         ("tls_cert = true", "tls_cert"),
+        ('node = "two words"', "node"),
+        ('advertise = "nowhere"', "advertise"),
+        ("lease_time = 0.5", "lease_time"),
+        ('tournaments = "no"', "tournaments"),
     ],
 )
 def test_bad_values_are_refused_by_name(tmp_path: Path, line: str, named: str) -> None:
@@ -91,3 +95,29 @@ def test_the_door_secret_is_a_setting_and_a_door_needs_what_it_serves(
     ):
         assert door(argv) == 2
         assert why in capsys.readouterr().err
+
+
+def test_node_settings_then_flags(tmp_path: Path) -> None:
+    """Several nodes on one PostgreSQL (docs/hosting.md, "More than one machine")."""
+    toml = tmp_path / "server.toml"
+    toml.write_text(
+        'db = "postgresql://gbmj@db.example.org/gbmj"\nnode = "game-1"\n'
+        'advertise = "game-1.example.org:7415"\nlease_time = 15\ntournaments = false\n'
+    )
+    config = load_config_file(toml)
+    assert (config.node, config.advertise, config.lease_time) == (
+        "game-1",
+        "game-1.example.org:7415",
+        15.0,
+    )
+    assert not config.tournaments
+    args = _serve_parser().parse_args(
+        ["--config", str(toml), "--node", "game-2", "--advertise", "10.0.0.2:7415"]
+    )
+    flagged = _config(args)
+    assert (flagged.node, flagged.advertise) == ("game-2", "10.0.0.2:7415")
+    # Each node answers admin commands on its own socket.
+    assert flagged.admin_path != config.admin_path
+    with pytest.raises(ConfigError, match="node"):
+        _config(_serve_parser().parse_args(["--node", "../etc"]))
+    assert ServerConfig().node  # the host name by default

@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -69,13 +70,17 @@ class PgServer:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'.encode())
 
 
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[PgServer]:
+class PgMissing(Exception):
+    """PostgreSQL is not installed on this machine."""
+
+
+@contextmanager
+def local_postgres() -> Iterator[PgServer]:
+    """A PostgreSQL server of its own, in a temporary folder, until the block ends
+    (the tests' and the benchmarks')."""
     bindir = _bindir()
     if bindir is None:
-        if os.environ.get("CI") or os.environ.get("GBMJ_REQUIRE_POSTGRES"):
-            pytest.fail("PostgreSQL is not installed (.ci/run installs it)")
-        pytest.skip("PostgreSQL is not installed (apt-get install postgresql)")
+        raise PgMissing("PostgreSQL is not installed (apt-get install postgresql)")
     prefix, user = _as_user()
     folder = Path(tempfile.mkdtemp(prefix="gbmj-pg-"))
     folder.chmod(0o755)
@@ -125,6 +130,17 @@ def pg_server() -> Iterator[PgServer]:
             capture_output=True,
         )
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    try:
+        with local_postgres() as server:
+            yield server
+    except PgMissing as exc:
+        if os.environ.get("CI") or os.environ.get("GBMJ_REQUIRE_POSTGRES"):
+            pytest.fail(f"{exc} (.ci/run installs it)")
+        pytest.skip(str(exc))
 
 
 @pytest.fixture

@@ -9,6 +9,8 @@ reads one widget. ``until`` waits for a condition instead of a fixed time.
 
 from __future__ import annotations
 
+import time
+
 from rich.cells import cell_len
 from textual import events
 from textual.app import App
@@ -26,18 +28,23 @@ from protocol.messages import ActionChoice
 TRIES = 1500  # ``until``'s bound: 1,500 settles of the app and short waits (~40 s here)
 
 
-async def until(pilot, condition, tries: int = TRIES) -> None:
+async def until(pilot, condition, tries: int = TRIES, *, seconds: float = 0) -> None:
     """Wait until ``condition()`` holds: the app settles (``pilot.pause()``: the screen's
     pending messages handled, the loop idle), then, while it does not hold, a short wait
     for the network, a worker or a timer, at most ``tries`` times. A bound in tries, not
     a time: a busy machine takes longer per try, not more tries; a broken test fails
-    with the screen shown instead of hanging."""
-    for _ in range(tries):
+    with the screen shown instead of hanging. What waits on time outside the app (a
+    lease to lapse on another server) names ``seconds`` too: it is waited for at least
+    that long, however quick the tries."""
+    start = time.monotonic()
+    n = 0
+    while n < tries or time.monotonic() - start < seconds:
+        n += 1
         await pilot.pause()
         if condition():
             return
         await pilot.pause()
-    raise AssertionError(f"no change after {tries} tries; screen:\n{screen_text(pilot.app)}")
+    raise AssertionError(f"no change after {n} tries; screen:\n{screen_text(pilot.app)}")
 
 
 class TableHost(App[None]):

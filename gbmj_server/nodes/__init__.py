@@ -1,0 +1,4 @@
+"""Several server nodes on one PostgreSQL database (docs/hosting.md, "More than one
+machine"): each table's lease held by the node that runs it (``leases``), and the
+lobby and its chat shared through LISTEN/NOTIFY (``listener``). On SQLite a server is
+the only node and none of this runs."""

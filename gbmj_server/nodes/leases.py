@@ -1,0 +1,167 @@
+"""A node's leases on its tables (``gbmj_server.storage.nodes``).
+
+One task renews the leases of the tables the node runs, in one statement, each third of
+the lease time. A table whose lease the node no longer holds (another node took it)
+stops at once; if the node cannot renew at all (the database is out of reach), every
+table stops two thirds into its lease, before another node may take it over, so this
+one settles nothing more (and each step written ahead and each hand's settlement
+checks the lease in its own transaction: ``storage.nodes.check_lease``).
+A lease of this node whose table no longer runs here is left to lapse, and is taken
+over like any other. The same task looks for running matches whose lease lapsed (their
+node died) and takes them over, resuming them as a restart does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+
+import trio
+
+from gbmj_server import logs
+from gbmj_server.nodes.tickets import make_ticket
+from gbmj_server.storage.threads import AsyncStorage
+from protocol import messages as m
+
+log = logging.getLogger(__name__)
+
+LOBBY_CHANNEL = "gbmj_lobby"  # NOTIFY: a node's tables changed (payload: the node)
+
+
+class Leases:
+    def __init__(self, store: AsyncStorage, node: str, lease_time: float) -> None:
+        self.store = store
+        self.node = node
+        self.lease_time = lease_time
+        self.renewed_at = time.time()  # when the last renewal that went through began
+        self.address: str | None = None  # HOST:PORT players reach this node at
+        self.ticket_key: bytes | None = None  # signs redirect tickets, once running
+        self.players: Callable[[], int] = lambda: 0  # signed in on this node
+        self._nursery: trio.Nursery | None = None
+
+    async def redirect(self, account_id: int, table_id: int) -> m.Redirect | None:
+        """A redirect of the player to the node that holds ``table_id``, if another
+        node holds it (and says where it is reached)."""
+        storage = self.store.storage
+        held = await self.store.call(storage.holder_address, table_id)
+        if held is None or held[0] == self.node or held[1] is None or self.ticket_key is None:
+            return None
+        ticket = make_ticket(self.ticket_key, account_id, table_id, time.time())
+        return m.Redirect(table_id=table_id, address=held[1], ticket=ticket)
+
+    async def redirect_seated(self, account_id: int) -> m.Redirect | None:
+        """A redirect to the account's running match, when another node holds it."""
+        storage = self.store.storage
+        found = await self.store.call(storage.seated_elsewhere, account_id, self.node)
+        if found is None or self.ticket_key is None:
+            return None
+        table_id, address = found
+        ticket = make_ticket(self.ticket_key, account_id, table_id, time.time())
+        return m.Redirect(table_id=table_id, address=address, ticket=ticket)
+
+    def _until(self) -> float:
+        return time.time() + self.lease_time
+
+    async def new_table(self) -> int:
+        """A fresh table id, its lease held by this node."""
+        storage = self.store.storage
+        return await self.store.call(storage.new_table, self.node, self._until())
+
+    async def take(self, *, own: bool) -> set[int]:
+        """The tables of running matches whose lease lapsed (with ``own``: and this
+        node's own, after a restart), their leases now this node's."""
+        storage = self.store.storage
+        return await self.store.call(storage.take_leases, self.node, self._until(), own=own)
+
+    def release(self, table_id: int) -> None:
+        """A table of this node closed: its lease goes, and the other nodes hear of it."""
+        if self._nursery is not None:
+            # (not while the node stops: its leases then lapse by themselves)
+            with contextlib.suppress(RuntimeError):
+                self._nursery.start_soon(self._release, table_id)
+
+    async def _release(self, table_id: int) -> None:
+        storage = self.store.storage
+        try:
+            await self.store.call(storage.release_lease, table_id, self.node)
+            await self.store.call(storage.notify, LOBBY_CHANNEL, self.node)
+        except Exception:  # its lease lapses, and the next taker drops it
+            log.warning("table %s: its lease could not be released", table_id, exc_info=True)
+
+    async def run(
+        self,
+        running: Callable[[], set[int]],
+        stop: Callable[[set[int]], None],
+        take_over: Callable[[set[int]], Awaitable[object]],
+        *,
+        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """Renew, stop what is lost, take over what lapsed, each ``lease_time / 3``
+        seconds. ``running()``: the tables this node runs; ``stop(ids)``: stop them
+        without a further step; ``take_over(ids)``: resume them here."""
+        try:
+            await self._run(running, stop, take_over, task_status)
+        finally:
+            self._nursery = None  # stopping: the leases lapse by themselves
+
+    async def _run(
+        self,
+        running: Callable[[], set[int]],
+        stop: Callable[[set[int]], None],
+        take_over: Callable[[set[int]], Awaitable[object]],
+        task_status: trio.TaskStatus[None],
+    ) -> None:
+        storage = self.store.storage
+        self.ticket_key = await self.store.call(storage.ticket_key)
+        await self.store.call(storage.node_seen, self.node, self.address, self.players())
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            nursery.start_soon(self._watchdog, running, stop)
+            task_status.started()
+            while True:
+                await trio.sleep(self.lease_time / 3)
+                try:
+                    await self.store.call(
+                        storage.node_seen, self.node, self.address, self.players()
+                    )
+                except Exception:
+                    log.warning("node %s: not marked alive", self.node, exc_info=True)
+                before = running()  # a table made during the renewal is not lost
+                base = time.time()  # the leases run from here, whenever the answer comes
+                try:
+                    held = await self.store.call(
+                        storage.renew_leases, self.node, base + self.lease_time, before
+                    )
+                except Exception:
+                    log.warning("node %s: leases not renewed", self.node, exc_info=True)
+                    continue
+                self.renewed_at = base
+                lost = before - held
+                if lost:
+                    logs.event("leases_lost", node=self.node, tables=len(lost))
+                    stop(lost)
+                try:
+                    lapsed = await self.take(own=False)
+                except Exception:
+                    log.warning("node %s: lapsed leases not taken", self.node, exc_info=True)
+                    continue
+                lapsed -= running()
+                if lapsed:
+                    logs.event("leases_taken", node=self.node, tables=len(lapsed))
+                    await take_over(lapsed)
+
+    async def _watchdog(
+        self, running: Callable[[], set[int]], stop: Callable[[set[int]], None]
+    ) -> None:
+        """Every table stops before its lease can run out unrenewed (a renewal that hangs
+        on an unreachable database included): two thirds into the lease, when one
+        renewal in a row failed, so another node never resumes a table still running."""
+        while True:
+            await trio.sleep(self.lease_time / 12)
+            if time.time() > self.renewed_at + self.lease_time * 2 / 3:
+                lost = running()
+                if lost:
+                    logs.event("leases_lost", node=self.node, tables=len(lost))
+                    stop(lost)
