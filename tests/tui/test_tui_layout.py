@@ -15,8 +15,10 @@ from rich.text import Text
 from tui_harness import OfflineApp, TableHost, screen_text, widget_text
 from tui_sample import sample_view, turn_prompt
 
-from gbmj_tui.tiles import HIGHLIGHTED, TileStyle, face
+from gbmj_tui.reducers import apply_event
+from gbmj_tui.tiles import HIGHLIGHTED, TileStyle, face, tile_size
 from gbmj_tui.widgets import DiscardPool, HandRow, SeatPanel
+from gbmj_tui.widgets.board import Board, is_big
 from gbmj_tui.widgets.render import TAKEN_MARK, pool_layout
 from protocol import messages as m
 from protocol.tiles import Tile as T
@@ -216,3 +218,48 @@ def test_the_players_pool_names_them_in_plain_text() -> None:
             return widget_text(app.screen.query_one("#area-bottom")).split("\n")[0]
 
     assert "[W] [b]Eve[/b]" in asyncio.run(go())
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 60)])
+def test_a_discard_repaints_only_the_lines_it_changed_and_they_read_as_a_fresh_table(
+    size, monkeypatch
+) -> None:
+    """Discards and a moved cursor shown one by one draw what the last view drawn at
+    once draws (no line kept from before a change), and a discard marks dirty only the
+    lines it changed in a pool (a whole pool only when it gains a row: a new layout)."""
+    marked: list[tuple[int, bool]] = []  # each pool refresh: lines marked (0: all), layout
+    recording = [False]
+    original = DiscardPool.refresh
+
+    def refresh(self, *regions, **kwargs):
+        if recording[0]:
+            marked.append((sum(r.height for r in regions), bool(kwargs.get("layout"))))
+        return original(self, *regions, **kwargs)
+
+    view = replace(sample_view(), timer=None)  # no countdown: the two runs' clocks differ
+    steps = [view]
+    for i in range(14):
+        view = apply_event(view, "discard", seat=1 + i % 3, tile=T(i % 27))
+        steps.append(replace(view, timer=None))
+
+    async def go(views):
+        app = TableHost(views[0])
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            recording[0] = True
+            for v in views[1:]:
+                app.table.show(v)
+                await pilot.pause()
+            app.table.query_one(Board).highlight(T.M1)
+            await pilot.pause()
+            recording[0] = False
+            return screen_text(app)
+
+    fresh = asyncio.run(go([steps[-1]]))
+    monkeypatch.setattr(DiscardPool, "refresh", refresh)
+    stepped = asyncio.run(go(steps))
+    assert stepped == fresh
+    rows = tile_size(is_big(*size))[1]
+    assert marked
+    assert all(layout if lines == 0 else lines <= rows for lines, layout in marked), marked
+    assert sum(1 for lines, _ in marked if lines) > sum(1 for lines, _ in marked if not lines)
