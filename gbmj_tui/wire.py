@@ -105,6 +105,21 @@ def apply_table_info(view: TableView, info: m.TableInfo) -> TableView:
     return replace(view, **table_fields(info))
 
 
+def pool_as_played(
+    discards: Sequence[int], claimed: Sequence[tuple[int, int]]
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """A seat's pool as a live viewer saw it: the discards still there and the ones
+    another seat claimed (``claimed``: place in the pool as played, tile) back at their
+    places, marked as taken: (``SeatView.discards``, ``SeatView.taken``)."""
+    at = dict(claimed)
+    total = len(discards) + len(at)
+    if len(at) != len(claimed) or any(i >= total for i in at):  # not a pool: as it came
+        return tuple(discards), ()
+    rest = iter(discards)
+    played = tuple(at[i] if i in at else next(rest) for i in range(total))
+    return played, tuple(sorted(at))
+
+
 def from_snapshot(msg: m.Snapshot) -> TableView:
     """Everything the snapshot shows: seats, players, the hand in play, the viewer's tiles."""
     info, game = msg.table, msg.game
@@ -124,13 +139,15 @@ def from_snapshot(msg: m.Snapshot) -> TableView:
             )
         if game is not None:
             g = game.seats[s]
+            discards, taken = pool_as_played(g.discards, g.claimed or ())
             seat = replace(
                 seat,
                 wind=g.wind,
                 concealed_count=g.concealed_count,
                 melds=tuple(meld_from_wire(x) for x in g.melds),
                 flowers=tuple(g.flowers),
-                discards=tuple(g.discards),
+                discards=discards,
+                taken=taken,
             )
         seats.append(seat)
     view = TableView(seats=tuple(seats), me=msg.seat, seq=msg.seq, **table_fields(info))

@@ -360,6 +360,12 @@ class SeatView(Record):
     flowers: tuple[int, ...] = field(ListOf(FLOWER, 8))
     discards: tuple[int, ...] = field(ListOf(PLAYING_TILE, 64), "in order")
     drawn: int | None = field(Optional(TILE), "the tile just drawn: its owner only", default=None)
+    claimed: tuple[tuple[int, int], ...] | None = field(
+        Optional(ListOf(Tuple((Int(0, 63), PLAYING_TILE)), 16)),
+        "[place, tile]: the discards another seat claimed (not in ``discards``), each at "
+        "its place (0-based) in the pool as played; nil or absent: none",
+        default=None,
+    )
 
 
 @record

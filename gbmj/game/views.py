@@ -32,6 +32,8 @@ class SeatView(NamedTuple):
     flowers: tuple[Tile, ...]
     discards: tuple[Tile, ...]
     drawn: Tile | None  # the tile just drawn, shown to its owner only
+    # discards another seat claimed, public: (place in the pool as played, tile)
+    claimed: tuple[tuple[int, Tile], ...] = ()
 
 
 class HandView(NamedTuple):
@@ -98,7 +100,7 @@ def all_views(
         s = state.turn_seat
         drawn = state.last_drawn(s)
         if drawn is not None:
-            revealed[s] = SeatView(*revealed[s][:7], drawn)
+            revealed[s] = SeatView(*revealed[s][:7], drawn, revealed[s].claimed)
     # The fields before ``viewer`` and after ``seats`` are the same for every viewer.
     w = state.wall
     timer = state.timer
@@ -155,15 +157,15 @@ def _result(state: HandState) -> dict[str, object] | None:
 def _seat_views(state: HandState, s: int, ended: bool) -> tuple[SeatView, SeatView]:
     """Seat ``s`` as its owner sees it and as everybody else does."""
     concealed, melds, flowers, discards = state.seat_data(s)
-    wind, count = state.seat_winds[s], len(concealed)
+    wind, count, claimed = state.seat_winds[s], len(concealed), state.claimed(s)
     new = tuple.__new__  # SeatView without NamedTuple's keyword handling: a hot path
-    shown = new(SeatView, (s, wind, concealed, count, melds, flowers, discards, None))
+    shown = new(SeatView, (s, wind, concealed, count, melds, flowers, discards, None, claimed))
     if ended:
         return shown, shown
     public: tuple[Meld | None, ...] = melds
     if melds:
         public = tuple(None if m.concealed else m for m in melds)
-    hidden = new(SeatView, (s, wind, None, count, public, flowers, discards, None))
+    hidden = new(SeatView, (s, wind, None, count, public, flowers, discards, None, claimed))
     return shown, hidden
 
 

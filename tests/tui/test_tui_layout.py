@@ -21,6 +21,7 @@ from gbmj_tui.widgets import DiscardPool, HandRow, SeatPanel
 from gbmj_tui.widgets.board import Board, is_big
 from gbmj_tui.widgets.render import TAKEN_MARK, pool_layout
 from protocol import messages as m
+from protocol.examples import MESSAGE_EXAMPLES
 from protocol.tiles import Tile as T
 
 TABLE = 0
@@ -263,3 +264,39 @@ def test_a_discard_repaints_only_the_lines_it_changed_and_they_read_as_a_fresh_t
     assert marked
     assert all(layout if lines == 0 else lines <= rows for lines, layout in marked), marked
     assert sum(1 for lines, _ in marked if lines) > sum(1 for lines, _ in marked if not lines)
+
+
+@pytest.mark.parametrize(("lang", "ascii"), [("zh", False), ("en", True)])
+def test_a_snapshot_shows_claimed_discards_marked_where_they_lay(lang, ascii) -> None:
+    """A spectator joining (or a player coming back) mid-hand: the snapshot says seat 3
+    gave away its first and third discards (a chow's 2m, a pung's E); its pool shows
+    them back at their places, struck and marked as taken, as a live viewer saw it."""
+    example = next(x for x in MESSAGE_EXAMPLES if isinstance(x, m.Snapshot))
+    snapshot = replace(example, seat=None)  # a spectator
+    giver = snapshot.game.seats[3]
+    assert giver.claimed == ((0, T.M2), (2, T.E)) and giver.discards == (T.S9, T.P1)
+
+    async def go():
+        start = replace(sample_view(), table_id=snapshot.table.table_id)
+        app = OfflineApp(start, lang=lang, ascii=ascii)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            app.push(snapshot)
+            await pilot.pause()
+            pools = [p for p in app.screen.query(DiscardPool) if p.taken]
+            return [(p.discards, p.taken, widget_text(p), p.render()) for p in pools]
+
+    pools = asyncio.run(go())
+    assert len(pools) == 1
+    discards, taken, text, rendered = pools[0]
+    assert discards == (T.M2, T.S9, T.E, T.P1) and taken == (0, 2)
+    style = TileStyle.ASCII if ascii else TileStyle.CJK
+    faces = [face(t, style).strip() for t in discards]
+    row = faces[0] + TAKEN_MARK + faces[1] + faces[2] + TAKEN_MARK + faces[3]
+    assert text.strip().split("\n")[0].replace(" ", "") == row, text
+    struck = [
+        rendered.plain[s.start : s.end]
+        for s in rendered.spans
+        if (s.style if isinstance(s.style, Style) else Style.parse(s.style)).strike
+    ]
+    assert [s.strip() for s in struck] == [faces[0], faces[2]]
