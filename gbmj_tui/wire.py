@@ -86,6 +86,7 @@ def table_fields(info: m.TableInfo) -> dict[str, Any]:
         "settings": info.settings,
         "timer_ms": timer_ms(info.settings),
         "cloth": info.cloth,
+        "tournament": info.tournament_id,
     }
 
 

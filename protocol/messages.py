@@ -88,6 +88,7 @@ PLAYING_TILE = TileCode(0, 33, "playing tile")
 FLOWER = TileCode(34, 41, "flower")
 WIND = TileCode(27, 30, "wind")
 TABLE_ID = Int(1, 2**31 - 1)
+TOURNAMENT_ID = Int(1, 2**31 - 1)
 ID = Int(1, 2**53)  # a match or a hand in the history
 SEQ = Int(0, 2**53)
 MS_LEFT = Int(0, 24 * 3600 * 1000)
@@ -329,6 +330,12 @@ class TableInfo(Record):
         Optional(Choice(Cloth)),
         "the board's look, laid by the owner with a tablecloth (docs/rules.md §2.6); "
         "absent: the plain board",
+        default=None,
+    )
+    tournament_id: int | None = field(
+        Optional(TOURNAMENT_ID),
+        "the tournament whose session this table plays (no items there, docs/rules.md "
+        "§2.12); absent: none",
         default=None,
     )
 
@@ -1448,7 +1455,6 @@ class Chat(Message):
 # -- tournaments (docs/rules.md §2.12) ---------------------------------------------------
 MAX_ENTRANTS = 64
 MAX_SESSIONS = 16
-TOURNAMENT_ID = Int(1, 2**31 - 1)
 SESSION = Int(1, MAX_SESSIONS)
 TOURNAMENT_PAGE = 50  # tournaments in one tournament_list
 TABLE_POINTS = Int(0, 48 * MAX_SESSIONS)  # ×12: 48 / 24 / 12 / 0 a session
