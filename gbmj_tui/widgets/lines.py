@@ -29,6 +29,8 @@ def _key(line: Text) -> LineKey:
 def _wrap(text: Text, console: Console, width: int) -> list[Text]:
     """``text``'s lines at ``width``, as Textual wraps: a line broken at a space loses
     the spaces it ends with (so that it aligns as Textual's own widgets do)."""
+    if text.no_wrap:  # a line never wraps (a pool's rows): the lines as they are
+        return list(text.split("\n", allow_blank=True))
     lines: list[Text] = []
     for paragraph in text.split("\n", allow_blank=True):
         wrapped = paragraph.wrap(console, max(width, 1), no_wrap=text.no_wrap)
