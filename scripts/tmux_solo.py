@@ -52,7 +52,10 @@ def main() -> int:
         lines = screen.splitlines()
         check.expect(len(lines) <= height, "the screen fits the terminal", screen)
         check.expect(
-            ("round, hand" if en else "风圈 第") in lines[0], "round and hand on top", screen
+            # 东风东局: the round's wind, then the dealer's seat wind for the hand
+            re.search("round, hand" if en else "风.局", lines[0]) is not None,
+            "round and hand on top",
+            screen,
         )
         counts = re.findall(HAND, screen)
         check.expect(len(counts) >= 3, "three other seats show hidden-tile counts", screen)

@@ -81,10 +81,16 @@ class LineWidget(Widget):
         _lines, keys = self._current()
         self._shown = keys
         width = self.content_region.width
-        if shown is None or len(keys) != len(shown):
-            self.refresh(layout=True)  # more or fewer lines: the widget's height may change
+        height = self.styles.height
+        sized = height is None or height.is_auto  # the widget is as high as its text
+        if shown is None or (sized and len(keys) != len(shown)):
+            # never drawn yet, or more or fewer lines where that changes the height
+            self.refresh(layout=sized)
             return
-        for y, (old, new) in enumerate(zip(shown, keys, strict=True)):
+        blank: LineKey = ("", (), "")  # a line past the text's end
+        for y in range(max(len(shown), len(keys))):
+            old = shown[y] if y < len(shown) else blank
+            new = keys[y] if y < len(keys) else blank
             if old != new:
                 self.refresh(Region(0, y, width, 1))
 
