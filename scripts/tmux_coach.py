@@ -61,7 +61,7 @@ def main() -> int:
         "claim": "If you claim" if en else "如果鸣牌",
     }
     flags = "--ascii --lang en" if en else "--lang zh"
-    command = f"uv run python -m gbmj_tui solo {flags} --db {shlex.quote(str(db))}"
+    command = f"uv run python -m gbmj_tui solo {flags} --timers relaxed --db {shlex.quote(str(db))}"
     start(SESSION, size(args.size), command, keep_dead=True)  # a crash stays on screen
     turns = claims = 0
     try:

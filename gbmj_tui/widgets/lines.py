@@ -14,6 +14,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Span, Text
 from textual.geometry import Region
 from textual.strip import Strip
@@ -51,7 +52,8 @@ class LineWidget(Widget):
         super().__init__(*args, **kwargs)
         self._lines: tuple[int, list[Text], list[LineKey]] | None = None  # width, lines
         self._shown: list[LineKey] | None = None  # the lines on the screen, as far as known
-        self._strips: dict[tuple[LineKey, int, str], Strip] = {}  # by line, width, align
+        # the strips drawn, by line, width, alignment and the colours under them
+        self._strips: dict[tuple[LineKey, int, str, Style], Strip] = {}
         self._pending = False  # a repaint of the changed lines is on its way
 
     def changed(self) -> None:
@@ -100,7 +102,9 @@ class LineWidget(Widget):
         if y >= len(lines):
             return Strip.blank(width, self.rich_style)
         align = self.styles.text_align  # the CSS's text-align, as Textual's widgets have it
-        found = self._strips.get((keys[y], width, align))
+        base = self.rich_style  # the colours under the text (a box's, the turn's shade)
+        key = (keys[y], width, align, base)
+        found = self._strips.get(key)
         if found is None:
             if len(self._strips) > 4 * max(len(lines), 16):
                 self._strips.clear()  # lines of earlier states: let them go
@@ -112,6 +116,6 @@ class LineWidget(Widget):
                 line.no_wrap, line.overflow, line.end = True, "crop", ""
             segments = console.render(line, console.options.update_width(max(width, 1)))
             row = next(iter(Segment.split_and_crop_lines(segments, width, pad=True)), [])
-            found = Strip(row, width).apply_style(self.rich_style)
-            self._strips[(keys[y], width, align)] = found
+            found = Strip(row, width).apply_style(base)
+            self._strips[key] = found
         return found

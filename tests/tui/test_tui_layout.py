@@ -12,9 +12,11 @@ import pytest
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
+from textual.geometry import Region
 from tui_harness import OfflineApp, TableHost, screen_text, widget_text
 from tui_sample import sample_view, turn_prompt
 
+from gbmj_tui.model import TableView
 from gbmj_tui.reducers import apply_event
 from gbmj_tui.tiles import HIGHLIGHTED, TileStyle, face, tile_size
 from gbmj_tui.widgets import DiscardPool, HandRow, SeatPanel
@@ -221,14 +223,54 @@ def test_the_players_pool_names_them_in_plain_text() -> None:
     assert "[W] [b]Eve[/b]" in asyncio.run(go())
 
 
+def _discards(turns: bool) -> list[TableView]:
+    """The sample hand, then 14 discards by the other seats, one view each (no
+    countdown: two runs' clocks differ); ``turns``: each seat's turn comes before its
+    discard (the turn's shade moves)."""
+    view = replace(sample_view(), timer=None)
+    steps = [view]
+    for i in range(14):
+        seat = 1 + i % 3
+        view = replace(view, turn=seat) if turns else view
+        view = apply_event(view, "discard", seat=seat, tile=T(i % 27))
+        steps.append(replace(view, timer=None))
+    return steps
+
+
+async def _shown(size, views, then=None):
+    """The table after ``views`` shown one by one (and ``then(app)``): the screen's text
+    and every pool's and seat panel's cells with their colours."""
+    app = TableHost(views[0])
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        for v in views[1:]:
+            app.table.show(v)
+            await pilot.pause()
+        app.table.query_one(Board).highlight(T.M1)
+        await pilot.pause()
+        if then is not None:
+            then(app)
+        drawn = []
+        for widget in (*app.screen.query(DiscardPool), *app.screen.query(SeatPanel)):
+            region = widget.region
+            strips = widget.render_lines(Region(0, 0, region.width, region.height))
+            drawn.append([(s.text, s.style) for strip in strips for s in strip])
+        return screen_text(app), drawn
+
+
 @pytest.mark.parametrize("size", [(80, 24), (200, 60)])
-def test_a_discard_repaints_only_the_lines_it_changed_and_they_read_as_a_fresh_table(
-    size, monkeypatch
-) -> None:
-    """Discards and a moved cursor shown one by one draw what the last view drawn at
-    once draws (no line kept from before a change), and a discard marks dirty only the
-    lines it changed in a pool (a row of tiles at most): a pool's place is fixed, a new
-    row fills lines of it without a new layout of the screen."""
+@pytest.mark.parametrize("turns", [False, True])
+def test_a_table_redrawn_event_by_event_reads_as_one_drawn_at_once(size, turns) -> None:
+    """Discards (and turns) and a moved cursor shown one by one draw what the last view
+    drawn at once draws, colours and all: no line kept from before a change."""
+    steps = _discards(turns)
+    assert asyncio.run(_shown(size, steps)) == asyncio.run(_shown(size, steps[-1:]))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 60)])
+def test_a_discard_repaints_only_the_lines_it_changed(size, monkeypatch) -> None:
+    """A discard marks dirty only the lines it changed in a pool (a row of tiles at
+    most): a pool's place is fixed, a new row fills lines of it without a new layout."""
     marked: list[tuple[int, bool]] = []  # each pool refresh: lines marked (0: all), layout
     recording = [False]
     original = DiscardPool.refresh
@@ -238,31 +280,21 @@ def test_a_discard_repaints_only_the_lines_it_changed_and_they_read_as_a_fresh_t
             marked.append((sum(r.height for r in regions), bool(kwargs.get("layout"))))
         return original(self, *regions, **kwargs)
 
-    view = replace(sample_view(), timer=None)  # no countdown: the two runs' clocks differ
-    steps = [view]
-    for i in range(14):
-        view = apply_event(view, "discard", seat=1 + i % 3, tile=T(i % 27))
-        steps.append(replace(view, timer=None))
+    steps = _discards(turns=False)
+    monkeypatch.setattr(DiscardPool, "refresh", refresh)
 
-    async def go(views):
-        app = TableHost(views[0])
+    async def go():
+        app = TableHost(steps[0])
         async with app.run_test(size=size) as pilot:
             await pilot.pause()
             recording[0] = True
-            for v in views[1:]:
+            for v in steps[1:]:
                 app.table.show(v)
                 await pilot.pause()
-            app.table.query_one(Board).highlight(T.M1)
-            await pilot.pause()
             recording[0] = False
-            return screen_text(app)
 
-    fresh = asyncio.run(go([steps[-1]]))
-    monkeypatch.setattr(DiscardPool, "refresh", refresh)
-    stepped = asyncio.run(go(steps))
-    assert stepped == fresh
+    asyncio.run(go())
     rows = tile_size(is_big(*size))[1]
-    assert marked
     regions = [lines for lines, _ in marked if lines]
     wholes = [layout for lines, layout in marked if not lines]
     assert regions and all(lines <= rows for lines in regions), marked
