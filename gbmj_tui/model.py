@@ -187,6 +187,7 @@ class TableView:
     cloth: str | None = None  # the board's look, from the owner's tablecloth
     status: TableStatus = TableStatus.WAITING  # a match runs, or the seats fill
     stake: int = 0  # coins per point; 0: a free table
+    tournament: int | None = None  # the tournament whose table this is: no items here
     round_number: int = 1  # 1-4: 东风圈 … 北风圈
     hand_number: int = 1  # 1-4 within the round
     prevailing_wind: int = Tile.E  # a wind tile code, as on the wire

@@ -87,6 +87,7 @@ def table_fields(info: m.TableInfo) -> dict[str, Any]:
         "settings": info.settings,
         "timer_ms": timer_ms(info.settings),
         "cloth": info.cloth,
+        "tournament": info.tournament_id,
     }
 
 
@@ -104,6 +105,21 @@ def apply_table_info(view: TableView, info: m.TableInfo) -> TableView:
             me = None  # stood up
         return replace(waiting_view(info, me), seq=view.seq, viewer=view.viewer)
     return replace(view, **table_fields(info))
+
+
+def pool_as_played(
+    discards: Sequence[int], claimed: Sequence[tuple[int, int]]
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """A seat's pool as a live viewer saw it: the discards still there and the ones
+    another seat claimed (``claimed``: place in the pool as played, tile) back at their
+    places, marked as taken: (``SeatView.discards``, ``SeatView.taken``)."""
+    at = dict(claimed)
+    total = len(discards) + len(at)
+    if len(at) != len(claimed) or any(i >= total for i in at):  # not a pool: as it came
+        return tuple(discards), ()
+    rest = iter(discards)
+    played = tuple(at[i] if i in at else next(rest) for i in range(total))
+    return played, tuple(sorted(at))
 
 
 def from_snapshot(msg: m.Snapshot) -> TableView:
@@ -125,13 +141,15 @@ def from_snapshot(msg: m.Snapshot) -> TableView:
             )
         if game is not None:
             g = game.seats[s]
+            discards, taken = pool_as_played(g.discards, g.claimed or ())
             seat = replace(
                 seat,
                 wind=g.wind,
                 concealed_count=g.concealed_count,
                 melds=tuple(meld_from_wire(x) for x in g.melds),
                 flowers=tuple(g.flowers),
-                discards=tuple(g.discards),
+                discards=discards,
+                taken=taken,
             )
         seats.append(seat)
     view = TableView(seats=tuple(seats), me=msg.seat, seq=msg.seq, **table_fields(info))

@@ -116,6 +116,8 @@ def _seat(
         discards=((T.N, T.M9, T.S1), (T.P9, T.W), (T.F, T.M1, T.P5), (T.S9, T.P1))[seat],
         concealed=concealed,
         drawn=drawn,
+        # seat 3 gave seat 0 its chow's 二万 and seat 1 its pung's 东
+        claimed=((0, T.M2), (2, T.E)) if seat == 3 else None,
     )
 
 

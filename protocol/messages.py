@@ -89,6 +89,7 @@ PLAYING_TILE = TileCode(0, 33, "playing tile")
 FLOWER = TileCode(34, 41, "flower")
 WIND = TileCode(27, 30, "wind")
 TABLE_ID = Int(1, 2**31 - 1)
+TOURNAMENT_ID = Int(1, 2**31 - 1)
 ID = Int(1, 2**53)  # a match or a hand in the history
 SEQ = Int(0, 2**53)
 MS_LEFT = Int(0, 24 * 3600 * 1000)
@@ -347,6 +348,12 @@ class TableInfo(Record):
         "absent: the plain board",
         default=None,
     )
+    tournament_id: int | None = field(
+        Optional(TOURNAMENT_ID),
+        "the tournament whose session this table plays (no items there, docs/rules.md "
+        "§2.12); absent: none",
+        default=None,
+    )
 
 
 @record
@@ -376,6 +383,12 @@ class SeatView(Record):
     flowers: tuple[int, ...] = field(ListOf(FLOWER, 8))
     discards: tuple[int, ...] = field(ListOf(PLAYING_TILE, 64), "in order")
     drawn: int | None = field(Optional(TILE), "the tile just drawn: its owner only", default=None)
+    claimed: tuple[tuple[int, int], ...] | None = field(
+        Optional(ListOf(Tuple((Int(0, 63), PLAYING_TILE)), 16)),
+        "[place, tile]: the discards another seat claimed (not in ``discards``), each at "
+        "its place (0-based) in the pool as played; nil or absent: none",
+        default=None,
+    )
 
 
 @record
@@ -1484,7 +1497,6 @@ class Chat(Message):
 # -- tournaments (docs/rules.md §2.12) ---------------------------------------------------
 MAX_ENTRANTS = 64
 MAX_SESSIONS = 16
-TOURNAMENT_ID = Int(1, 2**31 - 1)
 SESSION = Int(1, MAX_SESSIONS)
 TOURNAMENT_PAGE = 50  # tournaments in one tournament_list
 TABLE_POINTS = Int(0, 48 * MAX_SESSIONS)  # ×12: 48 / 24 / 12 / 0 a session

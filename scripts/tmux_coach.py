@@ -20,15 +20,26 @@ import tempfile
 import time
 from pathlib import Path
 
-import tmux_solo
-from tmux_solo import Check, capture, tmux, wait_for
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-tmux_solo.SESSION = "gbmj-coach-check"
-SESSION = tmux_solo.SESSION
+from drive_kit import (
+    Check,
+    capture,
+    captures_folder,
+    pane_dead,
+    size,
+    start,
+    stop,
+    text,
+    wait_for,
+)
+from drive_kit import keys as keys_paced
+
+SESSION = "gbmj-coach-check"
 
 
-def keys(*k: str) -> None:
-    tmux("send-keys", "-t", SESSION, *k)
+def keys(*names: str) -> None:
+    keys_paced(*names, pause=0.0)
 
 
 def main() -> int:
@@ -37,9 +48,7 @@ def main() -> int:
     parser.add_argument("--size", default="120x40")
     parser.add_argument("--captures", type=Path)
     args = parser.parse_args()
-    width, height = (int(x) for x in args.size.split("x"))
-    captures = args.captures or Path(tempfile.mkdtemp(prefix="gbmj-tmux-coach-"))
-    captures.mkdir(parents=True, exist_ok=True)
+    check = Check(captures_folder(args.captures, "gbmj-tmux-coach-"))
     db = Path(tempfile.mkdtemp(prefix="gbmj-solo-")) / "solo.db"
     en = not args.zh
     w = {
@@ -52,11 +61,8 @@ def main() -> int:
         "claim": "If you claim" if en else "如果鸣牌",
     }
     flags = "--ascii --lang en" if en else "--lang zh"
-    command = f"uv run python -m gbmj_tui solo {flags} --db {shlex.quote(str(db))}"
-    tmux("kill-session", "-t", SESSION)
-    tmux("new-session", "-d", "-s", SESSION, "-x", str(width), "-y", str(height), command)
-    tmux("set-option", "-t", SESSION, "remain-on-exit", "on")  # a crash stays on screen
-    check = Check(captures)
+    command = f"uv run python -m gbmj_tui solo {flags} --timers relaxed --db {shlex.quote(str(db))}"
+    start(SESSION, size(args.size), command, keep_dead=True)  # a crash stays on screen
     turns = claims = 0
     try:
         screen = wait_for(w["turn"] + "|" + re.escape("[Space]"), 60)
@@ -66,13 +72,17 @@ def main() -> int:
         keys("f")
         wait_for("Excludes:" if en else "不计:", 10)
         time.sleep(0.3)
-        tmux("send-keys", "-t", SESSION, "-l", "half flush")
+        text("half flush", pause=0.0)
         screen = wait_for("Half Flush  6 fan" if en else "混一色  Half Flush", 10)
         check.save("fans", screen)
         check.expect("Example:" in screen or "例:" in screen, "the fan shows an example", screen)
-        check.expect(
-            ("Big Four Winds" if en else "大四喜") not in screen, "the search filters", screen
-        )
+        # the list is filtered as each letter comes: the last one's may still be drawing
+        first = "Big Four Winds" if en else "大四喜"
+        deadline = time.monotonic() + 5
+        while first in screen and time.monotonic() < deadline:
+            time.sleep(0.2)
+            screen = capture()
+        check.expect(first not in screen, "the search filters", screen)
         keys("Escape")
         time.sleep(0.5)
         keys("I")  # keep the hints open
@@ -83,8 +93,7 @@ def main() -> int:
             screen = capture()
             if re.search(w["result"], screen):
                 break
-            dead = tmux("display-message", "-p", "-t", SESSION, "#{pane_dead}").strip()
-            if dead == "1" or "Traceback" in screen:
+            if pane_dead() or "Traceback" in screen:
                 raise TimeoutError("the client stopped\n" + screen)
             if "[Space]" in screen:  # a claim bar
                 time.sleep(0.4)  # the panel follows the prompt
@@ -111,15 +120,12 @@ def main() -> int:
         screen = wait_for(w["result"], 5)
         check.save("result", screen)
         check.expect(turns > 0, "played turns with the panel open", screen)
-        print(f"turns with hints: {turns}, claim hints: {claims}, captures: {captures}")
+        print(f"turns with hints: {turns}, claim hints: {claims}")
     except TimeoutError as exc:
-        check.failures.append(str(exc).splitlines()[0])
-        check.save("TIMEOUT", capture())
+        check.timed_out(exc, capture())
     finally:
-        tmux("kill-session", "-t", SESSION)
-    for failure in check.failures:
-        print("FAILED:", failure, file=sys.stderr)
-    return 1 if check.failures else 0
+        stop()
+    return check.report()
 
 
 if __name__ == "__main__":

@@ -20,20 +20,31 @@ from __future__ import annotations
 
 import argparse
 import re
-import shlex
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gbmj_tui.local_server import start_local_server  # noqa: E402
-from scripts.tmux_table import Check, wait_for  # noqa: E402
+from drive_kit import (
+    ROOT,
+    Check,
+    capture,
+    captures_folder,
+    client,
+    keys,
+    register,
+    server,
+    size,
+    start,
+    stop,
+    stop_server,
+    text,
+    wait_for,
+)
 
-SESSION = "gbmj-table-check"  # tmux_table's helpers drive this session
+SESSION = "gbmj-items-check"
 # The wood tablecloth's ground (table.tcss #875f00) as the terminal is told it: 256
 # colours or true colour.
 WOOD = r"48;5;94m|48;2;135;95;0m"
@@ -69,37 +80,13 @@ WORDS = {
 }
 
 
-def tmux(*args: str) -> str:
-    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=False).stdout
-
-
-def keys(*names: str, pause: float = 0.5) -> None:
-    for name in names:
-        tmux("send-keys", "-t", SESSION, name)
-        time.sleep(pause)
-
-
-def text(words: str) -> None:
-    tmux("send-keys", "-t", SESSION, "-l", words)
-    time.sleep(0.5)
-
-
-def capture(colours: bool = False) -> str:
-    return tmux("capture-pane", "-t", SESSION, "-p", *(["-e"] if colours else []))
-
-
 def admin(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
     command = ["uv", "run", "--project", str(ROOT), "gbmj-server", "admin", "--db", str(db)]
     return subprocess.run([*command, *args], capture_output=True, text=True, check=False)
 
 
 def drive(words: dict[str, str], check: Check, db: Path) -> None:
-    wait_for("gbmj", 30)
-    time.sleep(1.5)  # the screen takes its keys once mounted
-    text("drv")
-    keys("Tab")
-    text("pw-of-drv")
-    keys("Tab", "Tab", "Enter")  # to the Register button, press it
+    register("drv", "pw-of-drv")
     screen = wait_for(words["lobby"], 20)
     check.expect(True, "the lobby after registering", screen)
     given = admin(db, "give", "drv", "gem")
@@ -162,36 +149,18 @@ def main() -> int:
     parser.add_argument("--size", default="100x32")
     parser.add_argument("--captures", type=Path)
     args = parser.parse_args()
-    width, height = (int(x) for x in args.size.split("x"))
     words = WORDS[args.lang]
-    captures = args.captures or Path(tempfile.mkdtemp(prefix="gbmj-tmux-"))
-    captures.mkdir(parents=True, exist_ok=True)
-    where = Path(tempfile.mkdtemp(prefix="gbmj-items-"))
-    (where / "server.toml").write_text("bot_delay = 0.2\ntable_fee = 2\n")
-    db = where / "gbmj.db"
-    server, port = start_local_server(db, where / "server.toml", tls=True)
-    home = shlex.quote(str(where / "config"))  # a first start: no remembered name
-    command = (
-        f"cd {shlex.quote(str(where))} && XDG_CONFIG_HOME={home} "
-        f"uv run --project {shlex.quote(str(ROOT))} python -m gbmj_tui "
-        f"--lang {args.lang} --server 127.0.0.1:{port}"
-    )
-    tmux("kill-session", "-t", SESSION)
-    tmux("new-session", "-d", "-s", SESSION, "-x", str(width), "-y", str(height), command)
-    check = Check(captures)
+    check = Check(captures_folder(args.captures, "gbmj-tmux-"))
+    proc, port, where = server("gbmj-items-", "bot_delay = 0.2\ntable_fee = 2\n", tls=True)
+    start(SESSION, size(args.size), client(port, args.lang, where, cd=True))
     try:
-        drive(words, check, db)
+        drive(words, check, where / "gbmj.db")
     except TimeoutError as exc:
-        check.failures.append(str(exc).splitlines()[0])
-        check.save("TIMEOUT", capture())
+        check.timed_out(exc, capture())
     finally:
-        tmux("kill-session", "-t", SESSION)
-        server.terminate()
-        server.wait(10)
-    for failure in check.failures:
-        print("FAILED:", failure, file=sys.stderr)
-    print(f"checks: {check.count}, failures: {len(check.failures)}, captures: {captures}")
-    return 1 if check.failures else 0
+        stop()
+        stop_server(proc)
+    return check.report()
 
 
 if __name__ == "__main__":

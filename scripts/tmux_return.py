@@ -18,46 +18,44 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import shlex
 import signal
-import socket
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from tmux_table import WORDS, Check, capture, flat, keys, play_until, tmux, wait_for  # noqa: E402
+from drive_kit import (
+    HAND,
+    Check,
+    capture,
+    captures_folder,
+    client,
+    descendants,
+    flat,
+    free_port,
+    keys,
+    pane_pid,
+    register,
+    server,
+    size,
+    start,
+    stop,
+    stop_server,
+    text,
+    wait_for,
+)
+from tmux_table import WORDS, play_until
 
-from gbmj_tui.local_server import start_local_server  # noqa: E402
-
-SESSION = "gbmj-table-check"  # tmux_table's helpers drive this session
-HAND = r"(?:####|〓〓)x1[0-4]"  # the other seats' hidden hands: a hand is in play
+SESSION = "gbmj-return-check"
 PASSWORD = "pw-of-drv"
 PROMPT = r"(?m)[$#] *$"  # the shell's prompt: the client is gone
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def descendants(pid: int) -> list[int]:
-    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
-    children = [int(x) for x in out.split()]
-    return children + [d for c in children for d in descendants(c)]
 
 
 def kill_client(name: str) -> int:
     """SIGKILL the pane's deepest process whose command line holds ``name`` (the client
     itself, not ``uv run`` above it); its pid."""
-    shell = int(tmux("display", "-p", "-t", SESSION, "#{pane_pid}").strip())
-    for pid in reversed(descendants(shell)):
+    for pid in reversed(descendants(pane_pid())):
         try:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
         except OSError:
@@ -72,7 +70,7 @@ def gone() -> str:
     """After a kill: the terminal as the killed client left it (raw, its last screen)
     made sane and clear again, then the shell's prompt."""
     time.sleep(0.5)
-    tmux("send-keys", "-t", SESSION, "-l", "stty sane; clear")
+    text("stty sane; clear", pause=0.0)
     keys("Enter")
     return wait_for(PROMPT, 10)
 
@@ -89,37 +87,21 @@ def main() -> int:
     parser.add_argument("--size", default="100x32")
     parser.add_argument("--captures", type=Path)
     args = parser.parse_args()
-    width, height = (int(x) for x in args.size.split("x"))
     words = WORDS[args.lang]
-    captures = args.captures or Path(tempfile.mkdtemp(prefix="gbmj-return-"))
-    captures.mkdir(parents=True, exist_ok=True)
-    where = Path(tempfile.mkdtemp(prefix="gbmj-return-"))
+    check = Check(captures_folder(args.captures, "gbmj-return-"))
     ssh_port = free_port()
-    (where / "server.toml").write_text(
-        f"bot_delay = 0.2\nhand_pause = 30.0\nssh_port = {ssh_port}\n"
-    )
-    server, port = start_local_server(where / "gbmj.db", where / "server.toml")
-    home = shlex.quote(str(where / "config"))
-    client = (
-        f"XDG_CONFIG_HOME={home} uv run --project {shlex.quote(str(ROOT))} python -m gbmj_tui "
-        f"--lang {args.lang} --insecure --server 127.0.0.1:{port}"
-    )
+    config = f"bot_delay = 0.2\nhand_pause = 30.0\nssh_port = {ssh_port}\n"
+    proc, port, where = server("gbmj-return-", config)
+    command = client(port, args.lang, where, insecure=True)
     ssh = (
         f"ssh -p {ssh_port} -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null "
         f"-o PreferredAuthentications=password -o PubkeyAuthentication=no drv@127.0.0.1"
     )
-    tmux("kill-session", "-t", SESSION)
-    tmux("new-session", "-d", "-s", SESSION, "-x", str(width), "-y", str(height), "bash")
-    check = Check(captures)
+    start(SESSION, size(args.size), "bash")
     try:
-        tmux("send-keys", "-t", SESSION, "-l", client)
+        text(command, pause=0.0)
         keys("Enter")
-        wait_for("Chinese Official Mahjong|国标麻将", 30)
-        time.sleep(1.5)  # the screen takes its keys once mounted
-        tmux("send-keys", "-t", SESSION, "-l", "drv")
-        keys("Tab")
-        tmux("send-keys", "-t", SESSION, "-l", PASSWORD)
-        keys("Tab", "Tab", "Enter")  # Register
+        register("drv", PASSWORD)
         wait_for(words["lobby"], 20)
         keys("n")
         keys("Enter", pause=1.0)  # a table with the settings' defaults
@@ -136,37 +118,32 @@ def main() -> int:
         kill_client("gbmj_tui")
         screen = gone()
         check.expect(True, "the client is gone (kill -9): the shell", screen)
-        tmux("send-keys", "-t", SESSION, "-l", client)
+        text(command, pause=0.0)
         keys("Enter")
         wait_for("Chinese Official Mahjong|国标麻将", 30)
         time.sleep(1.5)
-        tmux("send-keys", "-t", SESSION, "-l", PASSWORD)  # the name is remembered
+        text(PASSWORD, pause=0.0)  # the name is remembered
         keys("Enter")
         back_at_the_seat(words, check, "TCP")
         # 2. over SSH, twice: the ssh process killed and run again
         kill_client("gbmj_tui")
         for attempt in (1, 2):
             gone()
-            tmux("send-keys", "-t", SESSION, "-l", ssh)
+            text(ssh, pause=0.0)
             keys("Enter")
             wait_for("password:", 20)
-            tmux("send-keys", "-t", SESSION, "-l", PASSWORD)
+            text(PASSWORD, pause=0.0)
             keys("Enter")
             back_at_the_seat(words, check, f"SSH {attempt}")
             kill_client("ssh ")
         screen = gone()
         check.expect(words["turn"] not in flat(screen), "the ssh client is gone", screen)
     except (TimeoutError, RuntimeError) as exc:
-        check.failures.append(str(exc).splitlines()[0])
-        check.save("TIMEOUT", capture())
+        check.timed_out(exc, capture())
     finally:
-        tmux("kill-session", "-t", SESSION)
-        server.terminate()
-        server.wait(10)
-    for failure in check.failures:
-        print("FAILED:", failure, file=sys.stderr)
-    print(f"checks: {check.count}, failures: {len(check.failures)}, captures: {captures}")
-    return 1 if check.failures else 0
+        stop()
+        stop_server(proc)
+    return check.report()
 
 
 if __name__ == "__main__":

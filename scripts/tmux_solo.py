@@ -17,49 +17,16 @@ from __future__ import annotations
 import argparse
 import re
 import shlex
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from drive_kit import HAND, Check, capture, captures_folder, keys, size, start, stop, text, wait_for
+
 SESSION = "gbmj-solo-check"
-
-
-def tmux(*args: str) -> str:
-    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=False).stdout
-
-
-def capture() -> str:
-    return tmux("capture-pane", "-t", SESSION, "-p")
-
-
-class Check:
-    def __init__(self, captures: Path) -> None:
-        self.captures = captures
-        self.failures: list[str] = []
-        self.count = 0
-
-    def save(self, label: str, screen: str) -> None:
-        self.count += 1
-        (self.captures / f"{self.count:03d}-{label}.txt").write_text(screen, "utf-8")
-
-    def expect(self, ok: bool, what: str, screen: str) -> None:
-        if not ok:
-            self.failures.append(what)
-            self.save("FAIL", screen)
-            print(f"FAIL: {what}", file=sys.stderr)
-
-
-def wait_for(pattern: str, timeout: float) -> str:
-    deadline = time.monotonic() + timeout
-    screen = ""
-    while time.monotonic() < deadline:
-        screen = capture()
-        if re.search(pattern, screen):
-            return screen
-        time.sleep(0.2)
-    raise TimeoutError(f"not on screen after {timeout}s: {pattern!r}\n{screen}")
 
 
 def main() -> int:
@@ -68,9 +35,8 @@ def main() -> int:
     parser.add_argument("--size", default="100x32")
     parser.add_argument("--captures", type=Path)
     args = parser.parse_args()
-    width, height = (int(x) for x in args.size.split("x"))
-    captures = args.captures or Path(tempfile.mkdtemp(prefix="gbmj-tmux-"))
-    captures.mkdir(parents=True, exist_ok=True)
+    width, height = size(args.size)
+    check = Check(captures_folder(args.captures, "gbmj-tmux-"))
     db = Path(tempfile.mkdtemp(prefix="gbmj-solo-")) / "solo.db"
     en = args.ascii
     turn_re = "Your turn" if en else "轮到你出牌"
@@ -79,18 +45,19 @@ def main() -> int:
     # English with --ascii
     flags = "--ascii --lang en" if args.ascii else "--lang zh"
     command = f"uv run python -m gbmj_tui solo {flags} --timers relaxed --db {shlex.quote(str(db))}"
-    tmux("kill-session", "-t", SESSION)
-    tmux("new-session", "-d", "-s", SESSION, "-x", str(width), "-y", str(height), command)
-    check = Check(captures)
+    start(SESSION, (width, height), command)
     try:
         screen = wait_for(turn_re + "|" + re.escape("[Space]"), 60)
         check.save("deal", screen)
         lines = screen.splitlines()
         check.expect(len(lines) <= height, "the screen fits the terminal", screen)
         check.expect(
-            ("round, hand" if en else "风圈 第") in lines[0], "round and hand on top", screen
+            # 东风东局: the round's wind, then the dealer's seat wind for the hand
+            re.search("round, hand" if en else "风.局", lines[0]) is not None,
+            "round and hand on top",
+            screen,
         )
-        counts = re.findall(r"(?:####|〓〓)x1[0-4]", screen)
+        counts = re.findall(HAND, screen)
         check.expect(len(counts) >= 3, "three other seats show hidden-tile counts", screen)
         check.expect(
             re.search(r"^\s*<?1>?\s+<?2>?\s+<?3>?\s+<?4>?", screen, re.M) is not None,
@@ -101,10 +68,10 @@ def main() -> int:
         # the three other seats, the player's own pool and own seat
         check.expect(len(labels) >= 5, "every seat and the player's pool labelled by wind", screen)
         # a line of table chat shows in the chat panel
-        tmux("send-keys", "-t", SESSION, "c")
+        keys("c", pause=0.0)
         time.sleep(0.4)
-        tmux("send-keys", "-t", SESSION, "-l", "hi all")
-        tmux("send-keys", "-t", SESSION, "Enter")
+        text("hi all", pause=0.0)
+        keys("Enter", pause=0.0)
         time.sleep(0.5)  # the chat line's input closes; the panel may wrap after the name
         try:
             check.save("chat", wait_for(r"hi all", 5))
@@ -124,19 +91,19 @@ def main() -> int:
                 key = next((k for k in ("p", "1") if f"[{k}]" in bar and not claimed), "space")
                 check.save(f"claim-{key}", screen)
                 claimed += key != "space"
-                tmux("send-keys", "-t", SESSION, " " if key == "space" else key)
+                keys(" " if key == "space" else key, pause=0.0)
                 time.sleep(0.6)
                 continue
             if re.search(turn_re, screen):
                 if discards == 0:
                     # select the first tile by its number key, then move back to the
                     # drawn tile with End and discard it with Enter
-                    tmux("send-keys", "-t", SESSION, "1")
+                    keys("1", pause=0.0)
                     time.sleep(0.3)
                     check.save("selected-1", capture())
-                    tmux("send-keys", "-t", SESSION, "End")
+                    keys("End", pause=0.0)
                     time.sleep(0.3)
-                tmux("send-keys", "-t", SESSION, "Enter")
+                keys("Enter", pause=0.0)
                 discards += 1
                 time.sleep(0.6)
                 continue
@@ -148,15 +115,12 @@ def main() -> int:
             check.expect(
                 ("8-fan minimum" if en else "起和8番") in screen, "the 8-fan check shows", screen
             )
-        print(f"discards: {discards}, claims made: {claimed}, captures: {captures}")
+        print(f"discards: {discards}, claims made: {claimed}")
     except TimeoutError as exc:
-        check.failures.append(str(exc).splitlines()[0])
-        check.save("TIMEOUT", capture())
+        check.timed_out(exc, capture())
     finally:
-        tmux("kill-session", "-t", SESSION)
-    for failure in check.failures:
-        print("FAILED:", failure, file=sys.stderr)
-    return 1 if check.failures else 0
+        stop()
+    return check.report()
 
 
 if __name__ == "__main__":

@@ -28,17 +28,29 @@ from __future__ import annotations
 
 import argparse
 import re
-import shlex
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gbmj_tui.local_server import start_local_server  # noqa: E402
+from drive_kit import (
+    HAND,
+    Check,
+    capture,
+    captures_folder,
+    client,
+    flat,
+    keys,
+    register,
+    server,
+    size,
+    start,
+    stop,
+    stop_server,
+    wait_for,
+)
 
 SESSION = "gbmj-table-check"
 WORDS = {
@@ -93,48 +105,6 @@ WORDS = {
 }
 
 
-def tmux(*args: str) -> str:
-    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=False).stdout
-
-
-def keys(*names: str, pause: float = 0.4) -> None:
-    for name in names:
-        tmux("send-keys", "-t", SESSION, name)
-        time.sleep(pause)
-
-
-def capture() -> str:
-    return tmux("capture-pane", "-t", SESSION, "-p")
-
-
-def wait_for(pattern: str, timeout: float) -> str:
-    deadline = time.monotonic() + timeout
-    screen = ""
-    while time.monotonic() < deadline:
-        screen = capture()
-        if re.search(pattern, screen):
-            return screen
-        time.sleep(0.2)
-    raise TimeoutError(f"not on screen after {timeout}s: {pattern!r}\n{screen}")
-
-
-class Check:
-    def __init__(self, captures: Path) -> None:
-        self.captures = captures
-        self.failures: list[str] = []
-        self.count = 0
-
-    def save(self, label: str, screen: str) -> None:
-        self.count += 1
-        (self.captures / f"{self.count:03d}-{label}.txt").write_text(screen, "utf-8")
-
-    def expect(self, ok: bool, what: str, screen: str) -> None:
-        self.save("ok" if ok else "FAIL", screen)
-        if not ok:
-            self.failures.append(what)
-            print(f"FAIL: {what}", file=sys.stderr)
-
-
 def play_until(words: dict[str, str], pattern: str, timeout: float) -> str:
     """Discard the drawn tile on each turn and pass each claim until ``pattern`` shows."""
     deadline = time.monotonic() + timeout
@@ -168,11 +138,6 @@ def finish_match(words: dict[str, str], timeout: float) -> tuple[int, str]:
     raise TimeoutError(f"no standings after {timeout}s\n{capture()}")
 
 
-def flat(screen: str) -> str:
-    """The screen's words, wrapped lines joined (a box's edges are words too)."""
-    return " ".join(screen.split())
-
-
 def history(words: dict[str, str], check: Check, where: Path) -> None:
     """Leave the table for the lobby; the history, the match, a hand replayed, exported."""
     keys("Escape", "Escape", pause=0.5)  # leaving the seat asks: twice
@@ -191,7 +156,7 @@ def history(words: dict[str, str], check: Check, where: Path) -> None:
     check.expect(True, "three steps on", screen)
     keys("f", pause=0.5)
     screen = wait_for(words["face up"], 5)
-    check.expect(not re.search(r"(?:####|〓〓)x1[0-4]", screen), "every hand face up", screen)
+    check.expect(not re.search(HAND, screen), "every hand face up", screen)
     keys("End", pause=1.0)
     screen = wait_for(words["replay end"], 5)
     check.expect(True, "the hand's end: the result over the board", screen)
@@ -210,32 +175,12 @@ def main() -> int:
     parser.add_argument("--size", default="100x32")
     parser.add_argument("--captures", type=Path)
     args = parser.parse_args()
-    width, height = (int(x) for x in args.size.split("x"))
     words = WORDS[args.lang]
-    captures = args.captures or Path(tempfile.mkdtemp(prefix="gbmj-tmux-"))
-    captures.mkdir(parents=True, exist_ok=True)
-    where = Path(tempfile.mkdtemp(prefix="gbmj-table-"))
-    (where / "server.toml").write_text("bot_delay = 0.2\nhand_pause = 30.0\n")
-    server, port = start_local_server(where / "gbmj.db", where / "server.toml", tls=True)
-    home = shlex.quote(str(where / "config"))  # a first start: no remembered name
-    # From its own folder, where an exported hand is written.
-    command = (
-        f"cd {shlex.quote(str(where))} && XDG_CONFIG_HOME={home} "
-        f"uv run --project {shlex.quote(str(ROOT))} python -m gbmj_tui "
-        f"--lang {args.lang} --server 127.0.0.1:{port}"
-    )
-    tmux("kill-session", "-t", SESSION)
-    tmux("new-session", "-d", "-s", SESSION, "-x", str(width), "-y", str(height), command)
-    check = Check(captures)
+    check = Check(captures_folder(args.captures, "gbmj-tmux-"))
+    proc, port, where = server("gbmj-table-", "bot_delay = 0.2\nhand_pause = 30.0\n", tls=True)
+    start(SESSION, size(args.size), client(port, args.lang, where, cd=True))
     try:
-        wait_for("gbmj", 30)
-        time.sleep(1.5)  # the screen takes its keys once mounted
-        # register: the name field has the focus on a first start
-        tmux("send-keys", "-t", SESSION, "-l", "drv")
-        wait_for("drv", 5)
-        keys("Tab")
-        tmux("send-keys", "-t", SESSION, "-l", "pw-of-drv")
-        keys("Tab", "Tab", "Enter")  # to the Register button, press it
+        register("drv", "pw-of-drv")
         screen = wait_for(words["lobby"], 20)
         check.expect(True, "the lobby after registering", screen)
         check.expect(words["pinned"] in flat(screen), "the certificate pinned, and said", screen)
@@ -287,7 +232,7 @@ def main() -> int:
         deadline = time.monotonic() + 40
         while words["banner"] in (screen := capture()) and time.monotonic() < deadline:
             time.sleep(0.3)
-        back = words["banner"] not in screen and re.search(r"(?:####|〓〓)x1[0-4]", screen)
+        back = words["banner"] not in screen and re.search(HAND, screen)
         check.expect(bool(back), "back at the seat after the reset", screen)
         screen = play_until(words, words["result"], 900)
         check.expect(True, "the hand's result", screen)
@@ -321,16 +266,11 @@ def main() -> int:
         keys("Enter", pause=1.0)
         history(words, check, where)
     except TimeoutError as exc:
-        check.failures.append(str(exc).splitlines()[0])
-        check.save("TIMEOUT", capture())
+        check.timed_out(exc, capture())
     finally:
-        tmux("kill-session", "-t", SESSION)
-        server.terminate()
-        server.wait(10)
-    for failure in check.failures:
-        print("FAILED:", failure, file=sys.stderr)
-    print(f"checks: {check.count}, failures: {len(check.failures)}, captures: {captures}")
-    return 1 if check.failures else 0
+        stop()
+        stop_server(proc)
+    return check.report()
 
 
 if __name__ == "__main__":

@@ -27,10 +27,8 @@ import csv
 import io
 import os
 import re
-import shlex
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -38,19 +36,27 @@ from pathlib import Path
 import trio
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-import tmux_table  # noqa: E402
-from tmux_table import Check, capture, keys, tmux, wait_for  # noqa: E402
+from drive_kit import (  # noqa: E402
+    HAND,
+    Check,
+    capture,
+    captures_folder,
+    client,
+    keys,
+    register,
+    server,
+    size,
+    start,
+    stop_server,
+    wait_for,
+)
+from drive_kit import stop as stop_session  # noqa: E402
 from tournament import Bot  # noqa: E402  (the tournament bench's bot clients)
 
-from gbmj_tui.local_server import start_local_server  # noqa: E402
-
-# A tmux session of this run's own (tmux_table's helpers drive the one named there).
-SESSION = tmux_table.SESSION = f"gbmj-tournament-{os.getpid()}"
-HAND = r"(?:####|〓〓)x1[0-4]"  # the other seats' hidden hands: a hand is in play
+SESSION = f"gbmj-tournament-{os.getpid()}"  # a session of this run's own
 PLAYERS = [f"club{n}" for n in range(1, 8)]  # with the driven player, two tables
 NAME = "Club night"
 ADMIN = ("uv", "run", "--project", str(ROOT), "gbmj-server", "admin")  # as a host types it
@@ -261,25 +267,13 @@ def main() -> int:
     parser.add_argument("--captures", type=Path)
     parser.add_argument("--sessions", type=int, choices=(1, 2), default=2)
     args = parser.parse_args()
-    width, height = (int(x) for x in args.size.split("x"))
     words = WORDS[args.lang]
-    captures = args.captures or Path(tempfile.mkdtemp(prefix="gbmj-tournament-"))
-    captures.mkdir(parents=True, exist_ok=True)
-    where = Path(tempfile.mkdtemp(prefix="gbmj-tournament-"))
-    db = where / "gbmj.db"
+    check = Check(captures_folder(args.captures, "gbmj-tournament-"))
     # Eight accounts from one address: loopback trusted, as a club's own test would.
-    (where / "server.toml").write_text(
-        'bot_delay = 0.2\nhand_pause = 10.0\n[limits]\ntrusted = ["127.0.0.1"]\n'
-    )
-    server, port = start_local_server(db, where / "server.toml")
-    home = shlex.quote(str(where / "config"))  # a first start: no remembered name
-    command = (
-        f"XDG_CONFIG_HOME={home} uv run --project {shlex.quote(str(ROOT))} python -m gbmj_tui "
-        f"--lang {args.lang} --insecure --server 127.0.0.1:{port}"
-    )
-    tmux("kill-session", "-t", SESSION)
-    tmux("new-session", "-d", "-s", SESSION, "-x", str(width), "-y", str(height), command)
-    check = Check(captures)
+    config = 'bot_delay = 0.2\nhand_pause = 10.0\n[limits]\ntrusted = ["127.0.0.1"]\n'
+    proc, port, where = server("gbmj-tournament-", config)
+    db = where / "gbmj.db"
+    start(SESSION, size(args.size), client(port, args.lang, where, insecure=True))
     entered, stop = threading.Event(), threading.Event()
     bots: threading.Thread | None = None
     try:
@@ -292,13 +286,7 @@ def main() -> int:
         tournament_id = int(created.group(1)) if created else 1
         bots = threading.Thread(target=run_bots, args=(port, tournament_id, entered, stop))
         bots.start()
-        wait_for("gbmj", 30)
-        time.sleep(1.5)  # the screen takes its keys once mounted
-        tmux("send-keys", "-t", SESSION, "-l", "drv")
-        wait_for("drv", 5)
-        keys("Tab")
-        tmux("send-keys", "-t", SESSION, "-l", "pw-of-drv")
-        keys("Tab", "Tab", "Enter")  # Register
+        register("drv", "pw-of-drv")
         screen = wait_for(words["lobby"], 20)
         check.expect(True, "the lobby after registering", screen)
         if not entered.wait(30):
@@ -325,19 +313,14 @@ def main() -> int:
             screen = wait_for(re.escape(seats[0]), 10)
             check.expect(words["session 1"] in screen, "[: the first session's tables", screen)
     except (TimeoutError, RuntimeError) as exc:
-        check.failures.append(str(exc).splitlines()[0])
-        check.save("TIMEOUT", capture())
+        check.timed_out(exc, capture())
     finally:
         stop.set()
         if bots is not None:
             bots.join(10)
-        tmux("kill-session", "-t", SESSION)
-        server.terminate()
-        server.wait(10)
-    for failure in check.failures:
-        print("FAILED:", failure, file=sys.stderr)
-    print(f"checks: {check.count}, failures: {len(check.failures)}, captures: {captures}")
-    return 1 if check.failures else 0
+        stop_session()
+        stop_server(proc)
+    return check.report()
 
 
 if __name__ == "__main__":

@@ -111,6 +111,9 @@ class HandState:
         self._melds: list[list[Meld]] = [[] for _ in range(4)]
         self._flowers: list[list[Tile]] = [[] for _ in range(4)]
         self._discards: list[list[Tile]] = [[] for _ in range(4)]
+        # Discards another seat claimed (a meld or a win): where each lay in the pool as
+        # played, and the tile; a view shows them marked where they were.
+        self._claimed: list[list[tuple[int, Tile]]] = [[] for _ in range(4)]
         self._last_drawn: list[Tile | None] = [None] * 4
         self.discard_count = 0
         self.phase = Phase.TURN
@@ -494,7 +497,7 @@ class HandState:
                     return
                 if a.kind is ActionKind.WIN:
                     if not rob:
-                        self._discards[d].pop()
+                        self._take_discard(d)
                     self._counts[s][t] += 1
                     self._memo.rev[s] += 1
                     self._memo.rev[d] += 1
@@ -522,8 +525,17 @@ class HandState:
                 return
         self._after_discard(d)
 
+    def _take_discard(self, d: int) -> None:
+        """The last discard of seat ``d`` leaves its pool for another seat's hand."""
+        pool, claimed = self._discards[d], self._claimed[d]
+        claimed.append((len(pool) + len(claimed) - 1, pool.pop()))
+
+    def claimed(self, seat: int) -> tuple[tuple[int, Tile], ...]:
+        """The seat's discards other seats claimed: (place in the pool as played, tile)."""
+        return tuple(self._claimed[seat])
+
     def _claim(self, seat: int, d: int, t: Tile, action: ActionChoice) -> None:
-        self._discards[d].pop()
+        self._take_discard(d)
         c = self._counts[seat]
         self._memo.rev[seat] += 1
         self._memo.rev[d] += 1

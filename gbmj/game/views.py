@@ -141,14 +141,15 @@ def _seat_views(state: HandState, s: int, ended: bool) -> tuple[SeatView, SeatVi
     """Seat ``s`` as its owner sees it and as everybody else does."""
     concealed, melds, flowers, discards = state.seat_data(s)
     wind, count = state.seat_winds[s], len(concealed)
+    claimed = state.claimed(s) or None
     shown_melds = tuple(map(meld_view, melds)) if melds else ()
-    shown = _seat_view(s, wind, concealed, count, shown_melds, flowers, discards, None)
+    shown = _seat_view(s, wind, concealed, count, shown_melds, flowers, discards, None, claimed)
     if ended:
         return shown, shown
     public: tuple[MeldView | None, ...] = shown_melds
     if melds:
         public = tuple(None if x.concealed else x for x in shown_melds)
-    return shown, _seat_view(s, wind, None, count, public, flowers, discards, None)
+    return shown, _seat_view(s, wind, None, count, public, flowers, discards, None, claimed)
 
 
 def _with_drawn(seat: SeatView, drawn: Tile) -> SeatView:
@@ -162,13 +163,14 @@ def _with_drawn(seat: SeatView, drawn: Tile) -> SeatView:
         seat.flowers,
         seat.discards,
         drawn,
+        seat.claimed,
     )
 
 
 # A SeatView from its fields in order, without the record's keyword handling: views are
 # built at every step (this costs half as much as ``SeatView(seat=..., ...)``). A field
 # added to SeatView is added here too: the unpacking below fails at import until it is.
-_SEAT, _WIND, _CONCEALED, _COUNT, _MELDS, _FLOWERS, _DISCARDS, _DRAWN = (
+_SEAT, _WIND, _CONCEALED, _COUNT, _MELDS, _FLOWERS, _DISCARDS, _DRAWN, _CLAIMED = (
     getattr(SeatView, name).__set__ for name in SeatView.__dataclass_fields__
 )
 
@@ -182,6 +184,7 @@ def _seat_view(
     flowers: tuple[int, ...],
     discards: tuple[int, ...],
     drawn: int | None,
+    claimed: tuple[tuple[int, int], ...] | None,
 ) -> SeatView:
     view: SeatView = object.__new__(SeatView)
     _SEAT(view, seat)
@@ -192,6 +195,7 @@ def _seat_view(
     _FLOWERS(view, flowers)
     _DISCARDS(view, discards)
     _DRAWN(view, drawn)
+    _CLAIMED(view, claimed)
     return view
 
 

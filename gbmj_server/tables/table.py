@@ -106,6 +106,7 @@ class Table:
             spectators=sum(1 for c in self.members if self.slot_of(c) is None),
             status=self.status,
             cloth=self.cloth,
+            tournament_id=None if self.tournament is None else self.tournament.tournament_id,
         )
 
     def changed(self) -> None:

@@ -185,6 +185,8 @@ class TableScreen(Screen[None]):
         me = view.seats[view.me] if view.me is not None else None
         controls = (
             view.me,
+            view.tournament,
+            view.timer_ms,
             view.match_running,
             view.playing,
             view.unseen is None,
@@ -251,10 +253,14 @@ class TableScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         view = self.view
         player = view.me is not None
-        if action in ("auto_play", "auto_win", "auto_pass", "extension"):
+        if action in ("auto_play", "auto_win", "auto_pass"):
             return player and view.match_running
+        # Items: none at a tournament's table; an extension only where turns are timed.
+        items = player and view.tournament is None
+        if action == "extension":
+            return items and view.match_running and view.timer_ms is not None
         if action == "tile_counter":
-            return player and view.playing and view.unseen is None
+            return items and view.playing and view.unseen is None
         if action == "ready":
             return player and not view.match_running
         if action == "seats":

@@ -8,6 +8,7 @@ same width, so that blocks of either size pack side by side in the same way.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -157,23 +158,39 @@ def pool_rows(
     table's last discard (``last``: the newest tile is it), ``TAKEN_MARK`` after one
     another seat claimed (the indexes ``taken``, drawn struck through), a space after
     the others so that no two tiles touch. ``highlight``: a tile marked wherever it lies
-    (the tile under the player's cursor)."""
+    (the tile under the player's cursor). The rows are shared (kept for the next
+    redraw): a caller copies a line before changing it."""
     per_row = pool_layout(width, big)
-    height = tile_size(big)[1]
+    taken_at = frozenset(taken)
     rows: list[Block] = []
     for start in range(0, len(discards), per_row):
-        blocks: list[Block] = []
-        for i in range(start, min(start + per_row, len(discards))):
-            tile = discards[i]
-            is_last, is_taken = last and i == len(discards) - 1, i in taken
-            lit = tile == highlight and not is_taken
-            blocks.append(
-                tile_lines(tile, style, big=big, marked=is_last, taken=is_taken, highlighted=lit)
-            )
-            mark = LAST_MARK if is_last else (TAKEN_MARK if is_taken else " ")
-            blocks.append(column(mark, height, "bold"))
-        rows.append(beside(blocks))
+        end = min(start + per_row, len(discards))
+        tiles = tuple(discards[start:end])
+        marks = "".join(
+            LAST_MARK if last and i == len(discards) - 1 else (TAKEN_MARK if i in taken_at else " ")
+            for i in range(start, end)
+        )
+        lit = highlight if highlight in tiles else None
+        rows.append(_pool_row(tiles, marks, lit, style, big))
     return rows
+
+
+@lru_cache(maxsize=512)
+def _pool_row(
+    tiles: tuple[int, ...], marks: str, highlight: int | None, style: TileStyle, big: bool
+) -> Block:
+    """One row of a pool, each tile followed by its mark (the same row is drawn again
+    after most events: kept). The blocks are never changed after: callers copy."""
+    height = tile_size(big)[1]
+    blocks: list[Block] = []
+    for tile, mark in zip(tiles, marks, strict=True):
+        is_last, is_taken = mark == LAST_MARK, mark == TAKEN_MARK
+        lit = tile == highlight and not is_taken
+        blocks.append(
+            tile_lines(tile, style, big=big, marked=is_last, taken=is_taken, highlighted=lit)
+        )
+        blocks.append(column(mark, height, "bold"))
+    return beside(blocks)
 
 
 def pool_text(
@@ -206,7 +223,7 @@ def pool_text(
         hidden = (len(rows) - keep) * pool_layout(width, big)
         rows = rows[-keep:]
         head = [Text(f"+{hidden}", style="dim")]
-    lines = [line for row in rows for line in row]
+    lines = [line for row in rows for line in row]  # shared rows: never changed here
     pad = max((width - max(map(width_of, rows), default=0)) // 2, 0) if centre else 0
     body = [*head, *(Text(" " * pad) + line for line in lines)]
     if bottom and height > len(body):

@@ -12,6 +12,7 @@ from textual.widget import Widget
 from gbmj_tui.i18n import tr, wind_letter
 from gbmj_tui.model import SeatModel
 from gbmj_tui.tiles import TileStyle, concealed_count, tile_lines
+from gbmj_tui.widgets.lines import LineWidget
 from gbmj_tui.widgets.render import (
     Block,
     beside,
@@ -126,9 +127,10 @@ def _lines(text: Text) -> int:
     return text.plain.count("\n") + 1
 
 
-class SeatPanel(Widget):
+class SeatPanel(LineWidget):
     """A seat's header line, then its flowers and melds (wrapped to the panel's width).
-    A click on it says which seat was picked (``Picked``: to mute its player)."""
+    A click on it says which seat was picked (``Picked``: to mute its player). A change
+    repaints the lines it changed (a discard: the hidden-tile count in the header)."""
 
     class Picked(Message):
         def __init__(self, seat: SeatModel) -> None:
@@ -141,14 +143,20 @@ class SeatPanel(Widget):
 
     # A new seat repaints the panel; a new layout only when its height changes (a
     # discard changes the hidden-tile count, not the lines: no layout for it).
-    seat: reactive[SeatModel | None] = reactive(None)
-    dealer: reactive[bool] = reactive(False)
-    show_count: reactive[bool] = reactive(True)
-    waiting: reactive[bool] = reactive(False)  # before the match: ready flags, no score
+    seat: reactive[SeatModel | None] = reactive(None, repaint=False)
+    dealer: reactive[bool] = reactive(False, repaint=False)
+    show_count: reactive[bool] = reactive(True, repaint=False)
+    waiting: reactive[bool] = reactive(False, repaint=False)  # before the match: no score
     tile_style: reactive[TileStyle] = reactive(TileStyle.CJK, layout=True)
     lang: reactive[str] = reactive("zh", layout=True)
     big: reactive[bool] = reactive(False, layout=True)
-    highlight: reactive[int | None] = reactive(None)
+    highlight: reactive[int | None] = reactive(None, repaint=False)
+
+    def _changed(self) -> None:
+        self.changed()
+
+    watch_seat = watch_dealer = watch_show_count = watch_waiting = _changed
+    watch_tile_style = watch_lang = watch_big = watch_highlight = _changed
 
     def _header(self) -> Text:
         assert self.seat is not None
@@ -166,11 +174,6 @@ class SeatPanel(Widget):
         return seat_body(
             self.seat, width, self.tile_style, self.lang, big=self.big, highlight=self.highlight
         )
-
-    def watch_seat(self) -> None:
-        width = self.size.width
-        if not width or self._height(width) != self.size.height:
-            self.refresh(layout=True)
 
     def on_click(self) -> None:
         if self.seat is not None:
@@ -194,11 +197,13 @@ class SeatPanel(Widget):
         return header_lines + (_lines(body) if body.cell_len else 0)
 
 
-class DiscardPool(Widget):
+class DiscardPool(LineWidget):
     """A seat's discards, six a row, each tile apart from the next; the table's last
     discard is marked, and so are the discards another seat claimed (``taken``).
 
-    In a place too low for every row the newest rows show (``pool_text``).
+    In a place too low for every row the newest rows show (``pool_text``). A change
+    repaints the lines it changed (a discard: its row, and the row of the mark it moved
+    from), not the pool.
     """
 
     DEFAULT_CSS = """
@@ -206,15 +211,21 @@ class DiscardPool(Widget):
     """
 
     # The table gives each pool a fixed share of its side: a new discard repaints the
-    # pool without a new layout of the screen.
-    discards: reactive[tuple[int, ...]] = reactive(())
-    taken: reactive[tuple[int, ...]] = reactive(())
-    last: reactive[bool] = reactive(False)
+    # lines it changed without a new layout of the screen.
+    discards: reactive[tuple[int, ...]] = reactive((), repaint=False)
+    taken: reactive[tuple[int, ...]] = reactive((), repaint=False)
+    last: reactive[bool] = reactive(False, repaint=False)
     tile_style: reactive[TileStyle] = reactive(TileStyle.CJK)
-    highlight: reactive[int | None] = reactive(None)
+    highlight: reactive[int | None] = reactive(None, repaint=False)
     big: reactive[bool] = reactive(False)
-    centre: reactive[bool] = reactive(False)
-    bottom: reactive[bool] = reactive(False)
+    centre: reactive[bool] = reactive(False, repaint=False)
+    bottom: reactive[bool] = reactive(False, repaint=False)
+
+    def _changed(self) -> None:
+        self.changed()
+
+    watch_discards = watch_taken = watch_last = watch_tile_style = _changed
+    watch_highlight = watch_big = watch_centre = watch_bottom = _changed
 
     def render(self) -> Text:
         return pool_text(

@@ -14,7 +14,7 @@ from gbmj_server.config import Limits, ServerConfig
 from gbmj_server.server import Server
 from gbmj_server.storage.logs import read_log
 from server.conftest import play_of, start, table_of
-from server.wireclient import Pause, WireClient, play, seat_four
+from server.wireclient import Pause, WireClient, play, seat_four, simple_choice
 
 pytestmark = pytest.mark.trio
 
@@ -349,3 +349,74 @@ async def test_a_client_that_stops_reading_does_not_delay_its_table(tmp_path) ->
         assert not any(c.name == "player3" for c in srv.sessions.connections)
         nursery.cancel_scope.cancel()
         nursery.cancel_scope.cancel()
+
+
+def pung_first(prompt: dict[str, Any]) -> dict[str, Any]:
+    """A legal answer that pungs whenever it may (else ``simple_choice``)."""
+    for action in prompt["actions"]:
+        if action["kind"] == "pung":
+            return dict(action)
+    return simple_choice(prompt)
+
+
+@pytest.mark.slow
+async def test_a_spectator_joining_after_a_pung_sees_the_claimed_discard_in_its_pool(
+    connect, server: Server
+) -> None:
+    """The snapshot's pool says which discards another seat claimed, and where each lay
+    (as a live viewer saw it struck through in the pool)."""
+    clients, table_id = await seat_four(connect, rounds=1)
+    pause = Pause()
+    pungs: list[dict[str, Any]] = []
+
+    def choose(prompt: dict[str, Any]) -> dict[str, Any]:
+        if pungs and pause.event is None:
+            pause.event = trio.Event()  # hold everyone at their next prompt
+        return pung_first(prompt)
+
+    async def watch_for_a_pung() -> None:
+        while not pungs:
+            await trio.sleep(0.01)
+            pungs.extend(
+                m["event"]
+                for m in clients[0].seen
+                if m["type"] == "event" and m["event"]["kind"] == "pung"
+            )
+
+    watcher = await connect()
+    await watcher.register("watcher")
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            for client in clients:
+                nursery.start_soon(lambda c=client: play(c, table_id, pause=pause, choose=choose))
+            await watch_for_a_pung()
+            while pause.event is None:
+                await trio.sleep(0.01)
+            snap = await watcher.ok("spectate", table_id=table_id)
+            nursery.cancel_scope.cancel()
+        while not any(m.get("seq", -1) >= snap["seq"] for m in clients[0].seen):
+            await clients[0]._fill()  # every event up to the snapshot, to compare
+    pung = pungs[0]
+    giver = snap["game"]["seats"][pung["from_seat"]]
+    assert [pung["claimed_tile"]] == [tile for _, tile in giver["claimed"]][:1]
+    played = [
+        m["event"]["tile"]
+        for m in clients[0].seen
+        if m["type"] == "event"
+        and m["event"]["kind"] == "discard"
+        and m["event"]["seat"] == pung["from_seat"]
+        and m["seq"] <= snap["seq"]
+    ]
+    place, tile = giver["claimed"][0]
+    assert played[place] == tile  # where it lay in the pool as played
+    assert len(giver["discards"]) + len(giver["claimed"]) == len(played)
+    # the others' pools say nothing was claimed from them, unless it was
+    claims = [
+        m["event"]["from_seat"]
+        for m in clients[0].seen
+        if m["type"] == "event"
+        and m["event"]["kind"] in ("chow", "pung", "exposed_kong")
+        and m["seq"] <= snap["seq"]
+    ]
+    for seat in snap["game"]["seats"]:
+        assert len(seat.get("claimed") or ()) == claims.count(seat["seat"])

@@ -218,8 +218,10 @@ async def test_no_items_and_no_spectating_of_ones_own_tournament(connect, server
     ):
         reply = await player.request(request, **fields)
         assert reply["type"] == "error" and "no items" in reply["message"], reply
-    # No hints either: the table's settings say so to every client.
+    # No hints either: the table's settings say so to every client; and its info says
+    # whose tournament it is, so that no client offers items there.
     assert table_of(server, mine).settings.coach is False
+    assert table_of(server, mine).info().tournament_id == t.id
     # An outsider may not watch either: the organiser gave no leave.
     outsider = await connect()
     await outsider.register("outsider")

@@ -12,13 +12,18 @@ import pytest
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
+from textual.geometry import Region
 from tui_harness import OfflineApp, TableHost, screen_text, widget_text
 from tui_sample import sample_view, turn_prompt
 
-from gbmj_tui.tiles import HIGHLIGHTED, TileStyle, face
+from gbmj_tui.model import TableView
+from gbmj_tui.reducers import apply_event
+from gbmj_tui.tiles import HIGHLIGHTED, TileStyle, face, tile_size
 from gbmj_tui.widgets import DiscardPool, HandRow, SeatPanel
+from gbmj_tui.widgets.board import Board, is_big
 from gbmj_tui.widgets.render import TAKEN_MARK, pool_layout
 from protocol import messages as m
+from protocol.examples import MESSAGE_EXAMPLES
 from protocol.tiles import Tile as T
 
 TABLE = 0
@@ -216,3 +221,120 @@ def test_the_players_pool_names_them_in_plain_text() -> None:
             return widget_text(app.screen.query_one("#area-bottom")).split("\n")[0]
 
     assert "[W] [b]Eve[/b]" in asyncio.run(go())
+
+
+def _discards(turns: bool) -> list[TableView]:
+    """The sample hand, then 14 discards by the other seats, one view each (no
+    countdown: two runs' clocks differ); ``turns``: each seat's turn comes before its
+    discard (the turn's shade moves)."""
+    view = replace(sample_view(), timer=None)
+    steps = [view]
+    for i in range(14):
+        seat = 1 + i % 3
+        view = replace(view, turn=seat) if turns else view
+        view = apply_event(view, "discard", seat=seat, tile=T(i % 27))
+        steps.append(replace(view, timer=None))
+    return steps
+
+
+async def _shown(size, views, then=None):
+    """The table after ``views`` shown one by one (and ``then(app)``): the screen's text
+    and every pool's and seat panel's cells with their colours."""
+    app = TableHost(views[0])
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        for v in views[1:]:
+            app.table.show(v)
+            await pilot.pause()
+        app.table.query_one(Board).highlight(T.M1)
+        await pilot.pause()
+        if then is not None:
+            then(app)
+        drawn = []
+        for widget in (*app.screen.query(DiscardPool), *app.screen.query(SeatPanel)):
+            region = widget.region
+            strips = widget.render_lines(Region(0, 0, region.width, region.height))
+            drawn.append([(s.text, s.style) for strip in strips for s in strip])
+        return screen_text(app), drawn
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 60)])
+@pytest.mark.parametrize("turns", [False, True])
+def test_a_table_redrawn_event_by_event_reads_as_one_drawn_at_once(size, turns) -> None:
+    """Discards (and turns) and a moved cursor shown one by one draw what the last view
+    drawn at once draws, colours and all: no line kept from before a change."""
+    steps = _discards(turns)
+    assert asyncio.run(_shown(size, steps)) == asyncio.run(_shown(size, steps[-1:]))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 60)])
+def test_a_discard_repaints_only_the_lines_it_changed(size, monkeypatch) -> None:
+    """A discard marks dirty only the lines it changed in a pool (a row of tiles at
+    most): a pool's place is fixed, a new row fills lines of it without a new layout."""
+    marked: list[tuple[int, bool]] = []  # each pool refresh: lines marked (0: all), layout
+    recording = [False]
+    original = DiscardPool.refresh
+
+    def refresh(self, *regions, **kwargs):
+        if recording[0]:
+            marked.append((sum(r.height for r in regions), bool(kwargs.get("layout"))))
+        return original(self, *regions, **kwargs)
+
+    steps = _discards(turns=False)
+    monkeypatch.setattr(DiscardPool, "refresh", refresh)
+
+    async def go():
+        app = TableHost(steps[0])
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            recording[0] = True
+            for v in steps[1:]:
+                app.table.show(v)
+                await pilot.pause()
+            recording[0] = False
+
+    asyncio.run(go())
+    rows = tile_size(is_big(*size))[1]
+    regions = [lines for lines, _ in marked if lines]
+    wholes = [layout for lines, layout in marked if not lines]
+    assert regions and all(lines <= rows for lines in regions), marked
+    # A whole pool only with a new layout: on a small terminal the centre's rows are
+    # shared anew when its pools gain a row; a large one has room and never re-lays out.
+    assert all(wholes) and len(wholes) < len(regions), marked
+    assert not wholes or size == (80, 24), marked
+
+
+@pytest.mark.parametrize(("lang", "ascii"), [("zh", False), ("en", True)])
+def test_a_snapshot_shows_claimed_discards_marked_where_they_lay(lang, ascii) -> None:
+    """A spectator joining (or a player coming back) mid-hand: the snapshot says seat 3
+    gave away its first and third discards (a chow's 2m, a pung's E); its pool shows
+    them back at their places, struck and marked as taken, as a live viewer saw it."""
+    example = next(x for x in MESSAGE_EXAMPLES if isinstance(x, m.Snapshot))
+    snapshot = replace(example, seat=None)  # a spectator
+    giver = snapshot.game.seats[3]
+    assert giver.claimed == ((0, T.M2), (2, T.E)) and giver.discards == (T.S9, T.P1)
+
+    async def go():
+        start = replace(sample_view(), table_id=snapshot.table.table_id)
+        app = OfflineApp(start, lang=lang, ascii=ascii)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            app.push(snapshot)
+            await pilot.pause()
+            pools = [p for p in app.screen.query(DiscardPool) if p.taken]
+            return [(p.discards, p.taken, widget_text(p), p.render()) for p in pools]
+
+    pools = asyncio.run(go())
+    assert len(pools) == 1
+    discards, taken, text, rendered = pools[0]
+    assert discards == (T.M2, T.S9, T.E, T.P1) and taken == (0, 2)
+    style = TileStyle.ASCII if ascii else TileStyle.CJK
+    faces = [face(t, style).strip() for t in discards]
+    row = faces[0] + TAKEN_MARK + faces[1] + faces[2] + TAKEN_MARK + faces[3]
+    assert text.strip().split("\n")[0].replace(" ", "") == row, text
+    struck = [
+        rendered.plain[s.start : s.end]
+        for s in rendered.spans
+        if (s.style if isinstance(s.style, Style) else Style.parse(s.style)).strike
+    ]
+    assert [s.strip() for s in struck] == [faces[0], faces[2]]

@@ -14,6 +14,7 @@ from tui_sample import claim_prompt, sample_result, sample_view, turn_prompt
 from gbmj_tui.model import MeldView
 from gbmj_tui.tiles import TileStyle, face
 from gbmj_tui.widgets import HandRow, PromptBar
+from gbmj_tui.widgets.keybar import KeyBar
 from protocol import messages as m
 from protocol.messages import ActionChoice
 from protocol.tiles import Tile as T
@@ -363,3 +364,34 @@ def test_spectator_has_no_seat_controls() -> None:
     footer = text.split("\n")[-1]
     assert "Auto-win" not in footer and "Chat" in footer
     assert "[auto" not in text
+
+
+def test_the_key_bar_offers_no_item_the_table_refuses() -> None:
+    """A tournament's table refuses items: its key bar offers neither the timer
+    extension (e) nor the tile counter (t), and the keys send nothing; an untimed free
+    table offers the counter but no extension (no turn runs out there)."""
+    free = sample_view()
+    tables = {
+        "free": free,
+        "tournament": replace(free, tournament=3),
+        "untimed": replace(free, timer_ms=None),
+    }
+
+    async def go(view):
+        app = TableHost(view, TileStyle.ASCII, "en")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            bar = widget_text(app.table.query_one(KeyBar))
+            await pilot.press("e", "t")
+            await pilot.pause()
+            return bar, list(app.requests)
+
+    seen = {name: asyncio.run(go(view)) for name, view in tables.items()}
+    bar, requests = seen["free"]
+    assert " e  Extension" in bar and " t  Counter" in bar
+    assert any(isinstance(r, m.UseTileCounter) for r in requests)
+    bar, requests = seen["tournament"]
+    assert "Extension" not in bar and "Counter" not in bar and " c  Chat" in bar
+    assert not any(isinstance(r, m.UseTileCounter | m.ArmTimerExtension) for r in requests)
+    bar, _requests = seen["untimed"]
+    assert "Extension" not in bar and " t  Counter" in bar

@@ -1,0 +1,137 @@
+"""Back to the seat after the browser is killed: a real Chromium on the web door
+registers, sits at a table with three bots and plays into a hand; the browser (every
+Chromium process, and its driver) is killed with SIGKILL mid-hand; a new Chromium opens
+the page, signs in with the name and password, and must find the table with the hand
+in play (the player's own tiles under their keys), not the lobby.
+
+    uv run python scripts/web_return.py [--lang en|zh] [--captures DIR]
+
+Starts ``gbmj-server`` with its web door on free ports with a fresh database (the web
+tests' host), drives headless Chromium with Selenium and reads the page's terminal back
+from the bytes it receives (``tests/web/browser.py``). Every screen checked is saved in
+DIR as text, with a screenshot of the last. Needs chromium and chromedriver. Exit
+status 0 when everything was on screen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import re
+import signal
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from drive_kit import HAND, Check, descendants  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from web.browser import Browser  # noqa: E402
+from web.conftest import WebHost, start_web_host, stop_web_host  # noqa: E402
+
+from gbmj_tui.i18n import tr  # noqa: E402
+
+NAME, PASSWORD = "webdrv", "pw-of-webdrv"
+HINTS = "  1    2    3"  # the key hints under the player's own hand
+
+
+def sign_in(browser: Browser, host: WebHost, lang: str, how: str) -> None:
+    """Open the page; the name, the password, then ``how`` (Register, or Enter: log in)."""
+    browser.open(f"{host.url}?lang={lang}")
+    browser.wait_for(tr("Password", lang))
+    time.sleep(1.0)  # the screen takes its keys once mounted
+    browser.click_text(tr("Name", lang))  # the terminal takes the keyboard
+    for keys in (NAME, Keys.TAB, PASSWORD):  # one at a time: the page sends them in turn
+        browser.type(keys)
+        time.sleep(0.5)
+    if how == "register":
+        browser.click_text(tr("Register", lang))
+    else:
+        browser.type(Keys.ENTER)
+
+
+def kill_browser(browser: Browser) -> list[int]:
+    """SIGKILL the browser's driver and every Chromium process under it: no goodbye
+    reaches the page's server; the pids killed."""
+    driver = browser.driver.service.process.pid
+    pids = [*descendants(driver), driver]
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):  # gone with its parent
+            os.kill(pid, signal.SIGKILL)
+    return pids
+
+
+def until(condition: object, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if callable(condition) and condition():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lang", choices=("zh", "en"), default="en")
+    parser.add_argument("--captures", type=Path)
+    args = parser.parse_args()
+    lang = args.lang
+    captures = args.captures or Path(tempfile.mkdtemp(prefix="gbmj-web-return-"))
+    captures.mkdir(parents=True, exist_ok=True)
+    host = start_web_host(Path(tempfile.mkdtemp(prefix="gbmj-web-return-")))
+    check = Check(captures)
+    browser = Browser()
+    try:
+        sign_in(browser, host, lang, "register")
+        browser.wait_for(tr("New table", lang))
+        check.expect(True, "registered: the lobby", browser.screen.text())
+        browser.type("n")
+        browser.wait_for(tr("Create", lang))
+        browser.click_text(tr("Timers (s)", lang))  # off: the hand waits for the player
+        time.sleep(0.3)
+        browser.click_text(tr("Create", lang))
+        browser.wait_for(tr("Seats/bots", lang))
+        browser.type("b")
+        browser.wait_for(tr("Fill with bots", lang))
+        browser.type("f")
+        normal = tr("normal", lang)
+        browser.wait_for(lambda: browser.screen.text().count(f"({normal})") == 3)
+        browser.type("b")  # the same key closes the seats
+        bot = f"<{tr('bot', lang)} {normal}>"
+        browser.wait_for(lambda: browser.screen.text().count(bot) == 3)
+        browser.type("r")  # ready: the deal comes
+        browser.wait_for(tr("dice {dice}", lang).replace("{dice}", ""), timeout=60)
+        browser.type("x")  # every claim passed by itself: the hand goes to the player
+        browser.wait_for(f"[{tr('auto-pass', lang)}]")
+        browser.wait_for(f"[Enter] {tr('Discard', lang)}", timeout=120)
+        browser.wait_for(HINTS)
+        check.expect(True, "a hand in play, the player to discard", browser.screen.text())
+        # The browser killed mid-hand: its session's client ends, the seat goes offline.
+        killed = kill_browser(browser)
+        ended = until(lambda: not host.client_pids(), 30)
+        check.expect(ended, f"browser killed ({len(killed)} processes): its client ended", "")
+        browser = Browser()
+        sign_in(browser, host, lang, "login")
+        browser.wait_for(lambda: re.search(HAND, browser.screen.text()) is not None)
+        browser.wait_for(HINTS)
+        screen = browser.screen.text()
+        at_table = tr("New table", lang) not in screen and HINTS in screen
+        check.expect(at_table, "signed in again: the table with the hand, own tiles", screen)
+        browser.screenshot(captures / "back-at-the-table.png")
+    except AssertionError as exc:  # a wait that timed out: what the screen showed
+        check.failures.append(str(exc).splitlines()[0])
+        check.save("TIMEOUT", browser.screen.text())
+    finally:
+        browser.quit()
+        stop_web_host(host)
+    return check.report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
