@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -367,12 +368,12 @@ async def test_the_host_creates_a_duplicate_session_from_the_command_line(
         run, "Duplicate", "--duplicate", "--sessions", "1", "--hands", "8"
     )
     assert status == 0 and "created" in said, said
-    record = await server.services.tournaments.get(int(said.split()[1]))
+    record = await server.services.tournaments.get(_created(said))
     assert record.duplicate and record.hands == 8 and record.sessions == 1
     assert record.scale == "steps"
     status, said = await trio.to_thread.run_sync(run, "Plain")
     assert status == 0
-    plain_id = int(said.split()[1])
+    plain_id = _created(said)
     assert not (await server.services.tournaments.get(plain_id)).duplicate
 
     # The scale is a setting of a duplicate tournament, stored and shown in its detail.
@@ -383,7 +384,7 @@ async def test_the_host_creates_a_duplicate_session_from_the_command_line(
             run, "Scaled", "--duplicate", "--sessions", "1", "--scale", words
         )
         assert status == 0, said
-        tournament_id = int(said.split()[1])
+        tournament_id = _created(said)
         assert (await server.services.tournaments.get(tournament_id)).scale == words
         detail = await client.ok("get_tournament", tournament_id=tournament_id)
         assert detail["scale"] == shown
@@ -412,3 +413,11 @@ async def test_a_session_scores_on_its_scale() -> None:
             assert raw[n][place] == points[seat] - other[seat]
             assert steps[n][place] == DEFAULT_SCALE.score(points[seat] - other[seat])
     assert sum(raw[1]) + sum(raw[2]) == 0
+
+
+def _created(said: str) -> int:
+    """The id in the admin command's "tournament N created" line (other lines may come
+    first: its output is the process's, shared with the server running in the test)."""
+    found = re.search(r"^tournament (\d+) created", said, re.MULTILINE)
+    assert found is not None, said
+    return int(found.group(1))
