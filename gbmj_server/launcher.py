@@ -59,6 +59,7 @@ PRELOAD = (
     "textual.app",
     "textual.drivers.linux_driver",
     "textual.drivers.web_driver",
+    "gbmj_server.web.driver",  # the web door's clients' driver
     "gbmj_tui.cli",
     "gbmj_tui.app",
     "gbmj_tui.screens.chat",
