@@ -61,34 +61,44 @@ class Session:
         await self.http.close()
 
 
-async def to_lobby(url: str, address: str) -> tuple[Session, float, float]:
-    """A session at the lobby, the time from connecting to the lobby and the part of it
+async def to_lobby(
+    url: str, address: str, host: hostedkit.Host, seen: set[int]
+) -> tuple[Session, float, float, float, list[int]]:
+    """A session at the lobby, the time from connecting to the lobby, the part of it
     until the connect screen showed (the rest: the keys to Guest, the sign-in, the
-    lobby drawn)."""
+    lobby drawn), the client's CPU until then and its process (not in ``seen``, which
+    it joins)."""
     started = time.perf_counter()
     http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(address, 0)))
     session = Session(http, await http.ws_connect(url + "ws/en?width=100&height=30"))
     await session.socket.send_json(["focus", None])  # as the page does
     await session.wait_for("Guest")  # the connect screen, on its Name box
     shown = time.perf_counter() - started
+    client = [pid for pid in host.sessions() if pid not in seen]
+    seen.update(client)
+    cpu = sum(hostedkit.cpu_seconds(pid) for pid in client)
     mark = len(session.raw)
     await session.keys(TAB, TAB, TAB, TAB, ENTER)  # password, log in, register, guest
     await session.wait_for("New table", since=mark)
-    return session, time.perf_counter() - started, shown
+    return session, time.perf_counter() - started, shown, cpu, client
 
 
 async def run(
     host: hostedkit.Host, count: int
-) -> tuple[list[Session], list[float], list[float], list[float]]:
+) -> tuple[list[Session], list[float], list[float], list[float], list[float]]:
     url = f"http://127.0.0.1:{host.door_port}/"
-    sessions, times, shown, cpu, seen = [], [], [], [], set(host.sessions())
+    sessions, times, shown, cpu, shown_cpu = [], [], [], [], []
+    seen = set(host.sessions())
     for i in range(count):
-        session, took, screen = await to_lobby(url, hostedkit.source(i))
+        session, took, screen, screen_cpu, client = await to_lobby(
+            url, hostedkit.source(i), host, seen
+        )
         sessions.append(session)
         times.append(took)
         shown.append(screen)
-        cpu.append(host.newest_session_cpu(seen))
-    return sessions, times, shown, cpu
+        shown_cpu.append(screen_cpu)
+        cpu.append(sum(hostedkit.cpu_seconds(pid) for pid in client))
+    return sessions, times, shown, cpu, shown_cpu
 
 
 def main() -> None:
@@ -101,12 +111,15 @@ def main() -> None:
     ):
 
         async def measure() -> None:
-            sessions, times, shown, cpu = await run(host, args.sessions)
+            sessions, times, shown, cpu, shown_cpu = await run(host, args.sessions)
             hostedkit.settle(host, args.sessions)
             hostedkit.report("web", args.sessions, times, cpu, host)
             ms = [t * 1000 for t in shown]
             p50 = sorted(ms)[len(ms) // 2]
             print(f"to the connect screen ms p50: {p50:.0f} (first {ms[0]:.0f})")
+            cpu_ms = [c * 1000 for c in shown_cpu]
+            p50 = sorted(cpu_ms)[len(cpu_ms) // 2]
+            print(f"client cpu to the connect screen ms p50: {p50:.0f} (first {cpu_ms[0]:.0f})")
             await hostedkit.merged(host, args.sessions)
             for session in sessions:
                 await session.close()

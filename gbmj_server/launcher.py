@@ -59,6 +59,7 @@ PRELOAD = (
     "textual.app",
     "textual.drivers.linux_driver",
     "textual.drivers.web_driver",
+    "gbmj_server.web.driver",  # the web door's clients' driver
     "gbmj_tui.cli",
     "gbmj_tui.app",
     "gbmj_tui.screens.chat",
@@ -92,6 +93,7 @@ DRAIN = 8.0  # seconds a stopping launcher waits for its children to be ended
 STOP_GRACE = DRAIN + 2.0  # seconds a stopping launcher gets before it is killed
 PR_SET_MEMORY_MERGE = 67  # prctl (Linux 6.4): every mapping of a process and its children
 MADV_MERGEABLE = 12  # madvise: one mapping (older kernels)
+OBJECT_MAP = "GBMJ_LAUNCHER_OBJECT_MAP"  # a file for ``write_object_map`` (bench/pages.py)
 
 
 class LaunchError(Exception):
@@ -300,8 +302,12 @@ class Launcher:
 
 
 def _launcher_environment(home: str) -> dict[str, str]:
-    """Nothing of the server's own environment reaches the launcher (and so no child)."""
-    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "LANG": "C.UTF-8"}
+    """Nothing of the server's own environment reaches the launcher (and so no child)
+    but ``OBJECT_MAP``, for bench/pages.py (the launcher writes it, no child reads it)."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "LANG": "C.UTF-8"}
+    if OBJECT_MAP in os.environ:
+        env[OBJECT_MAP] = os.environ[OBJECT_MAP]
+    return env
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
@@ -408,6 +414,30 @@ def offer_mappings() -> int:
     return offered
 
 
+def write_object_map(path: str) -> None:
+    """Where the launcher's objects lie, for bench/pages.py to say what a session's copied
+    pages hold: one line an object, ``ADDRESS SIZE TRACKED TYPE`` (TRACKED: 1 when the
+    collector's 16 bytes of links precede it). Every object the collector knows and all
+    they refer to; not the arrays behind dictionaries, lists and sets (no objects)."""
+    found: dict[int, object] = {}
+    todo: list[object] = [*gc.get_objects(), sys.modules]
+    while todo:
+        obj = todo.pop()
+        if id(obj) not in found:
+            found[id(obj)] = obj
+            todo.extend(gc.get_referents(obj))
+    with open(path, "w", encoding="utf-8") as out:
+        for address, obj in found.items():
+            kind = type(obj)
+            try:
+                size = kind.__sizeof__(obj)  # the type's own (a class's is not its own)
+            except Exception:  # a class of a library's that cannot say
+                size = 16
+            tracked = int(gc.is_tracked(obj))
+            out.write(f"{address} {size} {tracked} {kind.__module__}.{kind.__qualname__}\n")
+    found.clear()
+
+
 def serve(path: str) -> None:
     """The launcher's loop: fork a child per request, report each child's end; return
     when the server ends (standard input closes)."""
@@ -425,6 +455,8 @@ def serve(path: str) -> None:
     selector.register(sys.stdin.fileno(), selectors.EVENT_READ)
     children: dict[int, socket.socket] = {}
     gc.collect()
+    if OBJECT_MAP in os.environ:
+        write_object_map(os.environ[OBJECT_MAP])
     gc.freeze()  # the imported objects: never scanned, so their pages stay shared
     offer_pages_to_merge()
     print(READY, flush=True)

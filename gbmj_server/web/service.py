@@ -136,7 +136,7 @@ class HostedApp(AppService):
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         env = dict(self.env)  # not the server's environment
         env.update(
-            TEXTUAL_DRIVER="textual.drivers.web_driver:WebDriver",
+            TEXTUAL_DRIVER="gbmj_server.web.driver:HostedWebDriver",
             TEXTUAL_FPS="60",
             TEXTUAL_COLOR_SYSTEM="truecolor",
             TERM_PROGRAM="textual",

@@ -16,7 +16,12 @@ import pytest
 from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet
 
-from gbmj_server.launcher import share_css_parses
+from gbmj_server.launcher import (
+    OBJECT_MAP,
+    _launcher_environment,
+    share_css_parses,
+    write_object_map,
+)
 from gbmj_tui.app import GbmjApp
 from web.conftest import WebTerminal, start_web_host, stop_web_host, until, web_terminal
 
@@ -177,3 +182,24 @@ def test_on_an_older_kernel_each_private_mapping_is_offered() -> None:
     )
     tests = str(Path(__file__).resolve().parent.parent)
     subprocess.run([sys.executable, "-c", check, tests], check=True, timeout=60)
+
+
+def test_the_object_map_says_where_the_launchers_objects_lie(tmp_path: Path) -> None:
+    """bench/pages.py reads it: an object held by a list is there, with its address,
+    its size and whether the collector's links precede it."""
+    marker, held = b"gbmj-marker" * 3, [b"x"]
+    held.append(marker)
+    write_object_map(str(tmp_path / "objects.txt"))
+    lines = (tmp_path / "objects.txt").read_text().splitlines()
+    assert f"{id(marker)} {type(marker).__sizeof__(marker)} 0 builtins.bytes" in lines
+    assert f"{id(held)} {type(held).__sizeof__(held)} 1 builtins.list" in lines
+
+
+def test_only_the_object_maps_path_reaches_the_launcher_of_the_servers_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("GBMJ_TEST_SERVER_ONLY", "1")
+    assert "GBMJ_TEST_SERVER_ONLY" not in _launcher_environment("/nowhere")
+    assert OBJECT_MAP not in _launcher_environment("/nowhere")
+    monkeypatch.setenv(OBJECT_MAP, "/tmp/objects.txt")
+    assert _launcher_environment("/nowhere")[OBJECT_MAP] == "/tmp/objects.txt"
