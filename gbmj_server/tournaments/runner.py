@@ -18,7 +18,7 @@ import logging
 import math
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import trio
@@ -52,6 +52,7 @@ from gbmj_server.storage.tournaments import (
     TournamentError,
     TournamentRecord,
 )
+from gbmj_server.tables import commands as do
 from gbmj_server.tables.play import Play
 from gbmj_server.tables.registry import Tables
 from gbmj_server.tables.seat import STAND_IN_LEVEL, Participant, Seat, bot_participant
@@ -424,7 +425,7 @@ class Tournaments:
             else:
                 actor = self.tables.actors.get(table.table_id)
                 if actor is not None:  # resumed after a restart: its rules again
-                    await actor.call(_giving(rules))
+                    await actor.call(do.GiveRules(rules))
         while True:
             tables = await self.store.call(storage.session_tables, t.id, number)
             waiting = [table for table in tables if table.match_id is None]
@@ -542,7 +543,7 @@ class Tournaments:
             tb.play = Play(tb, state)
             tb.changed()
             for conn in present:
-                if conn.table is None:  # in the lobby: at the table at once
+                if conn.session.table is None:  # in the lobby: at the table at once
                     tb.welcome_back(conn)
 
         actor = self.tables.open_table(settings, (0, t.organiser), setup, table_id)
@@ -674,7 +675,7 @@ class Tournaments:
         ):
             actor = None if table.table_id is None else self.tables.actors.get(table.table_id)
             if actor is not None:
-                await actor.call(_close)
+                await actor.call(do.CloseSessionTable())
 
 
 def duplicate_deal_seed(t: TournamentRecord, tables: Sequence[SessionTable]) -> bytes | None:
@@ -740,18 +741,3 @@ def _past_seatings(tables: Sequence[SessionTable]) -> list[Seating]:
     for table in tables:
         by_session.setdefault(table.session, []).append(tuple(p for p in table.players if p >= 0))
     return [by_session[s] for s in sorted(by_session)]
-
-
-def _giving(rules: SessionRules) -> Callable[[Table], None]:
-    def give(table: Table) -> None:
-        table.tournament = rules
-
-    return give
-
-
-def _close(table: Table) -> None:
-    if table.play is not None:
-        return  # still playing (should not be): it closes by itself when empty
-    for slot in range(4):
-        table.set_seat(slot, None)
-    table.close()
