@@ -48,9 +48,11 @@ IMPURE = [
 OUTSIDE_TABLES = [
     "gbmj_server.handlers",
     "gbmj_server.moderation",
+    "gbmj_server.services",
     "gbmj_server.server",
     "gbmj_server.net",
     "gbmj_server.nodes",
+    "gbmj_server.tournaments",
 ]
 TABLE_STATE = [
     "gbmj_server.tables.table",

@@ -20,14 +20,16 @@ offline until they sign in again, which puts them back at their seats.
 from __future__ import annotations
 
 import logging
+import secrets
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import trio
 
 from gbmj.bots import make_bot
 from gbmj.game.actions import action_of, from_plain
 from gbmj.game.duplicate import match_of_seed
+from gbmj.game.match import Match
 from gbmj_server import logs
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.errors import RequestError
@@ -37,7 +39,8 @@ from gbmj_server.tables.actor import TableActor
 from gbmj_server.tables.context import TableContext
 from gbmj_server.tables.play import Play
 from gbmj_server.tables.reports import Closed, Entered, Left, Listed, Report, RoomChanged
-from gbmj_server.tables.seat import Participant, Seat
+from gbmj_server.tables.seat import STAND_IN_LEVEL, Participant, Seat, bot_participant
+from gbmj_server.tables.session_rules import SessionRules
 from gbmj_server.tables.settings import seat_changes
 from gbmj_server.tables.state import MatchState
 from gbmj_server.tables.table import Table
@@ -165,6 +168,41 @@ class Tables:
         logs.event("table_created", table=table.id, account=owner[0])
         return self._run(table, actor)
 
+    def open_session_table(
+        self,
+        settings: m.TableSettings,
+        organiser: str,
+        seated: Sequence[tuple[str, int] | None],
+        rules: SessionRules,
+        match: Match,
+        present: Sequence[Connection],
+        table_id: int | None = None,
+    ) -> TableActor:
+        """A tournament session's table, its match running from the start: ``seated``
+        by seat, a player's (name, account id) or None for a stand-in bot; the players
+        ``present`` who wait in the lobby are at the table at once."""
+
+        def setup(table: Table) -> None:
+            for slot, who in enumerate(seated):
+                if who is None:
+                    seat = Seat(bot_participant(slot, STAND_IN_LEVEL), ready=True)
+                    seat.brain = make_bot(STAND_IN_LEVEL, seed=secrets.randbits(64))
+                else:
+                    seat = Seat(Participant(*who), ready=True)
+                table.set_seat(slot, seat)
+            table.tournament = rules
+            state = MatchState(match)
+            for slot, seat_ in enumerate(table.seats):
+                assert seat_ is not None
+                state.join(slot, seat_.holder)
+            table.play = Play(table, state)
+            table.changed()
+            for conn in present:
+                if conn.session.table is None:  # in the lobby: at the table at once
+                    table.welcome_back(conn)
+
+        return self.open_table(settings, (0, organiser), setup, table_id)
+
     def _run(self, table: Table, actor: TableActor | None = None) -> TableActor:
         actor = actor or TableActor(table)
         self.actors[table.id] = actor
@@ -269,6 +307,7 @@ class Tables:
                 table = self._rebuild(record)
             except Exception:
                 log.exception("match %s could not be resumed: ended as abandoned", record.id)
+                self._room(None, record.table_id)  # what the half-built table reported
                 await store.call(store.storage.end_match, record.id, "abandoned")
                 continue
             self._run(table)

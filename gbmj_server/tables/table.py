@@ -186,11 +186,13 @@ class Table:
     def _linger(self) -> None:
         """An empty room waits ``table_linger`` seconds for its owner (or anyone) to come
         back from the lobby before it closes."""
+        waiting = self.empty_since is not None
         if self.members or self.humans() or self.play is not None:
             self.empty_since = None
         elif self.empty_since is None:
             self.empty_since = trio.current_time()
-        self._report_room()
+        if waiting != (self.empty_since is not None):
+            self._report_room()
         if self.empty_since is not None and (
             trio.current_time() >= self.empty_since + self.ctx.table_linger
         ):
