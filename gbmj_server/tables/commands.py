@@ -9,6 +9,7 @@ checked again inside it where it matters.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -31,11 +32,13 @@ from protocol.vocabulary import BotLevel, Cloth, Item
 T = TypeVar("T")
 
 
-class Command(Generic[T]):
+class Command(ABC, Generic[T]):
     """A request to one table; its answer is ``T`` (``m.Message`` answers a request)."""
 
-    def __call__(self, table: Table) -> T | Awaitable[T]:
-        raise NotImplementedError
+    __slots__ = ()
+
+    @abstractmethod
+    def __call__(self, table: Table) -> T | Awaitable[T]: ...
 
 
 def running(table: Table) -> Play:
