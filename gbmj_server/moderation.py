@@ -26,7 +26,7 @@ from gbmj_server.net.errors import RequestError
 from gbmj_server.profiles import profile
 from gbmj_server.services import Services
 from gbmj_server.storage import Account, LedgerError, StorageError
-from gbmj_server.tables import powers
+from gbmj_server.tables import commands as do
 from protocol import messages as m
 from protocol.vocabulary import NoticeCode
 
@@ -67,7 +67,7 @@ class Moderator:
             actor = self.services.tables.where_seated(account_id)
             if actor is not None:
                 with contextlib.suppress(RequestError):
-                    await actor.call(lambda table: powers.host_kick(table, account_id))
+                    await actor.call(do.HostKick(account_id))
         elif do == "coins":
             await self._show_coins(account_id)
 
@@ -127,7 +127,7 @@ class Moderator:
     def _mute_connection(self, account_id: int, on: bool) -> None:
         conn = self.services.sessions.of_account(account_id)
         if conn is not None:
-            conn.host_muted = on
+            conn.session.host_muted = on
             if on:
                 conn.send(m.Notice(code=NoticeCode.MUTED, message="the host muted you"))
 
@@ -136,8 +136,8 @@ class Moderator:
         tables = self.services.tables
         actor = tables.where_seated(account.id)
         conn = self.services.sessions.of_account(account.id)
-        if actor is None and conn is not None and conn.table is not None:
-            actor = tables.actors.get(conn.table.id)
+        if actor is None and conn is not None:
+            actor = tables.at(conn)
         if actor is None and self.share is not None:  # at another node's table, maybe
             self._share("kick", account=account.id)
             logs.event("moderation", action="kick", account=account.id)
@@ -145,7 +145,7 @@ class Moderator:
         if actor is None:
             raise ModerationError(f"{name} is at no table")
         try:
-            await actor.call(lambda table: powers.host_kick(table, account.id))
+            await actor.call(do.HostKick(account.id))
         except RequestError as exc:
             raise ModerationError(exc.message) from None
         logs.event("moderation", action="kick", account=account.id, table=actor.id)

@@ -16,7 +16,6 @@ import random
 import signal
 import ssl
 import sys
-from collections import Counter
 from collections.abc import Sequence
 from functools import partial
 
@@ -41,11 +40,11 @@ from gbmj_server.services import Services
 from gbmj_server.signing import Signer
 from gbmj_server.storage import Storage
 from gbmj_server.storage.threads import AsyncStorage
+from gbmj_server.tables import commands as do
 from gbmj_server.tables.brains import Brains
 from gbmj_server.tables.context import TableContext
 from gbmj_server.tables.journal import Journal
 from gbmj_server.tables.registry import Tables
-from gbmj_server.tables.table import Table
 from gbmj_server.tls import Records, ServerTls, open_tls
 from gbmj_server.tournaments import Tournaments
 from protocol import messages as m
@@ -184,11 +183,11 @@ class Server:
         node meanwhile are back at their seats at once."""
         tables = self.tables
         await tables.take_over(table_ids)
-        for account_id, table_id in list(tables.ctx.seated.items()):
+        for account_id, table_id in tables.seated().items():
             conn = self.sessions.of_account(account_id)
             actor = tables.actors.get(table_id)
-            if table_id in table_ids and conn is not None and conn.table is None and actor:
-                await actor.call(partial(Table.welcome_back, conn=conn))
+            if table_id in table_ids and conn is not None and conn.session.table is None and actor:
+                await actor.call(do.WelcomeBack(conn))
 
     async def _gauges(self) -> None:
         """The metrics that are counts of what is now (players, tables by state); and
@@ -196,7 +195,7 @@ class Server:
         given_back = self.guard.released
         while True:
             metrics.set_signed_in(self.sessions.signed_in)
-            counts = Counter(a.table.status for a in self.tables.actors.values())
+            counts = self.tables.statuses()
             metrics.set_tables(counts)
             gone = self.guard.released - given_back
             if gone >= max(GIVE_BACK_AFTER, 2 * self.guard.open):
@@ -288,7 +287,7 @@ class Server:
             logs.event(
                 "connection_closed",
                 connection=conn.id,
-                account=conn.account_id,
+                account=conn.session.account_id,
                 reason=conn.close_reason or "closed",
             )
             conn.closed = True
@@ -297,10 +296,10 @@ class Server:
             self.lobby.unwatch(conn)
             with trio.move_on_after(5) as cleanup:
                 cleanup.shield = True
-                if conn.table is not None:
-                    table = conn.table
+                actor = self.tables.at(conn)
+                if actor is not None:
                     with contextlib.suppress(Exception):
-                        await table.call(lambda t: t.disconnected(conn))
+                        await actor.call(do.Disconnected(conn))
                 await trio.aclose_forcefully(stream)
 
     async def _secure(

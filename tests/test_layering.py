@@ -2,7 +2,9 @@
 
 The pure layers (``gbmj.rules``, ``.game``, ``.bots``, ``.economy``) may import only
 the standard library (minus clocks, sockets, threads and databases) and ``protocol``;
-``protocol`` imports nothing from the rest of gbmj; the client never imports the server.
+``protocol`` imports nothing from the rest of gbmj; the client never imports the server;
+only the tables' own modules touch a table's state (the rest of the server sends a table
+commands and reads the registry's indexes).
 """
 
 from __future__ import annotations
@@ -37,6 +39,26 @@ IMPURE = [
     "io",
     "urllib",
     "http",
+]
+
+# The server's code that runs outside the tables' tasks (requests, the host's moderation,
+# connections, the nodes), and the modules that hold a table's state: the first reach a
+# table only through ``gbmj_server.tables.commands`` and the registry
+# (``gbmj_server.tables.registry``), never by importing the second.
+OUTSIDE_TABLES = [
+    "gbmj_server.handlers",
+    "gbmj_server.moderation",
+    "gbmj_server.services",
+    "gbmj_server.server",
+    "gbmj_server.net",
+    "gbmj_server.nodes",
+    "gbmj_server.tournaments",
+]
+TABLE_STATE = [
+    "gbmj_server.tables.table",
+    "gbmj_server.tables.play",
+    "gbmj_server.tables.state",
+    "gbmj_server.tables.seat",
 ]
 
 
@@ -125,6 +147,15 @@ layers =
     game
     rules
 
+[importlinter:contract:table-actors]
+name = a table's state is touched by its own task only: the rest sends it commands
+type = forbidden
+source_modules =
+{chr(10).join("    " + m for m in OUTSIDE_TABLES)}
+forbidden_modules =
+{chr(10).join("    " + m for m in TABLE_STATE)}
+allow_indirect_imports = True
+
 [importlinter:contract:client]
 name = the terminal client talks to the server only through protocol
 type = forbidden
@@ -164,6 +195,21 @@ def test_contract_catches_a_forbidden_import(tmp_path: Path) -> None:
     result = _lint(tmp_path, copy)
     assert result.returncode != 0
     assert "_layering_probe" in result.stdout
+
+
+def test_contract_catches_a_handler_reading_a_table(tmp_path: Path) -> None:
+    """The check can fail: in a copy of the tree, a handler importing the ``Table`` (to
+    read its seats outside the table's task) breaks it."""
+    copy = tmp_path / "tree"
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, copy / package, ignore=shutil.ignore_patterns("*.pyc"))
+    (copy / "gbmj_server" / "handlers" / "_actor_probe.py").write_text(
+        "from gbmj_server.tables.table import Table\n"
+    )
+    result = _lint(tmp_path, copy)
+    assert result.returncode != 0
+    assert "_actor_probe" in result.stdout
+    assert "touched by its own task only" in result.stdout
 
 
 def _module_cycles(*packages: str) -> list[list[str]]:

@@ -35,6 +35,7 @@ from gbmj_server.nodes.tickets import TicketRefused, read_ticket
 from gbmj_server.profiles import profile
 from gbmj_server.services import Services
 from gbmj_server.storage import Account, NameTaken
+from gbmj_server.tables import commands as do
 from protocol import messages as m
 from protocol.errors import ErrorCode
 
@@ -46,7 +47,7 @@ _dummy_hash: list[str] = []  # checked against for unknown names (equal timing)
 
 
 def _signed_out(conn: Connection) -> None:
-    if conn.account is not None:
+    if conn.session.account is not None:
         raise RequestError(ErrorCode.NOT_EXPECTED, "already signed in: log out first")
 
 
@@ -56,14 +57,14 @@ async def _sign_in(
     """Answer with the session, then put a seated player back at the table."""
     services.sessions.sign_in(conn, account, token)
     storage = services.store.storage
-    conn.mutes, conn.host_muted = await services.store.call(
+    conn.session.mutes, conn.session.host_muted = await services.store.call(
         lambda: (storage.mutes_of(account.id), storage.host_muted(account.id))
     )
     mine = await profile(services.store, account.id, account.name, account.is_guest)
     conn.send(m.Session(id=request.id, token=token, profile=mine))
     actor = services.tables.where_seated(account.id)
     if actor is not None:
-        await actor.call(lambda table: table.welcome_back(conn))
+        await actor.call(do.WelcomeBack(conn))
     elif services.tables.leases is not None:  # seated at another node's table, maybe
         redirect = await services.tables.leases.redirect_seated(account.id)
         if redirect is not None:
@@ -220,10 +221,11 @@ async def redeem_ticket(services: Services, conn: Connection, request: m.RedeemT
 @handlers.on(m.Logout)
 async def logout(services: Services, conn: Connection, request: m.Logout) -> m.Message:
     """End the session; seated in a running match, that is an escape."""
-    if conn.table is not None:
-        await conn.table.call(lambda table: table.leave(conn))
-    if conn.token is not None:
-        await services.store.call(services.store.storage.delete_session, conn.token)
+    actor = services.tables.at(conn)
+    if actor is not None:
+        await actor.call(do.Leave(conn))
+    if conn.session.token is not None:
+        await services.store.call(services.store.storage.delete_session, conn.session.token)
     services.lobby.unwatch(conn)
     services.sessions.sign_out(conn)
     return m.Ok()
@@ -258,7 +260,7 @@ async def change_password(
     new_hash = await guard.hash_in_turn(conn.address, rehash)
     await services.store.call(storage.set_password_hash, account.name, new_hash)
     token = await services.store.call(storage.create_session, account.id, only=True)
-    conn.token = token
+    conn.session.token = token
     mine = await profile(services.store, account.id, account.name, False)
     return m.Session(token=token, profile=mine)
 
@@ -276,7 +278,11 @@ async def housekeeping(services: Services) -> None:
 async def purge_guests(services: Services) -> int:
     """Delete the guests not seen for ``guest_keep`` seconds who are neither online nor
     seated; how many."""
-    keep = {c.account_id for c in services.sessions.connections if c.account_id is not None}
-    keep |= set(services.tables.ctx.seated)
+    keep = {
+        c.session.account_id
+        for c in services.sessions.connections
+        if c.session.account_id is not None
+    }
+    keep |= set(services.tables.seated())
     seen_before = time.time() - services.config.limits.guest_keep
     return await services.store.call(services.store.storage.purge_guests, seen_before, keep)

@@ -10,7 +10,7 @@ from gbmj_server.net.connection import Connection
 from gbmj_server.net.dispatch import Handlers
 from gbmj_server.net.errors import RequestError
 from gbmj_server.services import Services
-from gbmj_server.tables import powers
+from gbmj_server.tables import commands as do
 from protocol import messages as m
 from protocol.errors import ErrorCode
 from protocol.vocabulary import Channel
@@ -24,7 +24,7 @@ async def chat_send(services: Services, conn: Connection, request: m.ChatSend) -
     text = request.text.strip()
     if not text or not text.isprintable():
         raise RequestError(ErrorCode.OUT_OF_RANGE, f"text: 1-{m.MAX_CHAT} printable characters")
-    if conn.host_muted:
+    if conn.session.host_muted:
         raise RequestError(ErrorCode.MUTED, "the host muted you: your lines are not sent")
     guard, now = services.guard, trio.current_time()
     # Per account and per address: fresh guests do not chat faster than one.
@@ -38,9 +38,9 @@ async def chat_send(services: Services, conn: Connection, request: m.ChatSend) -
     if request.channel is Channel.TABLE:
         assert request.table_id is not None
         actor = at_table(services, conn, request.table_id)
-        await actor.call(lambda table: table.chat(conn, text))
+        await actor.call(do.Chat(conn, text))
     else:
-        line = m.Chat(channel=Channel.LOBBY, sender=conn.name, text=text)
+        line = m.Chat(channel=Channel.LOBBY, sender=conn.session.name, text=text)
         services.lobby.chat(line, sender)
     return m.Ok()
 
@@ -54,13 +54,13 @@ async def mute(services: Services, conn: Connection, request: m.Mute) -> m.Messa
         raise RequestError(ErrorCode.NO_SUCH_PLAYER, f"no player named {request.name!r}")
     if request.table_id is not None:
         actor = at_table(services, conn, request.table_id)
-        await actor.call(lambda table: powers.mute(table, conn, other.id, request.on))
+        await actor.call(do.Mute(conn, other.id, request.on))
         return m.Ok()
     if other.id == me:
         raise RequestError(ErrorCode.NOT_EXPECTED, "you cannot mute yourself")
     await services.store.call(storage.set_mute, me, other.id, request.on)
     if request.on:
-        conn.mutes.add(other.id)
+        conn.session.mutes.add(other.id)
     else:
-        conn.mutes.discard(other.id)
+        conn.session.mutes.discard(other.id)
     return m.Ok()

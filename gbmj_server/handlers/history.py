@@ -120,7 +120,7 @@ async def _saved_page(services: Services, account_id: int, offset: int, limit: i
 
 @handlers.on(m.SaveHand)
 async def save_hand(services: Services, conn: Connection, request: m.SaveHand) -> m.Message:
-    account = conn.account
+    account = conn.session.account
     assert account is not None
     if account.is_guest:
         raise RequestError(ErrorCode.GUEST_NOT_ALLOWED, "guests hold no items: register first")

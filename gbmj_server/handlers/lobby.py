@@ -13,6 +13,7 @@ from gbmj_server.net.connection import Connection
 from gbmj_server.net.dispatch import Handlers
 from gbmj_server.net.errors import RequestError
 from gbmj_server.services import Services
+from gbmj_server.tables import commands as do
 from protocol import messages as m
 from protocol.errors import ErrorCode
 
@@ -30,19 +31,19 @@ async def watch_lobby(services: Services, conn: Connection, request: m.WatchLobb
     if not request.on:
         lobby.unwatch(conn)
         return m.TableList(tables=(), total=lobby.tables, players_online=lobby.online)
-    if conn.table is not None:
-        raise RequestError(ErrorCode.NOT_EXPECTED, f"you are at table {conn.table.id}")
+    if conn.session.table is not None:
+        raise RequestError(ErrorCode.NOT_EXPECTED, f"you are at table {conn.session.table}")
     return lobby.watch(conn, request.offset or 0)
 
 
 @handlers.on(m.CreateTable)
 async def create_table(services: Services, conn: Connection, request: m.CreateTable) -> None:
     """A new table, entered by its owner (not yet seated)."""
-    if conn.table is not None:
-        raise RequestError(ErrorCode.NOT_EXPECTED, f"leave table {conn.table.id} first")
+    if conn.session.table is not None:
+        raise RequestError(ErrorCode.NOT_EXPECTED, f"leave table {conn.session.table} first")
     tables, guard, limits = services.tables, services.guard, services.config.limits
     for waiting in tables.waiting_for(signed_in_id(conn)):
-        await waiting.call(lambda table: table.give_up_waiting())
+        await waiting.call(do.GiveUpWaiting())
     address = guard.key(conn.address)
     if not guard.is_trusted(conn.address) and (
         tables.owned_from(address) >= limits.tables_per_address
@@ -52,7 +53,7 @@ async def create_table(services: Services, conn: Connection, request: m.CreateTa
         raise RequestError(ErrorCode.SERVER_BUSY, "the server has as many tables as it can hold")
     table_id = await tables.new_id()
     actor = tables.create(request.settings, request.password, conn, address, table_id)
-    await actor.request(conn, request.id, lambda table: table.enter(conn, request.password))
+    await actor.request(conn, request.id, do.Enter(conn, request.password))
 
 
 @handlers.on(m.JoinTable)
@@ -65,7 +66,7 @@ async def join_table(
     if redirect is not None:
         return redirect
     actor = services.tables.get(request.table_id)
-    await actor.request(conn, request.id, lambda table: table.enter(conn, request.password))
+    await actor.request(conn, request.id, do.Enter(conn, request.password))
     return None
 
 
@@ -75,7 +76,7 @@ async def spectate(services: Services, conn: Connection, request: m.Spectate) ->
     if redirect is not None:
         return redirect
     actor = services.tables.get(request.table_id)
-    await actor.request(conn, request.id, lambda table: table.enter(conn, request.password))
+    await actor.request(conn, request.id, do.Enter(conn, request.password))
     return None
 
 
@@ -91,7 +92,8 @@ async def _redirect(services: Services, conn: Connection, table_id: int) -> m.Re
 def check_bot_room(services: Services, conn: Connection) -> None:
     """Refuse a first bot at a table when ``conn``'s address runs bots at as many tables
     as allowed, or the server at ``max_bot_tables``. Called in the table's task, in the
-    same step as the bot is seated, so two tables cannot both take the last place."""
+    same step as the bot is seated, so two tables cannot both take the last place; it
+    reads the registry's index of bot tables, which the tables keep current."""
     tables, guard, limits = services.tables, services.guard, services.config.limits
     if not guard.is_trusted(conn.address) and (
         tables.with_bots(guard.key(conn.address)) >= limits.bot_tables_per_address

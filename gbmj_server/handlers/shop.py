@@ -12,6 +12,7 @@ from gbmj_server.net.errors import RequestError
 from gbmj_server.profiles import profile
 from gbmj_server.services import Services
 from gbmj_server.storage import LedgerError
+from gbmj_server.tables import commands as do
 from protocol import messages as m
 from protocol.errors import ErrorCode
 from protocol.vocabulary import Item
@@ -44,7 +45,7 @@ async def get_leaderboard(
 
 
 async def inventory(services: Services, conn: Connection) -> m.Inventory:
-    account = conn.account
+    account = conn.session.account
     assert account is not None
     if account.is_guest:
         return m.Inventory(slots=(), capacity=0)
@@ -63,7 +64,7 @@ async def get_inventory(services: Services, conn: Connection, request: m.GetInve
 
 
 def _player(conn: Connection) -> int:
-    account = conn.account
+    account = conn.session.account
     assert account is not None
     if account.is_guest:
         raise RequestError(ErrorCode.GUEST_NOT_ALLOWED, "guests hold no items")
@@ -96,8 +97,8 @@ async def use_item(services: Services, conn: Connection, request: m.UseItem) -> 
     except LedgerError as exc:
         raise RequestError(ErrorCode(exc.code), str(exc)) from None
     logs.event("item_used", account=account_id, item=request.item.value, rating=rating)
-    assert conn.account is not None
-    mine = await profile(store, account_id, conn.account.name, False)
+    assert conn.session.account is not None
+    mine = await profile(store, account_id, conn.session.account.name, False)
     conn.send(m.ProfileUpdate(profile=mine))
     return await inventory(services, conn)
 
@@ -114,7 +115,7 @@ async def get_shop(services: Services, conn: Connection, request: m.GetShop) -> 
 
 @handlers.on(m.Buy)
 async def buy(services: Services, conn: Connection, request: m.Buy) -> m.Message:
-    account = conn.account
+    account = conn.session.account
     assert account is not None
     if account.is_guest:
         raise RequestError(ErrorCode.GUEST_NOT_ALLOWED, "guests hold no coins: register to buy")
@@ -133,7 +134,7 @@ async def buy(services: Services, conn: Connection, request: m.Buy) -> m.Message
     if actor is None:
         await purchase()
     else:
-        await actor.call(lambda table: table.spend(conn, purchase))
+        await actor.call(do.Spend(conn, purchase))
     logs.event(
         "item_bought",
         account=account.id,

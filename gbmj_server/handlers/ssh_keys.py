@@ -15,7 +15,7 @@ handlers: Handlers[Services] = Handlers()
 
 
 def _player(conn: Connection) -> int:
-    account = conn.account
+    account = conn.session.account
     assert account is not None  # the dispatcher asks for a sign-in first
     if account.is_guest:
         raise RequestError(ErrorCode.GUEST_NOT_ALLOWED, "guests have no SSH keys: register first")

@@ -53,7 +53,7 @@ async def list_tournaments(
 async def enter_tournament(
     services: Services, conn: Connection, request: m.EnterTournament
 ) -> m.Message:
-    account = conn.account
+    account = conn.session.account
     assert account is not None
     if account.is_guest:
         raise RequestError(ErrorCode.TOURNAMENT_REFUSED, "guests cannot enter tournaments")
@@ -86,7 +86,7 @@ async def get_tournament(
     session = request.session
     if session is not None and session > detail.record.current:
         raise RequestError(ErrorCode.OUT_OF_RANGE, f"session {session} is not seated yet")
-    return detail_message(detail, conn.account_id, session)
+    return detail_message(detail, conn.session.account_id, session)
 
 
 async def _organiser(services: Services, conn: Connection) -> int:
@@ -115,7 +115,7 @@ async def create_tournament(
     )
     tournaments = _tournaments(services)
     try:
-        record = await tournaments.create(conn.name, settings, organiser)
+        record = await tournaments.create(conn.session.name, settings, organiser)
         detail = await tournaments.detail(record.id)
     except TournamentError as exc:
         raise _refused(exc) from None

@@ -1,4 +1,4 @@
-"""One client connection: its reader, its writer, its outbox and who it is.
+"""One client connection: its reader, its writer, its outbox, and the player's session.
 
 The reader turns bytes into typed messages (``protocol.framing``) and hands each to the
 dispatcher, one at a time: a connection's requests are answered in order. The writer
@@ -10,7 +10,8 @@ in its buffers (a frame arriving, frames unsent) is reported to the server's bud
 (``gbmj_server.net.budget.Buffers``), which drops the connection holding longest when
 all of them together hold too much.
 
-Membership of a table (``table``) is set and cleared only by that table's actor.
+Who the player is and where (``session``: account, token, table) lives in its own
+object beside the transport (``gbmj_server.net.session``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import logging
 import math
 import os
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
 
 import trio
 
@@ -28,7 +28,7 @@ from gbmj_server import metrics
 from gbmj_server.config import Limits
 from gbmj_server.net.budget import Buffers
 from gbmj_server.net.outbox import Outbox
-from gbmj_server.storage import Account
+from gbmj_server.net.session import Session
 from protocol import messages as m
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.framing import FrameDecoder, encode
@@ -42,15 +42,6 @@ FLUSH_GRACE = 1.0  # seconds a closing connection gets to send its last words
 # hot path trusts the server's own builders, whose shapes the tests hold to the schema.
 CHECK_OUTGOING = os.environ.get("GBMJ_CHECK") == "1"
 _ids = itertools.count(1)
-
-
-class TableHandle(Protocol):
-    """The table a connection is at, as the rest of the server sees it: its id, and its
-    actor's inbox (``gbmj_server.tables.actor.TableActor``)."""
-
-    id: int
-
-    async def call(self, command: Callable[[Any], Any]) -> Any: ...
 
 
 Dispatch = Callable[["Connection", m.Message], Awaitable[None]]
@@ -73,26 +64,13 @@ class Connection:
         self.open_prompt: tuple[int, int] | None = None
         self.cancel_scope = trio.CancelScope()
         self.greeted = False
-        self.account: Account | None = None
-        self.token: str | None = None
-        self.table: TableHandle | None = None  # set by that table's actor only
+        self.session = Session()  # the player on this connection
         self.closed = False
         self.close_reason = ""
         self.errors = 0  # bad frames and refused requests so far
-        self.mutes: set[int] = set()  # accounts whose chat this player does not want
-        self.host_muted = False  # the host muted this account: its chat goes nowhere
 
     def __repr__(self) -> str:
-        who = self.account.name if self.account else "-"
-        return f"<Connection {self.id} {who} {self.address}>"
-
-    @property
-    def name(self) -> str:
-        return self.account.name if self.account else ""
-
-    @property
-    def account_id(self) -> int | None:
-        return None if self.account is None else self.account.id
+        return f"<Connection {self.id} {self.session.name or '-'} {self.address}>"
 
     # -- sending -------------------------------------------------------------------
     def send(self, message: m.Message) -> None:
@@ -221,12 +199,12 @@ class Connection:
         limits = self.limits
         signed_in = False
         while not self.closed:
-            if signed_in and self.account is None:  # signed out: a new sign-in is due
+            if signed_in and self.session.account is None:  # signed out: a new sign-in is due
                 greeted_at = trio.current_time()
-            signed_in = self.account is not None
+            signed_in = self.session.account is not None
             if not self.greeted:
                 deadline, why = opened + limits.hello_timeout, "no hello in time"
-            elif self.account is None:
+            elif self.session.account is None:
                 deadline, why = greeted_at + limits.sign_in_timeout, "no sign-in in time"
             else:
                 deadline, why = math.inf, ""

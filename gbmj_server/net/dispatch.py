@@ -112,7 +112,7 @@ class Dispatcher(Generic[S]):
             if entry is None:
                 self.abuse(conn)
                 raise RequestError(ErrorCode.NOT_EXPECTED, f"a client does not send {message.TAG}")
-            if conn.account is None and not entry.signed_out:
+            if conn.session.account is None and not entry.signed_out:
                 raise RequestError(ErrorCode.NOT_LOGGED_IN, "sign in first")
             cost = COSTS.get(type(message), 1)
             if not conn.answers_prompt(message) and not self.services.guard.request(
@@ -141,7 +141,7 @@ class Dispatcher(Generic[S]):
             "sign_in_failed" if sign_in else "request_refused",
             level=logging.INFO if sign_in else logging.DEBUG,
             connection=conn.id,
-            account=conn.account_id,
+            account=conn.session.account_id,
             address=conn.address,
             request=message.TAG,
             code=code.value,

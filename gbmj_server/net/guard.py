@@ -136,7 +136,7 @@ class Guard:
         while self._unsigned:
             oldest = next(iter(self._unsigned))
             del self._unsigned[oldest]
-            if oldest.account is None and not oldest.closed:
+            if oldest.session.account is None and not oldest.closed:
                 self.release(oldest)
                 self._closing.add(oldest)
                 log.info("%r: the server is full, pushed out (not signed in)", oldest)

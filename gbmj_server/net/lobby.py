@@ -144,7 +144,7 @@ class Lobby:
             self.on_chat(line, sender_id)
         frame = encode(line)
         for conn in list(self._page_of):
-            if sender_id not in conn.mutes:
+            if sender_id not in conn.session.mutes:
                 conn.send_frame(frame)
 
     # -- the updates -------------------------------------------------------------------

@@ -34,25 +34,28 @@ class Sessions:
         if old is not None:
             old.send(m.Notice(code=NoticeCode.REPLACED, message="you signed in elsewhere"))
             old.close("replaced", flush=True)
-        conn.account = account
-        conn.token = token
+        conn.session.account = account
+        conn.session.token = token
         self._by_account[account.id] = conn
         logs.event("signed_in", connection=conn.id, account=account.id, guest=account.is_guest)
         return old
 
     def sign_out(self, conn: Connection) -> None:
-        if conn.account is not None and self._by_account.get(conn.account.id) is conn:
-            del self._by_account[conn.account.id]
-        conn.account = None
-        conn.token = None
+        self._forget(conn)
+        conn.session.account = None
+        conn.session.token = None
 
     def opened(self, conn: Connection) -> None:
         self.connections.add(conn)
 
     def closed(self, conn: Connection) -> None:
         self.connections.discard(conn)
-        if conn.account is not None and self._by_account.get(conn.account.id) is conn:
-            del self._by_account[conn.account.id]
+        self._forget(conn)
+
+    def _forget(self, conn: Connection) -> None:
+        account_id = conn.session.account_id
+        if account_id is not None and self._by_account.get(account_id) is conn:
+            del self._by_account[account_id]
 
     def broadcast(self, message: m.Message) -> None:
         for conn in list(self.connections):

@@ -1,7 +1,7 @@
 """The actor that runs one table: its task is the only code that touches the table.
 
-Connections never call into a ``Table``: they send its actor a command (a function of
-the table) and wait for the answer (``call``). The task runs commands one at a time, to
+Connections never call into a ``Table``: they send its actor a command (a value of
+``commands``) and wait for the answer (``call``). The task runs commands one at a time, to
 the end, awaits included (a database write, the journal), so no action of a player can
 slip in between two steps of the table's own. Between commands it sleeps until the
 table's next deadline (a clock running out, a bot's turn, the next hand) and then lets
@@ -16,15 +16,15 @@ import contextlib
 import dataclasses
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, overload
+from typing import Any, TypeVar
 
 import trio
 
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.errors import RequestError
 from gbmj_server.storage.nodes import LeaseLost
+from gbmj_server.tables.commands import Command
 from gbmj_server.tables.table import Table
 from protocol import messages as m
 from protocol.errors import ErrorCode
@@ -34,12 +34,11 @@ log = logging.getLogger(__name__)
 INBOX = 64  # commands waiting for a busy table; a sender beyond waits its turn
 
 T = TypeVar("T")
-Command = Callable[[Table], Any]
 
 
 @dataclass(eq=False)
 class _Call:
-    command: Command
+    command: Command[Any]
     reply_to: tuple[Connection, int | None] | None = None  # answer the request from here
     done: trio.Event = field(default_factory=trio.Event)
     result: Any = None
@@ -50,23 +49,19 @@ class TableActor:
     def __init__(self, table: Table) -> None:
         self.table = table
         self.id = table.id
-        table.actor = self
         self._send, self._receive = trio.open_memory_channel[_Call](INBOX)
 
     def __repr__(self) -> str:
         return f"<TableActor {self.id}>"
 
-    @overload
-    async def call(self, command: Callable[[Table], Awaitable[T]]) -> T: ...
-    @overload
-    async def call(self, command: Callable[[Table], T]) -> T: ...
-    async def call(self, command: Callable[[Table], Any]) -> Any:
-        """Run ``command(table)`` (a plain or an async function) in the table's task and
-        return what it returns (awaited); its ``RequestError`` is raised here."""
-        return await self._queue(_Call(command))
+    async def call(self, command: Command[T]) -> T:
+        """Run ``command(table)`` in the table's task and return its answer (awaited);
+        its ``RequestError`` is raised here."""
+        result: T = await self._queue(_Call(command))
+        return result
 
     async def request(
-        self, conn: Connection, request_id: int | None, command: Callable[[Table], Any]
+        self, conn: Connection, request_id: int | None, command: Command[Any]
     ) -> None:
         """Run a request's ``command`` and answer it from the table's task, before the
         table's next steps (a snapshot comes before the prompt that follows it): the

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import trio
@@ -13,6 +12,7 @@ from gbmj_server.net.lobby import Lobby
 from gbmj_server.storage.threads import AsyncStorage
 from gbmj_server.tables.brains import Brains
 from gbmj_server.tables.journal import Journal
+from gbmj_server.tables.reports import Reporter
 
 
 @dataclass(eq=False)
@@ -30,9 +30,7 @@ class TableContext:
     match_seed: bytes | None = None  # None: a fresh seed per match (tests fix one)
     brains: Brains | None = None  # bot decisions in worker processes (None: in the loop)
     node: str | None = None  # on several nodes, this one: it settles only what it leases
-    # account id -> the id of the table where that account holds a seat (kept by tables)
-    seated: dict[int, int] = field(default_factory=dict)
-    on_closed: Callable[[int], None] = lambda table_id: None  # a table is gone
+    report: Reporter = lambda report: None  # to the registry, after a change
     # Wrong table passwords per (table, address): guessing slows down (docs/hosting.md).
     password_tries: Backoff = field(
         default_factory=lambda: Backoff(free=5, base=1.0, cap=300.0, forget=3600.0)

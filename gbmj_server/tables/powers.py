@@ -19,7 +19,7 @@ from protocol.vocabulary import BotLevel, Cloth, LeaveReason
 
 
 def require_owner(table: Table, conn: Connection, *, before_match: bool = True) -> None:
-    if conn.account_id != table.owner_id:
+    if conn.session.account_id != table.owner_id:
         raise RequestError(ErrorCode.NOT_OWNER, "only the table's owner may do that")
     if before_match and table.play is not None:
         raise RequestError(ErrorCode.MATCH_RUNNING, "not once the match has started")
@@ -124,7 +124,7 @@ async def host_kick(table: Table, account_id: int) -> None:
     """The host takes a player off this table (docs/rules.md §2.11): a seat in the
     running match goes to a bot, as for an escape; no seat here until the next match
     has ended."""
-    conn = next((c for c in table.members if c.account_id == account_id), None)
+    conn = next((c for c in table.members if c.session.account_id == account_id), None)
     slot = next(
         (
             i

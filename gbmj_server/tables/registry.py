@@ -1,5 +1,11 @@
-"""All tables: their ids, their actors, where each account is seated, and the resumption
-of the matches a restart interrupted (docs/rules.md §2.4).
+"""All tables: their ids, their actors, the indexes the rest of the server reads, and the
+resumption of the matches a restart interrupted (docs/rules.md §2.4).
+
+The indexes (where each account is seated, the empty tables waiting for their owner,
+the tables with bots, each table's status, the lobby's entries, the table each player
+is at) are kept from the reports each table's task sends after a change
+(``gbmj_server.tables.reports``): a handler asks them, or sends the table a command and
+awaits its answer, and never reads a table itself.
 
 On several nodes (``gbmj_server.nodes``) the table ids come from the database, each table
 holds a lease for its node, a table whose lease is lost stops where it is, and the
@@ -14,13 +20,16 @@ offline until they sign in again, which puts them back at their seats.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import secrets
+from collections import Counter
+from collections.abc import Callable, Sequence
 
 import trio
 
 from gbmj.bots import make_bot
 from gbmj.game.actions import action_of, from_plain
 from gbmj.game.duplicate import match_of_seed
+from gbmj.game.match import Match
 from gbmj_server import logs
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.errors import RequestError
@@ -29,32 +38,35 @@ from gbmj_server.storage.matches import RunningMatch
 from gbmj_server.tables.actor import TableActor
 from gbmj_server.tables.context import TableContext
 from gbmj_server.tables.play import Play
-from gbmj_server.tables.seat import Participant, Seat
+from gbmj_server.tables.reports import Closed, Entered, Left, Listed, Report, RoomChanged
+from gbmj_server.tables.seat import STAND_IN_LEVEL, Participant, Seat, bot_participant
+from gbmj_server.tables.session_rules import SessionRules
 from gbmj_server.tables.settings import seat_changes
 from gbmj_server.tables.state import MatchState
 from gbmj_server.tables.table import Table
 from protocol import messages as m
 from protocol.errors import ErrorCode
 from protocol.tiles import Tile
-from protocol.vocabulary import ActionKind, BotLevel, LeaveReason
+from protocol.vocabulary import ActionKind, BotLevel, LeaveReason, TableStatus
 
 log = logging.getLogger(__name__)
-
-
-def has_bots(table: Table) -> bool:
-    """A bot holds a seat: the table plays by itself."""
-    return any(seat is not None and seat.is_bot for seat in table.seats)
 
 
 class Tables:
     def __init__(self, ctx: TableContext, leases: Leases | None = None) -> None:
         self.ctx = ctx
         self.leases = leases  # None: the only node (SQLite)
-        ctx.on_closed = self._closed
+        ctx.report = self._report
         self.actors: dict[int, TableActor] = {}
         self._scopes: dict[int, trio.CancelScope] = {}  # each table's task, to stop it
         self._made_from: dict[int, str] = {}  # table id -> the address key that made it
         self._last_id = 0
+        # The indexes, kept from the tables' reports only.
+        self._rooms: dict[int, RoomChanged] = {}  # table id -> its room as last reported
+        self._seated: dict[int, int] = {}  # account id -> the table where it holds a seat
+        self._waiting: dict[int, set[int]] = {}  # owner's account id -> empty tables kept
+        self._bot_tables: set[int] = set()  # tables with a bot in a seat
+        self._status: dict[int, TableStatus] = {}  # table id -> waiting or playing
 
     def __len__(self) -> int:
         return len(self.actors)
@@ -67,8 +79,21 @@ class Tables:
 
     def where_seated(self, account_id: int) -> TableActor | None:
         """The table where the account holds a seat, if any."""
-        table_id = self.ctx.seated.get(account_id)
+        table_id = self._seated.get(account_id)
         return None if table_id is None else self.actors.get(table_id)
+
+    def seated(self) -> dict[int, int]:
+        """Every seated account: account id -> table id (a copy)."""
+        return dict(self._seated)
+
+    def at(self, conn: Connection) -> TableActor | None:
+        """The table ``conn``'s player is at (a member of), if any."""
+        table_id = conn.session.table
+        return None if table_id is None else self.actors.get(table_id)
+
+    def statuses(self) -> Counter[TableStatus]:
+        """How many tables wait and how many play."""
+        return Counter(self._status.values())
 
     async def new_id(self) -> int:
         """The next table's id: this server's next, or, on several nodes, the database's
@@ -88,7 +113,8 @@ class Tables:
     ) -> TableActor:
         """A new table owned by ``owner`` (who enters it next), made from ``address``,
         numbered ``table_id`` (from ``new_id``; None: this server's next)."""
-        assert owner.account is not None
+        account = owner.session.account
+        assert account is not None
         if table_id is None:
             self._last_id += 1
             table_id = self._last_id
@@ -97,20 +123,17 @@ class Tables:
             table_id,
             settings,
             password,
-            (owner.account.id, owner.account.name),
+            (account.id, account.name),
             Play.start,
         )
         self._made_from[table.id] = address
-        logs.event("table_created", table=table.id, account=owner.account.id)
+        logs.event("table_created", table=table.id, account=account.id)
         return self._run(table)
 
     def waiting_for(self, account_id: int) -> list[TableActor]:
         """The empty tables waiting for their owner ``account_id`` to come back."""
-        return [
-            actor
-            for actor in self.actors.values()
-            if actor.table.owner_id == account_id and actor.table.empty_since is not None
-        ]
+        waiting = self._waiting.get(account_id, set())
+        return [self.actors[i] for i in sorted(waiting) if i in self.actors]
 
     def owned_from(self, address: str) -> int:
         """Tables made from ``address`` that are still open."""
@@ -118,12 +141,13 @@ class Tables:
 
     def with_bots(self, address: str | None = None) -> int:
         """Open tables with a bot in a seat (of those made from ``address``, if given)."""
-        return sum(
-            1
-            for table_id, actor in self.actors.items()
-            if (address is None or self._made_from.get(table_id) == address)
-            and has_bots(actor.table)
-        )
+        if address is None:
+            return len(self._bot_tables)
+        return sum(1 for i in self._bot_tables if self._made_from.get(i) == address)
+
+    def has_bots(self, table_id: int) -> bool:
+        """A bot holds a seat at the table: it plays by itself."""
+        return table_id in self._bot_tables
 
     def open_table(
         self,
@@ -144,6 +168,41 @@ class Tables:
         logs.event("table_created", table=table.id, account=owner[0])
         return self._run(table, actor)
 
+    def open_session_table(
+        self,
+        settings: m.TableSettings,
+        organiser: str,
+        seated: Sequence[tuple[str, int] | None],
+        rules: SessionRules,
+        match: Match,
+        present: Sequence[Connection],
+        table_id: int | None = None,
+    ) -> TableActor:
+        """A tournament session's table, its match running from the start: ``seated``
+        by seat, a player's (name, account id) or None for a stand-in bot; the players
+        ``present`` who wait in the lobby are at the table at once."""
+
+        def setup(table: Table) -> None:
+            for slot, who in enumerate(seated):
+                if who is None:
+                    seat = Seat(bot_participant(slot, STAND_IN_LEVEL), ready=True)
+                    seat.brain = make_bot(STAND_IN_LEVEL, seed=secrets.randbits(64))
+                else:
+                    seat = Seat(Participant(*who), ready=True)
+                table.set_seat(slot, seat)
+            table.tournament = rules
+            state = MatchState(match)
+            for slot, seat_ in enumerate(table.seats):
+                assert seat_ is not None
+                state.join(slot, seat_.holder)
+            table.play = Play(table, state)
+            table.changed()
+            for conn in present:
+                if conn.session.table is None:  # in the lobby: at the table at once
+                    table.welcome_back(conn)
+
+        return self.open_table(settings, (0, organiser), setup, table_id)
+
     def _run(self, table: Table, actor: TableActor | None = None) -> TableActor:
         actor = actor or TableActor(table)
         self.actors[table.id] = actor
@@ -156,8 +215,54 @@ class Tables:
         with scope:
             await actor.run()
 
+    # -- the tables' reports ----------------------------------------------------------
+    def _report(self, report: Report) -> None:
+        """A table's task tells what changed (``gbmj_server.tables.reports``)."""
+        match report:
+            case RoomChanged():
+                self._room(report)
+            case Listed(info):
+                self._status[info.table_id] = info.status
+                self.ctx.lobby.publish(info)
+            case Entered(table_id, conn):
+                conn.session.table = table_id
+                self.ctx.lobby.unwatch(conn)  # at a table, a client follows the table
+            case Left(table_id, conn):
+                if conn.session.table == table_id:
+                    conn.session.table = None
+            case Closed(table_id):
+                self._closed(table_id)
+
+    def _room(self, room: RoomChanged | None, table_id: int | None = None) -> None:
+        """Index ``room`` in place of the table's last report (None: forget the table)."""
+        table_id = room.table_id if room is not None else table_id
+        assert table_id is not None
+        old = self._rooms.pop(table_id, None)
+        if old is not None:
+            for account_id in old.seated:
+                if self._seated.get(account_id) == table_id:
+                    del self._seated[account_id]
+            if old.waiting:
+                waiting = self._waiting.get(old.owner_id, set())
+                waiting.discard(table_id)
+                if not waiting:
+                    self._waiting.pop(old.owner_id, None)
+        self._bot_tables.discard(table_id)
+        if room is None:
+            return
+        self._rooms[table_id] = room
+        for account_id in room.seated:
+            self._seated[account_id] = table_id
+        if room.waiting:
+            self._waiting.setdefault(room.owner_id, set()).add(table_id)
+        if room.bots:
+            self._bot_tables.add(table_id)
+
     def _closed(self, table_id: int) -> None:
         logs.event("table_closed", table=table_id)
+        self._room(None, table_id)
+        self._status.pop(table_id, None)
+        self.ctx.lobby.remove(table_id)
         self.actors.pop(table_id, None)
         self._made_from.pop(table_id, None)
         self._scopes.pop(table_id, None)
@@ -202,6 +307,7 @@ class Tables:
                 table = self._rebuild(record)
             except Exception:
                 log.exception("match %s could not be resumed: ended as abandoned", record.id)
+                self._room(None, record.table_id)  # what the half-built table reported
                 await store.call(store.storage.end_match, record.id, "abandoned")
                 continue
             self._run(table)

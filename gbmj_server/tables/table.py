@@ -3,10 +3,11 @@
 Only the table's actor calls into a ``Table`` (``gbmj_server.tables.actor``), one
 command at a time; nothing else reads or changes its state. Members are everyone who
 entered (players and spectators); seats are the four places (0-3) of docs/rules.md §2.2.
-Membership changes in one place (``_admit``/``dismiss``, which also set the
-connection's ``table``) and so do seats (``set_seat``, which keeps the accounts' seated
-index). After every command the actor calls ``settle_down``: the running match takes
-its automatic steps, and a changed room is published once to the lobby and the members.
+Membership changes in one place (``_admit``/``dismiss``) and so do seats
+(``set_seat``); each change is reported to the registry at once (``reports``), which
+keeps the indexes the rest of the server reads. After every command the actor calls
+``settle_down``: the running match takes its automatic steps, and a changed room is
+published once to the lobby and the members.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from typing import Protocol, TypeVar
 import trio
 
 from gbmj.economy.stakes import min_coins
-from gbmj_server.net.connection import Connection, TableHandle
+from gbmj_server.net.connection import Connection
 from gbmj_server.net.errors import RequestError
 from gbmj_server.tables.context import TableContext
+from gbmj_server.tables.reports import Closed, Entered, Left, Listed, RoomChanged
 from gbmj_server.tables.seat import EMPTY_SEAT, Participant, Seat
 from gbmj_server.tables.session_rules import WATCH_LATER, SessionRules
 from gbmj_server.tables.settings import checked, with_fee
@@ -85,11 +87,11 @@ class Table:
         self.seq = 0  # events sent at this table, across its matches
         self.name_protected_until = -math.inf  # trio time; a table sign's protection
         self.cloth: Cloth | None = None  # a tablecloth's look, for as long as the table lasts
-        self.actor: TableHandle | None = None  # set by the actor that runs this table
         self.closed = False
         self.empty_since: float | None = None  # trio time the room became empty
         self.tournament: SessionRules | None = None  # a tournament session's table
         self._dirty = True
+        self._room: RoomChanged | None = None  # the room as last reported
 
     # -- what people see -----------------------------------------------------------
     @property
@@ -112,13 +114,33 @@ class Table:
     def changed(self) -> None:
         """The room changed: published once, when the current command is done."""
         self._dirty = True
+        self._report_room()
+
+    def _report_room(self) -> None:
+        """Tell the registry the room's indexed facts, when they changed."""
+        if self.closed:
+            return
+        room = RoomChanged(
+            self.id,
+            self.owner_id,
+            frozenset(
+                s.holder.account_id
+                for s in self.seats
+                if s is not None and s.holder.account_id is not None
+            ),
+            any(s is not None and s.is_bot for s in self.seats),
+            self.empty_since is not None,
+        )
+        if room != self._room:
+            self._room = room
+            self.ctx.report(room)
 
     def publish(self) -> None:
         if not self._dirty or self.closed:
             return
         self._dirty = False
         info = self.info()
-        self.ctx.lobby.publish(info)
+        self.ctx.report(Listed(info))
         self.broadcast(m.TableUpdate(table=info))
 
     def broadcast(self, message: m.Message) -> None:
@@ -131,7 +153,7 @@ class Table:
 
     def slot_of(self, conn: Connection) -> int | None:
         """The seat ``conn``'s account holds here (None: a spectator or nobody)."""
-        account_id = conn.account_id
+        account_id = conn.session.account_id
         if account_id is None:
             return None
         for slot, seat in enumerate(self.seats):
@@ -164,10 +186,13 @@ class Table:
     def _linger(self) -> None:
         """An empty room waits ``table_linger`` seconds for its owner (or anyone) to come
         back from the lobby before it closes."""
+        waiting = self.empty_since is not None
         if self.members or self.humans() or self.play is not None:
             self.empty_since = None
         elif self.empty_since is None:
             self.empty_since = trio.current_time()
+        if waiting != (self.empty_since is not None):
+            self._report_room()
         if self.empty_since is not None and (
             trio.current_time() >= self.empty_since + self.ctx.table_linger
         ):
@@ -202,31 +227,23 @@ class Table:
         for conn in list(self.members):
             self.dismiss(conn, LeaveReason.TABLE_CLOSED)
         self.closed = True
-        self.ctx.lobby.remove(self.id)
-        self.ctx.on_closed(self.id)
+        self.ctx.report(Closed(self.id))
 
     # -- membership and seats: the one place each changes ----------------------------
     def _admit(self, conn: Connection) -> None:
         self.members[conn] = None
-        conn.table = self.actor
-        self.ctx.lobby.unwatch(conn)  # at a table, a client follows the table, not the lobby
+        self.ctx.report(Entered(self.id, conn))
         self.changed()
 
     def dismiss(self, conn: Connection, reason: LeaveReason | None) -> None:
         if self.members.pop(conn, False) is None:
             self.changed()
-        if conn.table is self.actor:
-            conn.table = None
+            self.ctx.report(Left(self.id, conn))
         if reason is not None:
             conn.send(m.TableLeft(table_id=self.id, reason=reason))
 
     def set_seat(self, slot: int, seat: Seat | None) -> None:
-        old = self.seats[slot]
-        if old is not None and old.holder.account_id is not None:
-            self.ctx.seated.pop(old.holder.account_id, None)
         self.seats[slot] = seat
-        if seat is not None and seat.holder.account_id is not None:
-            self.ctx.seated[seat.holder.account_id] = self.id
         self.changed()
 
     # -- entering and leaving ----------------------------------------------------------
@@ -240,10 +257,10 @@ class Table:
             return self.snapshot(conn)
         if conn in self.members:
             return self.snapshot(conn)
-        if conn.table is not None:
-            raise RequestError(ErrorCode.NOT_EXPECTED, f"leave table {conn.table.id} first")
+        if conn.session.table is not None:
+            raise RequestError(ErrorCode.NOT_EXPECTED, f"leave table {conn.session.table} first")
         if self.tournament is not None:
-            self.tournament.check_spectator(conn.account_id)
+            self.tournament.check_spectator(conn.session.account_id)
         elif self.play is not None and self.play.sealed():  # resumed, its rules not given yet
             raise RequestError(ErrorCode.DEAL_IN_PLAY, WATCH_LATER)
         if self.password_digest:
@@ -311,12 +328,13 @@ class Table:
     def _owner_left(self, conn: Connection) -> None:
         """The owner left: a seated member (or any member) takes the table over. With
         nobody else here the owner keeps it (and finds it theirs on coming back)."""
-        if conn.account_id != self.owner_id:
+        if conn.session.account_id != self.owner_id:
             return
-        heirs = [c for c in self.members if c.account is not None]
+        heirs = [c for c in self.members if c.session.account is not None]
         heirs.sort(key=lambda c: self.slot_of(c) is None)  # seated members first
-        if heirs and heirs[0].account is not None:
-            self.owner_id, self.owner_name = heirs[0].account.id, heirs[0].account.name
+        heir = heirs[0].session.account if heirs else None
+        if heir is not None:
+            self.owner_id, self.owner_name = heir.id, heir.name
             self.changed()
 
     # -- seats ---------------------------------------------------------------------
@@ -324,7 +342,7 @@ class Table:
         """Take a seat (``coins``: the account's balance, checked against the stake by the
         caller too). During a match only a seat left empty for want of coins may be
         taken: the match goes on with the new player."""
-        account = conn.account
+        account = conn.session.account
         assert account is not None
         self.require_member(conn)
         if account.id in self.kicked:
@@ -400,13 +418,15 @@ class Table:
         """A table chat line to every member who has not muted its sender; refused
         (and so told to the sender) when the owner muted them here."""
         self.require_member(conn)
-        sender = conn.account_id
+        sender = conn.session.account_id
         assert sender is not None
         if sender in self.muted:
             raise RequestError(ErrorCode.MUTED, "the table's owner muted you here")
-        frame = encode(m.Chat(channel=Channel.TABLE, table_id=self.id, sender=conn.name, text=text))
+        frame = encode(
+            m.Chat(channel=Channel.TABLE, table_id=self.id, sender=conn.session.name, text=text)
+        )
         for member in self.members:
-            if sender not in member.mutes:
+            if sender not in member.session.mutes:
                 member.send_frame(frame)
 
     # -- the match -----------------------------------------------------------------

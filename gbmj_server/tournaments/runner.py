@@ -18,12 +18,11 @@ import logging
 import math
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import trio
 
-from gbmj.bots import make_bot
 from gbmj.game.duplicate import Deal, deals_from_seed, duplicate_seed, match_of_seed, seating
 from gbmj.game.match import Match
 from gbmj.tournament.duplicate import (
@@ -52,12 +51,9 @@ from gbmj_server.storage.tournaments import (
     TournamentError,
     TournamentRecord,
 )
-from gbmj_server.tables.play import Play
+from gbmj_server.tables import commands as do
 from gbmj_server.tables.registry import Tables
-from gbmj_server.tables.seat import STAND_IN_LEVEL, Participant, Seat, bot_participant
 from gbmj_server.tables.session_rules import SessionRules
-from gbmj_server.tables.state import MatchState
-from gbmj_server.tables.table import Table
 from protocol import messages as m
 
 log = logging.getLogger(__name__)
@@ -424,7 +420,7 @@ class Tournaments:
             else:
                 actor = self.tables.actors.get(table.table_id)
                 if actor is not None:  # resumed after a restart: its rules again
-                    await actor.call(_giving(rules))
+                    await actor.call(do.GiveRules(rules))
         while True:
             tables = await self.store.call(storage.session_tables, t.id, number)
             waiting = [table for table in tables if table.match_id is None]
@@ -490,7 +486,7 @@ class Tournaments:
         # A duplicate match turns its seating itself: the places are the table's seats.
         duplicate = deal_seed is not None
         slots = [0, 1, 2, 3] if duplicate else places_by_slot(table.seed, rounds)
-        seats: list[Seat | None] = [None] * 4
+        seated: list[tuple[str, int] | None] = [None] * 4  # None: a stand-in bot
         absent: list[int] = []
         present: list[Connection] = []
         for place, n in enumerate(table.players):
@@ -504,12 +500,9 @@ class Tournaments:
             if entrant is None or conn is None:
                 if entrant is not None:
                     absent.append(n)
-                bot = Seat(bot_participant(slot, STAND_IN_LEVEL), ready=True)
-                bot.brain = make_bot(STAND_IN_LEVEL, seed=secrets.randbits(64))
-                seats[slot] = bot
             else:
                 assert entrant.account_id is not None
-                seats[slot] = Seat(Participant(entrant.name, entrant.account_id), ready=True)
+                seated[slot] = (entrant.name, entrant.account_id)
                 present.append(conn)
         settings = m.TableSettings(
             name=f"{t.name} {rules.session}-{table.number}"[:40],
@@ -526,26 +519,14 @@ class Tournaments:
             coach=False,  # no hints in a tournament (docs/rules.md §2.12, §2.13)
         )
 
-        def setup(tb: Table) -> None:
-            for slot, seat in enumerate(seats):
-                tb.set_seat(slot, seat)
-            tb.tournament = rules
-            match = (
-                match_of_seed(duplicate_seed(deal_seed, t.hands, table.number - 1), rounds)
-                if deal_seed is not None
-                else Match(table.seed, rounds)
-            )
-            state = MatchState(match)
-            for slot, seat in enumerate(tb.seats):
-                assert seat is not None
-                state.join(slot, seat.holder)
-            tb.play = Play(tb, state)
-            tb.changed()
-            for conn in present:
-                if conn.table is None:  # in the lobby: at the table at once
-                    tb.welcome_back(conn)
-
-        actor = self.tables.open_table(settings, (0, t.organiser), setup, table_id)
+        match = (
+            match_of_seed(duplicate_seed(deal_seed, t.hands, table.number - 1), rounds)
+            if deal_seed is not None
+            else Match(table.seed, rounds)
+        )
+        actor = self.tables.open_session_table(
+            settings, t.organiser, seated, rules, match, present, table_id
+        )
         if rules.deals is not None:  # closed before its first hand is played (no await between)
             self.in_play[actor.id] = (rules.deals, table.number - 1)
         for place, n in enumerate(table.players):
@@ -674,7 +655,7 @@ class Tournaments:
         ):
             actor = None if table.table_id is None else self.tables.actors.get(table.table_id)
             if actor is not None:
-                await actor.call(_close)
+                await actor.call(do.CloseSessionTable())
 
 
 def duplicate_deal_seed(t: TournamentRecord, tables: Sequence[SessionTable]) -> bytes | None:
@@ -740,18 +721,3 @@ def _past_seatings(tables: Sequence[SessionTable]) -> list[Seating]:
     for table in tables:
         by_session.setdefault(table.session, []).append(tuple(p for p in table.players if p >= 0))
     return [by_session[s] for s in sorted(by_session)]
-
-
-def _giving(rules: SessionRules) -> Callable[[Table], None]:
-    def give(table: Table) -> None:
-        table.tournament = rules
-
-    return give
-
-
-def _close(table: Table) -> None:
-    if table.play is not None:
-        return  # still playing (should not be): it closes by itself when empty
-    for slot in range(4):
-        table.set_seat(slot, None)
-    table.close()

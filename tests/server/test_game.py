@@ -346,7 +346,7 @@ async def test_a_client_that_stops_reading_does_not_delay_its_table(tmp_path) ->
             async with trio.open_nursery() as players:
                 for client in clients[:3]:
                     players.start_soon(play, client, table_id)
-        assert not any(c.name == "player3" for c in srv.sessions.connections)
+        assert not any(c.session.name == "player3" for c in srv.sessions.connections)
         nursery.cancel_scope.cancel()
         nursery.cancel_scope.cancel()
 

@@ -98,6 +98,20 @@ async def test_the_host_kicks_a_player_off_a_running_match(connect, admin) -> No
     assert (await admin("kick", "nobody-here"))[0] == 1
 
 
+async def test_the_host_kicks_a_spectator_from_the_table_they_watch(connect, admin) -> None:
+    """Seated nowhere, the spectator is found where the registry says they are."""
+    owner, onlooker = await connect(), await connect()
+    await owner.register("table-host")
+    await onlooker.register("onlooker")
+    table_id = await owner.create_table()
+    await onlooker.ok("spectate", table_id=table_id)
+    status, said = await admin("kick", "onlooker")
+    assert status == 0 and f"table {table_id}" in said
+    assert (await onlooker.expect("table_left"))["reason"] == "kicked"
+    assert (await onlooker.ok("watch_lobby", on=True))["type"] == "table_list"  # in the lobby
+    assert (await admin("kick", "onlooker"))[0] == 1  # at no table now
+
+
 async def test_mutes_of_the_host_the_owner_and_a_player(connect, admin) -> None:
     owner, dave, erin = await connect(), await connect(), await connect()
     await owner.register("owner")

@@ -94,7 +94,7 @@ async def test_door_clients_count_under_their_players_address(
     bob = await door_client(port, bob_pass)  # another player: his own address, his caps
     await bob.expect("welcome")
     await bob.register("bob-door")
-    addresses = {c.address for c in srv.sessions.connections if c.account is not None}
+    addresses = {c.address for c in srv.sessions.connections if c.session.account is not None}
     assert addresses == {"203.0.113.5", "198.51.100.7"}
 
     doors.revoke(bob_pass)  # the session ended: its pass names nobody now
@@ -167,7 +167,7 @@ async def test_a_proxys_header_names_the_player(limited: Make) -> None:
     await third.register("proxied3")
     fourth = await from_proxy(srv, v1("2001:db8::9", "TCP6"))
     await fourth.register("proxied4")
-    addresses = {c.address for c in srv.sessions.connections if c.account is not None}
+    addresses = {c.address for c in srv.sessions.connections if c.session.account is not None}
     assert addresses == {"198.51.100.1", "198.51.100.2", "2001:db8::9"}
 
 
