@@ -207,6 +207,13 @@ async def test_a_node_that_lost_a_tables_lease_stops_it_and_settles_nothing(
     assert a.port is not None
     human, table_id = await solo_table(partial(connect_to, a.port), "frank")
     prompt = await human.expect("prompt")
+    # A claim prompt comes first when a bot deals: pass until the player's own turn, where
+    # the match waits for them and nothing more is written.
+    while not any(x["kind"] == "discard" for x in prompt["actions"]):
+        await human.send(
+            {"type": "action", "id": 98, "table_id": table_id, "seq": prompt["seq"], "kind": "pass"}
+        )
+        prompt = await human.expect("prompt")
     with Storage(pg_url) as store:
         (before,) = store.running_matches()
     # Another node (one that then dies at once) took the lease: node a writes nothing
