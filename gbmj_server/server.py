@@ -27,7 +27,7 @@ from gbmj_server.admin_socket import serve_admin
 from gbmj_server.config import ServerConfig
 from gbmj_server.handlers import HANDLERS, history
 from gbmj_server.handlers.accounts import housekeeping
-from gbmj_server.hosted import GameDoor, client_address, serve_launcher
+from gbmj_server.hosted import GameDoor, SignedPasses, client_address, serve_launcher
 from gbmj_server.moderation import Moderator
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.dispatch import Dispatcher
@@ -93,6 +93,8 @@ class Server:
         if storage.url is not None:
             self.journal.node = config.node
             self.leases = Leases(self.store, config.node, config.lease_time)
+            if config.door_secret is not None:  # a front door's client follows with a pass
+                self.leases.passes = SignedPasses(config.door_secret)
             self.listener = Listener(storage.url, self.store, config.node, self.lobby)
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
@@ -334,6 +336,8 @@ async def run_server(
             listeners = await trio.open_tcp_listeners(config.port, host=config.host)
             async with trio.open_nursery() as nursery:
                 context = None if tls is None else tls.context
+                if server.leases is not None and tls is not None:  # named in redirects
+                    server.leases.fingerprint = tls.fingerprint
                 await nursery.start(partial(server.serve, tls=context), listeners)
                 collector.start()  # short collector pauses with thousands of connections
                 nursery.start_soon(collector.run)

@@ -21,13 +21,21 @@ from collections.abc import Awaitable, Callable
 import trio
 
 from gbmj_server import logs
+from gbmj_server.hosted import SignedPasses
+from gbmj_server.net.connection import Connection
 from gbmj_server.nodes.tickets import make_ticket
+from gbmj_server.storage.nodes import NodeAddress
 from gbmj_server.storage.threads import AsyncStorage
 from protocol import messages as m
 
 log = logging.getLogger(__name__)
 
 LOBBY_CHANNEL = "gbmj_lobby"  # NOTIFY: a node's tables changed (payload: the node)
+
+
+def hosted_player(conn: Connection) -> str | None:
+    """The player's address of a front door's client (its pass named them), else None."""
+    return conn.address if conn.hosted else None
 
 
 class Leases:
@@ -37,29 +45,61 @@ class Leases:
         self.lease_time = lease_time
         self.renewed_at = time.time()  # when the last renewal that went through began
         self.address: str | None = None  # HOST:PORT players reach this node at
+        self.fingerprint: str | None = None  # of its TLS certificate (None: plain TCP)
+        self.passes: SignedPasses | None = None  # the front doors' passes (door_secret)
         self.ticket_key: bytes | None = None  # signs redirect tickets, once running
         self.players: Callable[[], int] = lambda: 0  # signed in on this node
         self._nursery: trio.Nursery | None = None
 
-    async def redirect(self, account_id: int, table_id: int) -> m.Redirect | None:
+    async def redirect(
+        self, account_id: int, table_id: int, hosted: str | None = None
+    ) -> m.Redirect | None:
         """A redirect of the player to the node that holds ``table_id``, if another
-        node holds it (and says where it is reached)."""
+        node holds it (and says where it is reached); ``hosted``: the player's address,
+        for a front door's client (``_redirect``)."""
         storage = self.store.storage
         held = await self.store.call(storage.holder_address, table_id)
-        if held is None or held[0] == self.node or held[1] is None or self.ticket_key is None:
+        if held is None or held[0] == self.node or held[1] is None:
             return None
-        ticket = make_ticket(self.ticket_key, account_id, table_id, time.time())
-        return m.Redirect(table_id=table_id, address=held[1], ticket=ticket)
+        return self._redirect(account_id, table_id, held[1], hosted)
 
-    async def redirect_seated(self, account_id: int) -> m.Redirect | None:
+    async def redirect_seated(
+        self, account_id: int, hosted: str | None = None
+    ) -> m.Redirect | None:
         """A redirect to the account's running match, when another node holds it."""
         storage = self.store.storage
         found = await self.store.call(storage.seated_elsewhere, account_id, self.node)
-        if found is None or self.ticket_key is None:
+        if found is None:
             return None
-        table_id, address = found
+        return self._redirect(account_id, found[0], found[1], hosted)
+
+    def _redirect(
+        self, account_id: int, table_id: int, to: NodeAddress, hosted: str | None
+    ) -> m.Redirect | None:
+        """The redirect to ``to`` with its ticket, and where it is reached: the node's
+        certificate, learned from the database, goes over the connection the client
+        already trusts, so a client of a front door (which pins nothing) checks that node
+        too; and its pass there, signed with the door secret every node shares (None
+        without one: it connects as an ordinary client of the door's machine)."""
+        if self.ticket_key is None:
+            return None
         ticket = make_ticket(self.ticket_key, account_id, table_id, time.time())
-        return m.Redirect(table_id=table_id, address=address, ticket=ticket)
+        door = None
+        if hosted is not None and self.passes is not None:
+            door = self.passes.issue(hosted)
+        return m.Redirect(
+            table_id=table_id,
+            address=to.address,
+            ticket=ticket,
+            fingerprint=to.fingerprint,
+            door=door,
+        )
+
+    async def _seen(self) -> None:
+        storage = self.store.storage
+        await self.store.call(
+            storage.node_seen, self.node, self.address, self.players(), self.fingerprint
+        )
 
     def _until(self) -> float:
         return time.time() + self.lease_time
@@ -115,7 +155,7 @@ class Leases:
     ) -> None:
         storage = self.store.storage
         self.ticket_key = await self.store.call(storage.ticket_key)
-        await self.store.call(storage.node_seen, self.node, self.address, self.players())
+        await self._seen()
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
             nursery.start_soon(self._watchdog, running, stop)
@@ -123,9 +163,7 @@ class Leases:
             while True:
                 await trio.sleep(self.lease_time / 3)
                 try:
-                    await self.store.call(
-                        storage.node_seen, self.node, self.address, self.players()
-                    )
+                    await self._seen()
                 except Exception:
                     log.warning("node %s: not marked alive", self.node, exc_info=True)
                 before = running()  # a table made during the renewal is not lost

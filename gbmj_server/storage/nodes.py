@@ -18,10 +18,20 @@ import sqlite3
 import time
 from collections.abc import Callable, Collection, Mapping
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 
 from gbmj_server.storage.engine import Database
 from gbmj_server.storage.postgres import IntegrityError as PgIntegrityError
 from gbmj_server.storage.postgres import retry_conflicts
+
+
+@dataclass(frozen=True, slots=True)
+class NodeAddress:
+    """Where players reach a node: ``address`` (HOST:PORT), over TLS with the certificate
+    ``fingerprint`` (None: plain TCP)."""
+
+    address: str
+    fingerprint: str | None
 
 
 class LeaseLost(Exception):
@@ -126,6 +136,32 @@ class NodesMixin:
         return {int(r[0]) for r in [*taken, *missing]}
 
     @retry_conflicts
+    def hold_role(self, role: str, node: str, expires_at: float) -> bool:
+        """Whether ``node`` holds ``role`` until ``expires_at`` now: renewed if it held it,
+        taken if nobody did or its holder's lease lapsed (of two nodes at once, one)."""
+        with self._write() as db:
+            row = db.execute(
+                "INSERT INTO role_lease (role, node, expires_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (role) DO UPDATE SET node = excluded.node, "
+                "expires_at = excluded.expires_at "
+                "WHERE role_lease.node = excluded.node OR role_lease.expires_at < ? "
+                "RETURNING node",
+                (role, node, expires_at, time.time()),
+            ).fetchone()
+        return row is not None
+
+    def role_holder(self, role: str) -> str | None:
+        """The node that holds ``role``'s lease, lapsed or not (None: none ever did)."""
+        row = self._db.execute("SELECT node FROM role_lease WHERE role = ?", (role,)).fetchone()
+        return None if row is None else str(row[0])
+
+    @retry_conflicts
+    def release_role(self, role: str, node: str) -> None:
+        """``node`` gives ``role`` up (if it held it): another node may take it at once."""
+        with self._write() as db:
+            db.execute("DELETE FROM role_lease WHERE role = ? AND node = ?", (role, node))
+
+    @retry_conflicts
     def release_lease(self, table_id: int, node: str) -> None:
         """The table closed on ``node``: its lease goes (if ``node`` still held it)."""
         with self._write() as db:
@@ -159,15 +195,19 @@ class NodesMixin:
         return None if row is None else str(row[0])
 
     @retry_conflicts
-    def node_seen(self, node: str, address: str | None, players: int = 0) -> None:
-        """``node`` is alive, reached by players at ``address`` (HOST:PORT), ``players``
-        signed in on it."""
+    def node_seen(
+        self, node: str, address: str | None, players: int = 0, fingerprint: str | None = None
+    ) -> None:
+        """``node`` is alive, reached by players at ``address`` (HOST:PORT) over TLS with
+        the certificate ``fingerprint`` (None: plain TCP), ``players`` signed in on it."""
         with self._write() as db:
             db.execute(
-                "INSERT INTO node (name, address, players, seen_at) VALUES (?, ?, ?, ?) "
+                "INSERT INTO node (name, address, players, seen_at, fingerprint) "
+                "VALUES (?, ?, ?, ?, ?) "
                 "ON CONFLICT (name) DO UPDATE SET address = excluded.address, "
-                "players = excluded.players, seen_at = excluded.seen_at",
-                (node, address, players, time.time()),
+                "players = excluded.players, seen_at = excluded.seen_at, "
+                "fingerprint = excluded.fingerprint",
+                (node, address, players, time.time(), fingerprint),
             )
 
     def players_elsewhere(self, node: str, seen_since: float) -> int:
@@ -208,11 +248,11 @@ class NodesMixin:
             return False
         return True
 
-    def seated_elsewhere(self, account_id: int, node: str) -> tuple[int, str] | None:
-        """The table (and its node's address) of the account's running match, when another
-        node holds it (a lapsed lease: nobody, until a node takes it over)."""
+    def seated_elsewhere(self, account_id: int, node: str) -> tuple[int, NodeAddress] | None:
+        """The table (and where its node is reached) of the account's running match, when
+        another node holds it (a lapsed lease: nobody, until a node takes it over)."""
         row = self._db.execute(
-            "SELECT m.table_id, n.address FROM match_player p "
+            "SELECT m.table_id, n.address, n.fingerprint FROM match_player p "
             "JOIN match m ON m.id = p.match_id "
             "JOIN table_lease l ON l.table_id = m.table_id "
             "JOIN node n ON n.name = l.node "
@@ -221,16 +261,19 @@ class NodesMixin:
             "ORDER BY m.id DESC LIMIT 1",
             (account_id, node, time.time()),
         ).fetchone()
-        return None if row is None else (int(row[0]), str(row[1]))
+        return None if row is None else (int(row[0]), NodeAddress(str(row[1]), row[2]))
 
-    def holder_address(self, table_id: int) -> tuple[str, str | None] | None:
-        """The node that holds the table's lease and its address (None: no node)."""
+    def holder_address(self, table_id: int) -> tuple[str, NodeAddress | None] | None:
+        """The node that holds the table's lease and where it is reached (None: no node;
+        no address: it gave none)."""
         row = self._db.execute(
-            "SELECT l.node, n.address FROM table_lease l LEFT JOIN node n ON n.name = l.node "
-            "WHERE l.table_id = ?",
+            "SELECT l.node, n.address, n.fingerprint FROM table_lease l "
+            "LEFT JOIN node n ON n.name = l.node WHERE l.table_id = ?",
             (table_id,),
         ).fetchone()
-        return None if row is None else (str(row[0]), row[1])
+        if row is None:
+            return None
+        return str(row[0]), None if row[1] is None else NodeAddress(str(row[1]), row[2])
 
     def notify(self, channel: str, payload: str) -> None:
         """PostgreSQL: a NOTIFY to every node listening on ``channel``, at once (never
