@@ -35,7 +35,7 @@ from gbmj_server.net.guard import Guard
 from gbmj_server.net.lobby import Lobby
 from gbmj_server.net.peers import DOOR_ADDRESS, ProxyHeaderError, proxied_address
 from gbmj_server.net.sessions import Sessions
-from gbmj_server.nodes.leases import Leases
+from gbmj_server.nodes.leases import TOURNAMENTS, Leases, Role
 from gbmj_server.nodes.listener import Listener
 from gbmj_server.services import Services
 from gbmj_server.signing import Signer
@@ -161,8 +161,21 @@ class Server:
             self.services.tournaments = Tournaments(
                 self.store, self.sessions, self.services.tables, nursery
             )
-            if config.tournaments:  # on several nodes, the one node that runs them
-                await self.services.tournaments.resume()
+            tournaments = self.services.tournaments
+            if self.leases is None:
+                if config.tournaments:
+                    await tournaments.resume()
+            else:  # on several nodes, the one node that holds the role runs them
+                tournaments.runs = False
+                if config.tournaments:
+
+                    async def gained() -> None:
+                        tournaments.runs = True
+                        await tournaments.resume()
+
+                    role = Role(TOURNAMENTS, gained, tournaments.stop)
+                    self.leases.roles.append(role)
+                    await self.leases.hold_roles()
             task_status.started()
 
     async def serve(

@@ -17,6 +17,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 import trio
 
@@ -31,6 +32,20 @@ from protocol import messages as m
 log = logging.getLogger(__name__)
 
 LOBBY_CHANNEL = "gbmj_lobby"  # NOTIFY: a node's tables changed (payload: the node)
+TOURNAMENTS = "tournaments"  # the role of the node that runs the tournaments
+
+
+@dataclass
+class Role:
+    """A role one node at a time holds (``role_lease``), leased as tables are: its
+    holder renews it with its tables, another node takes it once it lapsed.
+    ``gained()``: now held here (called again at each renewal: it picks up what is new);
+    ``lost()``: stop at once, another node may take it."""
+
+    name: str
+    gained: Callable[[], Awaitable[object]]
+    lost: Callable[[], None]
+    held: bool = False
 
 
 def hosted_player(conn: Connection) -> str | None:
@@ -49,6 +64,7 @@ class Leases:
         self.passes: SignedPasses | None = None  # the front doors' passes (door_secret)
         self.ticket_key: bytes | None = None  # signs redirect tickets, once running
         self.players: Callable[[], int] = lambda: 0  # signed in on this node
+        self.roles: list[Role] = []  # the roles this node may hold
         self._nursery: trio.Nursery | None = None
 
     async def redirect(
@@ -115,6 +131,29 @@ class Leases:
         storage = self.store.storage
         return await self.store.call(storage.take_leases, self.node, self._until(), own=own)
 
+    async def hold_roles(self) -> None:
+        """Renew the roles this node holds, take those whose lease lapsed: each role's
+        ``gained`` or ``lost`` as it turns out (after the tables' renewal and takeover,
+        so that a role taken over finds the tables it ran already here)."""
+        storage = self.store.storage
+        for role in self.roles:
+            held = await self.store.call(storage.hold_role, role.name, self.node, self._until())
+            if held and not role.held:
+                logs.event("role_taken", node=self.node, role=role.name)
+            elif role.held and not held:
+                logs.event("role_lost", node=self.node, role=role.name)
+                role.lost()
+            role.held = held
+            if held:
+                await role.gained()
+
+    def _lose_roles(self) -> None:
+        for role in self.roles:
+            if role.held:
+                role.held = False
+                logs.event("role_lost", node=self.node, role=role.name)
+                role.lost()
+
     def release(self, table_id: int) -> None:
         """A table of this node closed: its lease goes, and the other nodes hear of it."""
         if self._nursery is not None:
@@ -144,7 +183,7 @@ class Leases:
         try:
             await self._run(running, stop, take_over, task_status)
         finally:
-            self._nursery = None  # stopping: the leases lapse by themselves
+            self._nursery = None  # stopping: the leases (and roles) lapse by themselves
 
     async def _run(
         self,
@@ -189,6 +228,11 @@ class Leases:
                 if lapsed:
                     logs.event("leases_taken", node=self.node, tables=len(lapsed))
                     await take_over(lapsed)
+                try:
+                    await self.hold_roles()
+                except Exception:  # held no more, to be safe: taken again next time
+                    log.warning("node %s: roles not renewed", self.node, exc_info=True)
+                    self._lose_roles()
 
     async def _watchdog(
         self, running: Callable[[], set[int]], stop: Callable[[set[int]], None]
@@ -203,3 +247,4 @@ class Leases:
                 if lost:
                     logs.event("leases_lost", node=self.node, tables=len(lost))
                     stop(lost)
+                self._lose_roles()

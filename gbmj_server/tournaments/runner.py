@@ -178,6 +178,10 @@ class Tournaments:
         self.tables = tables
         self.nursery = nursery
         self.running: dict[int, trio.Event] = {}  # tournament id -> its runner's wake-up
+        # Whether this server runs the tournaments: on several nodes, the node that holds
+        # the role (``gbmj_server.nodes.leases.TOURNAMENTS``); the others start none.
+        self.runs = True
+        self._scopes: dict[int, trio.CancelScope] = {}  # tournament id -> its runner's
         # The tables of the duplicate sessions in play, each with its session's deals as
         # its tables play them and its own index: a deal's hands stay closed (history,
         # replays, the walls) until no table will play it any more (§2.14).
@@ -271,8 +275,13 @@ class Tournaments:
 
     # -- running -------------------------------------------------------------------------
     async def resume(self) -> int:
-        """Go on with every tournament a restart interrupted (after ``Tables.resume``)."""
+        """Go on with every running tournament this server does not run yet: those a
+        restart interrupted (after ``Tables.resume``), and on several nodes those
+        another node ran or started (its role taken over, or a start asked there)."""
+        if not self.runs:
+            return 0
         running = await self.store.call(self.store.storage.tournaments, ("running",))
+        running = [t for t in running if t.id not in self.running]
         for t in running:
             if t.duplicate:  # closed again before anyone can ask (§2.14)
                 sessions = await self.store.call(self.store.storage.tournament_sessions, t.id)
@@ -306,9 +315,16 @@ class Tournaments:
             self.in_play[table.table_id] = (deals, index)
         return deals
 
+    def stop(self) -> None:
+        """This node runs the tournaments no more (another node may take them over):
+        every runner stops at once, where it stood; what it decided is on disk."""
+        self.runs = False
+        for scope in self._scopes.values():
+            scope.cancel()
+
     def _run(self, tournament_id: int) -> None:
-        if tournament_id in self.running:
-            return
+        if tournament_id in self.running or not self.runs:
+            return  # (not running them here: the node that does picks it up)
         self.running[tournament_id] = trio.Event()
         self.nursery.start_soon(self._runner, tournament_id, name=f"tournament {tournament_id}")
 
@@ -321,15 +337,17 @@ class Tournaments:
         """Step after step; a bug in a step is logged and the step tried again later
         (every step starts from what the disk holds), never the server's end."""
         try:
-            while True:
-                try:
-                    if not await self._next_step(tournament_id):
-                        return
-                except Exception:
-                    log.exception("tournament %s: a step failed; again shortly", tournament_id)
-                    await trio.sleep(RETRY)
+            with trio.CancelScope() as self._scopes[tournament_id]:
+                while self.runs:  # (stopped before it began: nothing to do)
+                    try:
+                        if not await self._next_step(tournament_id):
+                            return
+                    except Exception:
+                        log.exception("tournament %s: a step failed; again shortly", tournament_id)
+                        await trio.sleep(RETRY)
         finally:
             self.running.pop(tournament_id, None)
+            self._scopes.pop(tournament_id, None)
 
     async def _next_step(self, tournament_id: int) -> bool:
         """One step of a running tournament; False when there is nothing more to do."""

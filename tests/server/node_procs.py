@@ -17,10 +17,12 @@ LEASE = 3.0  # seconds: short, so a takeover comes soon in a test
 TLS = re.compile(r"tls: certificate (SHA256:\S+)")
 
 
-def start_node_process(url: str, name: str, folder: Path) -> tuple[subprocess.Popen[str], int]:
+def start_node_process(
+    url: str, name: str, folder: Path, bot_delay: float = 0.0
+) -> tuple[subprocess.Popen[str], int]:
     """``gbmj-server`` as node ``name`` on the database ``url``, plain TCP on a free
-    loopback port: the process and its port."""
-    proc, lines = _start(url, name, folder, ["--insecure"], "", LISTENING.pattern)
+    loopback port, its bots thinking ``bot_delay`` seconds: the process and its port."""
+    proc, lines = _start(url, name, folder, ["--insecure"], "", LISTENING.pattern, bot_delay)
     return proc, game_port(lines)
 
 
@@ -37,12 +39,18 @@ def start_tls_node(
 
 
 def _start(
-    url: str, name: str, folder: Path, flags: list[str], settings: str, until: str
+    url: str,
+    name: str,
+    folder: Path,
+    flags: list[str],
+    settings: str,
+    until: str,
+    bot_delay: float = 0.0,
 ) -> tuple[subprocess.Popen[str], list[str]]:
     config = folder / f"{name}.toml"
     level = "info" if settings else "warning"
     config.write_text(
-        f'node = "{name}"\nlease_time = {LEASE}\nbot_delay = 0\nhand_pause = 0\n'
+        f'node = "{name}"\nlease_time = {LEASE}\nbot_delay = {bot_delay}\nhand_pause = 0\n'
         f'log_level = "{level}"\n{settings}'
         "[limits]\nrequest_rate = 100000.0\nrequest_burst = 100000\n"
     )

@@ -20,8 +20,9 @@ import psycopg
 import pytest
 import trio
 
+from gbmj_server.nodes.leases import TOURNAMENTS
 from gbmj_server.server import Server
-from gbmj_server.storage import Storage
+from gbmj_server.storage import Storage, hash_password
 from server.conftest import TEST_CONFIG, start
 from server.node_procs import LEASE, start_node_process
 from server.wireclient import WireClient, play, solo_table
@@ -282,3 +283,83 @@ async def _kill_and_take_over(
         assert [h.number for h in hands] == [1, 2, 3, 4]
         assert [h.result for h in hands][: len(before)] == before
         assert store.ledger_balanced()
+
+
+async def poll(condition: Callable[[], bool], within: float) -> None:
+    """``wait_for`` a condition that asks the database (a blocking call: seldom)."""
+    with trio.fail_after(within):
+        while not condition():
+            await trio.sleep(0.2)
+
+
+async def test_a_killed_nodes_tournament_goes_on_on_another_node(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """The node that runs the tournaments (it holds the role's lease) dies in the middle
+    of a session: another node takes its tables over and then the role, and goes on
+    with the tournament to its end, every session's results written."""
+    with Storage(pg_url) as store:
+        t = store.create_tournament(
+            "Across nodes",
+            "host",
+            sessions=2,
+            hands=1,
+            minutes=60,
+            drawn=False,
+            seed=7,
+            turn_seconds=3,
+            grace_seconds=0,  # the players not there: a stand-in bot each
+            pause_seconds=0,
+        )
+        for name in ("kim", "lee", "max", "ned"):
+            account = store.create_account(name, hash_password("secret-pw"))
+            store.enter_tournament(t.id, account.id, name)
+    # Node a starts first and so holds the role.
+    proc, port_a = await trio.to_thread.run_sync(start_node_process, pg_url, "a", tmp_path)
+    try:
+        async with trio.open_nursery() as nodes:
+            b, store_b = await run_node(nodes, pg_url, "b")
+            tournaments = b.services.tournaments if b.services else None
+            assert tournaments is not None and not tournaments.runs
+            # kim plays on node a (and answers nothing there: the session is in play).
+            kim = await connect_to(port_a)
+            await kim.ok("login", name="kim", password="secret-pw")
+            with Storage(pg_url) as store:
+                assert store.role_holder(TOURNAMENTS) == "a"
+                store.set_tournament_state(t.id, "running")  # as `tournament start` does
+
+                def session_in_play() -> bool:
+                    tables = store.session_tables(t.id, 1)
+                    return bool(tables) and all(x.table_id is not None for x in tables)
+
+                await poll(session_in_play, 30)
+                (table,) = store.session_tables(t.id, 1)
+                assert [r.table_id for r in store.running_matches()] == [table.table_id]
+                proc.send_signal(signal.SIGKILL)
+                await trio.to_thread.run_sync(proc.wait, 10)
+                await wait_for(lambda: tournaments.runs, 2 * LEASE + 5)
+                assert store.role_holder(TOURNAMENTS) == "b"
+                assert table.table_id in b.tables.actors  # its table taken over first
+                # kim is back, on node b, and plays the session's match to its end.
+                assert b.port is not None and table.table_id is not None
+                back = await connect_to(b.port)
+                await back.ok("login", name="kim", password="secret-pw")
+                await play(back, table.table_id)
+                await back.stream.aclose()  # session 2: kim is not there, a bot stands in
+
+                def finished() -> bool:
+                    record = store.tournament(t.id)
+                    return record is not None and record.state == "finished"
+
+                await poll(finished, 60)
+                results = store.tournament_results(t.id)
+                assert sorted((r.session, r.n) for r in results) == [
+                    (s, n) for s in (1, 2) for n in range(4)
+                ]
+                assert store.ledger_balanced()
+            nodes.cancel_scope.cancel()
+        store_b.close()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
