@@ -8,6 +8,7 @@ it is killed), one PostgreSQL started by the tests (``storage.pg``)."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -24,7 +25,7 @@ from gbmj_server.nodes.leases import TOURNAMENTS
 from gbmj_server.server import Server
 from gbmj_server.storage import Storage, hash_password
 from server.conftest import TEST_CONFIG, start
-from server.node_procs import LEASE, start_node_process
+from server.node_procs import LEASE, start_node_process, stop
 from server.wireclient import WireClient, play, solo_table
 
 pytestmark = [pytest.mark.trio, pytest.mark.postgres, pytest.mark.slow]
@@ -363,3 +364,40 @@ async def test_a_killed_nodes_tournament_goes_on_on_another_node(
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+async def test_the_hosts_admin_commands_reach_a_node_by_its_name(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """``admin --db URL --node b``: through node b's admin socket, an announcement and a
+    ban reach a player of node a; ``check`` reads the database; a node not running here
+    is named in the refusal."""
+    procs = [
+        await trio.to_thread.run_sync(start_node_process, pg_url, name, tmp_path)
+        for name in ("a", "b")
+    ]
+    try:
+        zed = await connect_to(procs[0][1])
+        await zed.register("zed")
+        env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "b-data")}  # node b's
+
+        async def admin(*words: str) -> subprocess.CompletedProcess[str]:
+            command = [sys.executable, "-m", "gbmj_server", "admin", "--db", pg_url, *words]
+            run = partial(subprocess.run, command, capture_output=True, text=True, env=env)
+            return await trio.to_thread.run_sync(run)
+
+        said = await admin("--node", "b", "announce", "the server restarts at noon")
+        assert said.returncode == 0, said.stderr
+        assert "other nodes" in said.stdout
+        notice = await zed.expect("notice", code="announcement")
+        assert notice["message"] == "the server restarts at noon"
+        banned = await admin("--node", "b", "ban", "zed")
+        assert banned.returncode == 0, banned.stderr
+        assert (await zed.expect("notice"))["code"] == "banned"
+        check = await admin("check")
+        assert check.returncode == 0 and "ledger balanced" in check.stdout
+        nowhere = await admin("--node", "c", "announce", "nobody hears this")
+        assert nowhere.returncode == 1 and "no node c runs on this machine" in nowhere.stderr
+    finally:
+        for proc, _ in procs:
+            stop(proc)
