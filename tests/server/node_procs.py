@@ -27,15 +27,14 @@ def start_node_process(
 
 
 def start_tls_node(
-    url: str, name: str, folder: Path, settings: str = ""
-) -> tuple[subprocess.Popen[str], int, str]:
+    url: str, name: str, folder: Path, settings: str = "", until: str = TLS.pattern
+) -> tuple[subprocess.Popen[str], int, str, list[str]]:
     """The same over TLS (its certificate and keys in ``folder``), with more lines of
-    settings, its log (info) in ``folder/NAME.log``: the process, its port and its
-    certificate's fingerprint."""
-    proc, lines = _start(url, name, folder, [], settings, TLS.pattern)
-    found = TLS.match(lines[-1])
-    assert found is not None
-    return proc, game_port(lines), found[1]
+    settings, its log (info) in ``folder/NAME.log``: the process, its port, its
+    certificate's fingerprint and what it printed, up to a line matching ``until``."""
+    proc, lines = _start(url, name, folder, [], settings, until)
+    found = next(found for line in lines if (found := TLS.match(line)))
+    return proc, game_port(lines), found[1], lines
 
 
 def _start(

@@ -1,9 +1,9 @@
 """A hosted player on several nodes: two nodes of one server on one PostgreSQL, over TLS,
-sharing a door secret, and a door process on node b only (``gbmj-server door``). An SSH
-player of that door joins a table node a runs: their client, which pins nothing and
-knows node b alone, follows the redirect by itself, checks node a's certificate (named
-in the redirect) and is named on node a by the pass the redirect carries, under the
-player's own address, not the door's.
+sharing a door secret, and SSH on node b only: a door process against it (``gbmj-server
+door``), or node b's own door. An SSH player of that door joins a table node a runs:
+their client, which pins nothing and knows node b alone, follows the redirect by
+itself, checks node a's certificate (named in the redirect) and is named on node a by
+the pass the redirect carries, under the player's own address, not the door's.
 
 Real processes on loopback: the nodes, the door and its clients; the table's owner a
 client of node a over TLS; an asyncssh terminal for the player."""
@@ -47,42 +47,62 @@ class Nodes:
         return (self.folder / f"{name}.log").read_text("utf-8", errors="replace")
 
 
-@pytest.fixture
-def nodes(pg_url: str, tmp_path: Path) -> Iterator[Nodes]:  # noqa: F811
+@pytest.fixture(params=["door process", "node b's own door"])
+def nodes(request: pytest.FixtureRequest, pg_url: str, tmp_path: Path) -> Iterator[Nodes]:  # noqa: F811
+    """Nodes a and b, and SSH (guests) against node b: a door process, or node b's own."""
     secret = secrets.token_urlsafe(32)
     settings = f"door_secret = {secret!r}\n".replace("'", '"')
+    own = request.param == "node b's own door"
     procs: list[subprocess.Popen[str]] = []
     try:
-        a, a_port, a_fingerprint = start_tls_node(pg_url, "a", tmp_path, settings)
+        a, a_port, a_fingerprint, _ = start_tls_node(pg_url, "a", tmp_path, settings)
         procs.append(a)
-        b, b_port, b_fingerprint = start_tls_node(pg_url, "b", tmp_path, settings)
-        procs.append(b)
-        door_config = tmp_path / "door.toml"
-        door_config.write_text('ssh_unknown_users = "guest"\n', "utf-8")
-        data = tmp_path / "door-data"  # its SSH host key
-        data.mkdir()
-        env = {**os.environ, "GBMJ_DOOR_SECRET": secret, "XDG_DATA_HOME": str(data)}
-        command = [sys.executable, "-m", "gbmj_server", "door", "--server", f"127.0.0.1:{b_port}"]
-        command += ["--fingerprint", b_fingerprint, "--ssh-port", "0", "--db", pg_url]
-        command += ["--config", str(door_config)]
-        with (tmp_path / "door.log").open("w") as log:
-            door = subprocess.Popen(
-                command,
-                stdout=subprocess.PIPE,
-                stderr=log,
-                stdin=subprocess.DEVNULL,
-                text=True,
-                env=env,
-            )
-        procs.append(door)
-        said = read_until(door, DOOR.pattern, START_TIMEOUT)
-        assert said is not None, (tmp_path / "door.log").read_text()
+        if own:
+            settings += 'ssh_port = 0\nssh_unknown_users = "guest"\n'
+            b, b_port, _, said = start_tls_node(pg_url, "b", tmp_path, settings, DOOR.pattern)
+            procs.append(b)
+        else:
+            b, b_port, b_fingerprint, _ = start_tls_node(pg_url, "b", tmp_path, settings)
+            procs.append(b)
+            said = start_door(tmp_path, pg_url, secret, b_port, b_fingerprint, procs)
         found = DOOR.match(said[-1])
         assert found is not None
         yield Nodes(a_port, a_fingerprint, b_port, int(found[1]), tmp_path)
     finally:
         for proc in reversed(procs):
             stop(proc)
+
+
+def start_door(
+    tmp_path: Path,
+    pg_url: str,  # noqa: F811
+    secret: str,
+    port: int,
+    fingerprint: str,
+    procs: list[subprocess.Popen[str]],
+) -> list[str]:
+    """``gbmj-server door`` against the node at ``port``: what it printed."""
+    door_config = tmp_path / "door.toml"
+    door_config.write_text('ssh_unknown_users = "guest"\n', "utf-8")
+    data = tmp_path / "door-data"  # its SSH host key
+    data.mkdir()
+    env = {**os.environ, "GBMJ_DOOR_SECRET": secret, "XDG_DATA_HOME": str(data)}
+    command = [sys.executable, "-m", "gbmj_server", "door", "--server", f"127.0.0.1:{port}"]
+    command += ["--fingerprint", fingerprint, "--ssh-port", "0", "--db", pg_url]
+    command += ["--config", str(door_config)]
+    with (tmp_path / "door.log").open("w") as log:
+        door = subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            env=env,
+        )
+    procs.append(door)
+    said = read_until(door, DOOR.pattern, START_TIMEOUT)
+    assert said is not None, (tmp_path / "door.log").read_text()
+    return said
 
 
 def table_settings() -> m.TableSettings:
