@@ -8,7 +8,14 @@ one settles nothing more (and each step written ahead and each hand's settlement
 checks the lease in its own transaction: ``storage.nodes.check_lease``).
 A lease of this node whose table no longer runs here is left to lapse, and is taken
 over like any other. The same task looks for running matches whose lease lapsed (their
-node died) and takes them over, resuming them as a restart does.
+node died) and takes them over, resuming them as a restart does. Then it renews the
+roles one node at a time holds (``Role``: the tournament runner), or takes one whose
+lease lapsed, after the tables, so that a role taken over finds its tables here; a node
+that cannot renew gives its roles up with its tables.
+
+A redirect names where the other node is reached: its address, its TLS certificate
+(from the database: a client the doors started pins nothing and checks it) and, for a
+front door's client, a pass for that node signed with the door secret the nodes share.
 """
 
 from __future__ import annotations
