@@ -199,6 +199,8 @@ class Server:
         node meanwhile are back at their seats at once."""
         tables = self.tables
         await tables.take_over(table_ids)
+        if self.services is not None and self.services.tournaments is not None:
+            self.services.tournaments.tables_arrived()  # a session's, maybe: its rules
         for account_id, table_id in list(tables.ctx.seated.items()):
             conn = self.sessions.of_account(account_id)
             actor = tables.actors.get(table_id)

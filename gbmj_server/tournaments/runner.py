@@ -328,6 +328,12 @@ class Tournaments:
         self.running[tournament_id] = trio.Event()
         self.nursery.start_soon(self._runner, tournament_id, name=f"tournament {tournament_id}")
 
+    def tables_arrived(self) -> None:
+        """Tables were taken over here (from a node that died): every runner looks at
+        once whether its session's tables are among them (they get their rules)."""
+        for event in self.running.values():
+            event.set()
+
     def _wake(self, tournament_id: int) -> None:
         event = self.running.get(tournament_id)
         if event is not None:
@@ -423,8 +429,9 @@ class Tournaments:
         wake = self.running.setdefault(t.id, trio.Event())
         deal_seed = duplicate_deal_seed(t, tables)
         deals = await self._deals_in_play(t.id, number) if t.duplicate else None
-        for table in tables:
-            rules = SessionRules(
+
+        def rules_of(table: SessionTable) -> SessionRules:
+            return SessionRules(
                 t.id,
                 number,
                 table.number,
@@ -437,14 +444,21 @@ class Tournaments:
                 duplicate=t.duplicate,
                 deals=deals,
             )
+
+        given: dict[int, object] = {}  # table id -> its actor here that has its rules
+        for table in tables:
             if table.table_id is None:
-                await self._open(t, table, entrants, rules, deal_seed)
-            else:
-                actor = self.tables.actors.get(table.table_id)
-                if actor is not None:  # resumed after a restart: its rules again
-                    await actor.call(_giving(rules))
+                opened = await self._open(t, table, entrants, rules_of(table), deal_seed)
+                given[opened] = self.tables.actors.get(opened)
         while True:
             tables = await self.store.call(storage.session_tables, t.id, number)
+            # Resumed here after a restart, or taken over from a node that died (on
+            # several nodes, maybe after this one took the runner's role): its rules again.
+            for table in tables:
+                actor = None if table.table_id is None else self.tables.actors.get(table.table_id)
+                if actor is not None and given.get(actor.id) is not actor:
+                    await actor.call(_giving(rules_of(table)))
+                    given[actor.id] = actor
             waiting = [table for table in tables if table.match_id is None]
             if t.duplicate:
                 if not waiting or await self._record_duplicate(t, tables, entrants):
@@ -502,7 +516,8 @@ class Tournaments:
         entrants: dict[int, Entrant],
         rules: SessionRules,
         deal_seed: bytes | None = None,
-    ) -> None:
+    ) -> int:
+        """Open a session's table, its players at their places: its table id."""
         table_id = await self.tables.new_id()  # (the database's, on several nodes)
         rounds = rounds_for(t.hands)
         # A duplicate match turns its seating itself: the places are the table's seats.
@@ -595,6 +610,7 @@ class Tournaments:
             table=actor.id,
             absent=len(absent),
         )
+        return actor.id
 
     async def _record(
         self, t: TournamentRecord, table: SessionTable, entrants: dict[int, Entrant]

@@ -24,7 +24,7 @@ import trio
 from gbmj_server.nodes.leases import TOURNAMENTS
 from gbmj_server.server import Server
 from gbmj_server.storage import Storage, hash_password
-from server.conftest import TEST_CONFIG, start
+from server.conftest import TEST_CONFIG, start, table_of
 from server.node_procs import LEASE, start_node_process, stop
 from server.wireclient import WireClient, play, solo_table
 
@@ -341,6 +341,8 @@ async def test_a_killed_nodes_tournament_goes_on_on_another_node(
                 await wait_for(lambda: tournaments.runs, 2 * LEASE + 5)
                 assert store.role_holder(TOURNAMENTS) == "b"
                 assert table.table_id in b.tables.actors  # its table taken over first
+                # ... and given the session's rules again (its hands, its clock).
+                await wait_for(lambda: table_of(b, table.table_id).tournament is not None, 5)
                 # kim is back, on node b, and plays the session's match to its end.
                 assert b.port is not None and table.table_id is not None
                 back = await connect_to(b.port)
