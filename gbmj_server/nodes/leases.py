@@ -134,9 +134,15 @@ class Leases:
 
     async def take(self, *, own: bool) -> set[int]:
         """The tables of running matches whose lease lapsed (with ``own``: and this
-        node's own, after a restart), their leases now this node's."""
+        node's own, after a restart), their leases now this node's. A running
+        tournament's session tables are left a lease time to the node that runs the
+        tournaments (it gives them their session's rules), unless this is that node."""
         storage = self.store.storage
-        return await self.store.call(storage.take_leases, self.node, self._until(), own=own)
+        runs = own or any(r.held for r in self.roles if r.name == TOURNAMENTS)
+        wait = None if runs else time.time() - self.lease_time
+        return await self.store.call(
+            storage.take_leases, self.node, self._until(), own=own, sessions_lapsed_before=wait
+        )
 
     async def hold_roles(self) -> None:
         """Renew the roles this node holds, take those whose lease lapsed: each role's

@@ -68,6 +68,11 @@ def lost_leases(db: Database, match_ids: Collection[int], node: str) -> set[int]
 # The running matches' tables that have no lease row at all (written before leases, or
 # copied from SQLite): a node taking lapsed leases takes these too.
 _RUNNING = "SELECT DISTINCT table_id FROM match WHERE ended_at IS NULL"
+# The tables of the running tournaments' sessions.
+_SESSIONS = (
+    "SELECT tt.table_id FROM tournament_table tt JOIN tournament t ON t.id = tt.tournament_id "
+    "WHERE t.state = 'running' AND tt.table_id IS NOT NULL"
+)
 
 
 class NodesMixin:
@@ -107,18 +112,36 @@ class NodesMixin:
             }
 
     @retry_conflicts
-    def take_leases(self, node: str, expires_at: float, *, own: bool) -> set[int]:
+    def take_leases(
+        self,
+        node: str,
+        expires_at: float,
+        *,
+        own: bool,
+        sessions_lapsed_before: float | None = None,
+    ) -> set[int]:
         """The leases of running matches that lapsed (and, with ``own``, those ``node``
         held before a restart), taken by ``node`` until ``expires_at``, with the running
         matches' tables that had none; their table ids. One conditional UPDATE: of two
-        nodes taking at once, each lease goes to one."""
+        nodes taking at once, each lease goes to one. With ``sessions_lapsed_before``
+        (a node that does not run the tournaments), the tables of a running tournament's
+        sessions only if they lapsed before then: they are left a while for the node
+        that takes the tournaments over, which gives them the session's rules."""
         now = time.time()
         with self._write() as db:
             taken = db.execute(
                 "UPDATE table_lease SET node = ?, expires_at = ? "
                 f"WHERE (expires_at < ? OR node = ?) AND table_id IN ({_RUNNING}) "
+                f"AND (? = 1 OR expires_at < ? OR table_id NOT IN ({_SESSIONS})) "
                 "RETURNING table_id",
-                (node, expires_at, now, node if own else ""),
+                (
+                    node,
+                    expires_at,
+                    now,
+                    node if own else "",
+                    int(sessions_lapsed_before is None),
+                    sessions_lapsed_before or 0.0,
+                ),
             ).fetchall()
             missing = db.execute(
                 "INSERT INTO table_lease (table_id, node, expires_at) "

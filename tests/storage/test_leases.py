@@ -145,3 +145,31 @@ def test_a_redirect_learns_where_the_holder_is_reached(db_target: str | Path) ->
         store.node_seen("a", "game-a:7415", 3, None)  # restarted on plain TCP
         held = store.holder_address(table)
         assert held is not None and held[1] is not None and held[1].fingerprint is None
+
+
+def test_a_running_tournaments_table_is_left_a_while_to_the_node_that_runs_them(
+    db_target: str | Path,
+) -> None:
+    with Storage(db_target) as store:
+        t = store.create_tournament(
+            "club", "host", sessions=1, hands=1, minutes=60, drawn=False, seed=1
+        )
+        store.start_session(t.id, 1, time.time() + 3600, [((0, 1, 2, 3), b"\x02" * 32)])
+        session = store.new_table("a", time.time() + 10)
+        store.set_session_table_id(t.id, 1, 1, session, ())
+        other = store.new_table("a", time.time() + 10)
+        for table_id in (session, other):
+            bot_match(store, table_id)
+        store.renew_leases("a", time.time() - 1, [session, other])  # a dies
+        # A node that does not run the tournaments takes the other table, and the
+        # session's only once it lapsed long enough (nobody took the tournaments).
+        wait = time.time() - 10
+        assert store.take_leases("c", time.time() + 10, own=False, sessions_lapsed_before=wait) == {
+            other
+        }
+        # The node that runs them takes it at once.
+        assert store.take_leases("b", time.time() + 10, own=False) == {session}
+        store.renew_leases("b", time.time() - 20, [session])  # b dies long ago
+        assert store.take_leases("c", time.time() + 10, own=False, sessions_lapsed_before=wait) == {
+            session
+        }
