@@ -647,8 +647,8 @@ class Hello(Message):
     door: str | None = field(
         Optional(TOKEN),
         "the pass of a session of this server's own SSH or web door, or of a door on "
-        "another machine (signed with the host's door secret): the player it is from "
-        "(other clients send none)",
+        "another machine or a node's redirect (signed with the host's door secret): the "
+        "player it is from (other clients send none)",
         default=None,
     )
 
