@@ -10,8 +10,9 @@ A lease of this node whose table no longer runs here is left to lapse, and is ta
 over like any other. The same task looks for running matches whose lease lapsed (their
 node died) and takes them over, resuming them as a restart does. Then it renews the
 roles one node at a time holds (``Role``: the tournament runner), or takes one whose
-lease lapsed, after the tables, so that a role taken over finds its tables here; a node
-that cannot renew gives its roles up with its tables.
+lease lapsed; a node that cannot renew gives its roles up with its tables. A running
+tournament's session tables are left a lease time to the node that runs the
+tournaments (``take``), so that a runner taken over finds them at its next look.
 
 A redirect names where the other node is reached: its address, its TLS certificate
 (from the database: a client the doors started pins nothing and checks it) and, for a
@@ -146,8 +147,8 @@ class Leases:
 
     async def hold_roles(self) -> None:
         """Renew the roles this node holds, take those whose lease lapsed: each role's
-        ``gained`` or ``lost`` as it turns out (after the tables' renewal and takeover,
-        so that a role taken over finds the tables it ran already here)."""
+        ``gained`` or ``lost`` as it turns out (after the tables' renewal: a node that
+        cannot renew its tables renews no role either)."""
         storage = self.store.storage
         for role in self.roles:
             held = await self.store.call(storage.hold_role, role.name, self.node, self._until())
