@@ -9,7 +9,10 @@ a pause the next session is seated; after the last the tournament is finished.
 Everything the runner decides is on disk before it acts on it, so a restarted server
 goes on where it stopped: the matches resume like any match (``Tables.resume``), and the
 runner finds each session table's match by its table id, gives the resumed table its
-session rules again and waits for it as before.
+session rules again and waits for it as before. On several nodes one node runs the
+tournaments (``runs``: it holds the role, ``gbmj_server.nodes.leases``); a node that
+takes the role over from one that died goes on the same way, giving each session table
+its rules when it arrives here.
 """
 
 from __future__ import annotations
