@@ -303,7 +303,7 @@ def _tournament(args: argparse.Namespace, config: ServerConfig) -> int:
                 request["name"] = args.name
         reply = admin_socket.call(config.admin_path, request)
         if reply is None:
-            print(f"no server is running on {config.db_path}", file=sys.stderr)
+            print(_no_server(config), file=sys.stderr)
             return 1
         print(reply.get("message", ""), file=sys.stdout if reply.get("ok") else sys.stderr)
         return 0 if reply.get("ok") else 1
@@ -374,6 +374,16 @@ def _config(args: argparse.Namespace) -> ServerConfig:
     return check_config(config)
 
 
+def _no_server(config: ServerConfig) -> str:
+    """Why an admin command found no running server to reach."""
+    if isinstance(config.database, str):  # a node of several: its own admin socket
+        return (
+            f"no node {config.node} runs on this machine "
+            "(--node: the name of a node started here, with the same data directory)"
+        )
+    return f"no server is running on {config.db_path}"
+
+
 def _read_new_password() -> str:
     if sys.stdin.isatty():
         first = getpass.getpass("new password: ")
@@ -416,7 +426,7 @@ def admin(argv: Sequence[str]) -> int:
             print(reply.get("message", ""), file=sys.stdout if reply.get("ok") else sys.stderr)
             return 0 if reply.get("ok") else 1
         if args.command in ("kick", "announce"):
-            print(f"no server is running on {config.db_path}", file=sys.stderr)
+            print(_no_server(config), file=sys.stderr)
             return 1
         if args.command == "reset-password":  # the hash made above: the file alone now
             args.password_hash = request["hash"]

@@ -26,7 +26,7 @@ from gbmj_server.admin_socket import serve_admin
 from gbmj_server.config import ServerConfig
 from gbmj_server.handlers import HANDLERS, history
 from gbmj_server.handlers.accounts import housekeeping
-from gbmj_server.hosted import GameDoor, client_address, serve_launcher
+from gbmj_server.hosted import GameDoor, SignedPasses, client_address, serve_launcher
 from gbmj_server.moderation import Moderator
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.dispatch import Dispatcher
@@ -34,7 +34,7 @@ from gbmj_server.net.guard import Guard
 from gbmj_server.net.lobby import Lobby
 from gbmj_server.net.peers import DOOR_ADDRESS, ProxyHeaderError, proxied_address
 from gbmj_server.net.sessions import Sessions
-from gbmj_server.nodes.leases import Leases
+from gbmj_server.nodes.leases import TOURNAMENTS, Leases, Role
 from gbmj_server.nodes.listener import Listener
 from gbmj_server.services import Services
 from gbmj_server.signing import Signer
@@ -92,6 +92,8 @@ class Server:
         if storage.url is not None:
             self.journal.node = config.node
             self.leases = Leases(self.store, config.node, config.lease_time)
+            if config.door_secret is not None:  # a front door's client follows with a pass
+                self.leases.passes = SignedPasses(config.door_secret)
             self.listener = Listener(storage.url, self.store, config.node, self.lobby)
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
@@ -158,8 +160,21 @@ class Server:
             self.services.tournaments = Tournaments(
                 self.store, self.sessions, self.services.tables, nursery
             )
-            if config.tournaments:  # on several nodes, the one node that runs them
-                await self.services.tournaments.resume()
+            tournaments = self.services.tournaments
+            if self.leases is None:
+                if config.tournaments:
+                    await tournaments.resume()
+            else:  # on several nodes, the one node that holds the role runs them
+                tournaments.runs = False
+                if config.tournaments:
+
+                    async def gained() -> None:
+                        tournaments.runs = True
+                        await tournaments.resume()
+
+                    role = Role(TOURNAMENTS, gained, tournaments.stop)
+                    self.leases.roles.append(role)
+                    await self.leases.hold_roles()
             task_status.started()
 
     async def serve(
@@ -183,6 +198,8 @@ class Server:
         node meanwhile are back at their seats at once."""
         tables = self.tables
         await tables.take_over(table_ids)
+        if self.services is not None and self.services.tournaments is not None:
+            self.services.tournaments.tables_arrived()  # a session's, maybe: its rules
         for account_id, table_id in tables.seated().items():
             conn = self.sessions.of_account(account_id)
             actor = tables.actors.get(table_id)
@@ -333,6 +350,8 @@ async def run_server(
             listeners = await trio.open_tcp_listeners(config.port, host=config.host)
             async with trio.open_nursery() as nursery:
                 context = None if tls is None else tls.context
+                if server.leases is not None and tls is not None:  # named in redirects
+                    server.leases.fingerprint = tls.fingerprint
                 await nursery.start(partial(server.serve, tls=context), listeners)
                 collector.start()  # short collector pauses with thousands of connections
                 nursery.start_soon(collector.run)

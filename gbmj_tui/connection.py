@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import itertools
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gbmj_tui.config import Options
@@ -50,6 +50,17 @@ class TlsPolicy:
     known_servers: Path | None = None
     expect: str | None = None
     door: str | None = None
+    hosted: bool = False  # started by a front door: nothing pinned, no other server
+
+    def to_node(self, redirect: m.Redirect) -> TlsPolicy:
+        """How to reach the node a ``redirect`` names: a hosted client, which pins
+        nothing, takes the node's certificate and its pass there from the redirect (the
+        node that sent it is one the client already trusts); any other client keeps its
+        own way (it pins each node on first use), and names no player with a pass."""
+        if not self.hosted:
+            return replace(self, door=None)
+        fingerprint = redirect.fingerprint
+        return replace(self, insecure=fingerprint is None, expect=fingerprint, door=redirect.door)
 
     @classmethod
     def of(cls, options: Options, insecure: bool = False) -> TlsPolicy:
@@ -61,7 +72,8 @@ class TlsPolicy:
             raise ConnectError(N_("the host gave no certificate fingerprint for its game port"))
         where = options.config_path
         known = None if where is None else where.parent / KNOWN_SERVERS_NAME
-        return cls(insecure or options.insecure, known, options.expect, options.door)
+        insecure = insecure or options.insecure
+        return cls(insecure, known, options.expect, options.door, options.hosted)
 
 
 class Connection:

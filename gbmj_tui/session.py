@@ -17,7 +17,9 @@ changed since is not connected to again: the session ends with the warning.
 A server of several nodes answers a request for a table another node holds with a
 ``redirect`` (and pushes one to a player who signs in while seated at such a table):
 the session follows it by itself, connecting to that node, signing in there with the
-redirect's ticket and asking again. A reconnect goes to the node last followed, and
+redirect's ticket and asking again (a client a front door started, which pins nothing,
+checks that node's certificate and names its player there as the redirect says:
+``TlsPolicy.to_node``). A reconnect goes to the node last followed, and
 when that one does not answer, to the address the player gave (a node that died has
 handed its tables on: the node answering redirects again).
 """
@@ -69,6 +71,7 @@ class Session(Dispatch):
         self.conn: Connection | None = None
         self.address: Address | None = None
         self.home: Address | None = None  # the address the player gave (redirects aside)
+        self.home_tls = TlsPolicy()  # how that one is reached
         self.tls = TlsPolicy()
         self.link = ui.Link.OFFLINE
         self._reading: asyncio.Task[None] | None = None
@@ -86,7 +89,7 @@ class Session(Dispatch):
         conn = await Connection.open(address.host, address.port, tls=tls)
         self.address, self.tls = address, tls
         if home or self.home is None:
-            self.home = address
+            self.home, self.home_tls = address, tls
         server = server_key(address.host, address.port)
         pinned = conn.pin.fingerprint if conn.pin is not None else None
         self.keep_commitment = (
@@ -177,8 +180,8 @@ class Session(Dispatch):
         except ConnectError:
             if self.home is None or self.home == self.address:
                 raise
-            conn = await Connection.open(self.home.host, self.home.port, tls=self.tls)
-            self.address = self.home
+            conn = await Connection.open(self.home.host, self.home.port, tls=self.home_tls)
+            self.address, self.tls = self.home, self.home_tls
             return conn
 
     async def follow(self, redirect: m.Redirect, then: m.Message | None = None) -> m.Message:
@@ -187,7 +190,7 @@ class Session(Dispatch):
         player back at the seat itself); what ``then`` is answered (else the redirect)."""
         assert self.address is not None
         address = parse_address(redirect.address)
-        await self.connect(address, self.tls, home=False)
+        await self.connect(address, self.home_tls.to_node(redirect), home=False)
         await self.sign_in(m.RedeemTicket(ticket=redirect.ticket))
         if self.watching and self.view is None:
             await self.watch_lobby(True)

@@ -106,6 +106,7 @@ TABLE_PASSWORD = Str(64)
 TOKEN = Str(128, min_len=16)
 TICKET = Str(256, min_len=16)  # a redirect's ticket to another node
 NODE_ADDRESS = Str(261)  # HOST:PORT
+TLS_FINGERPRINT = Str(110)  # "SHA256:" and 32 bytes in colon hex (protocol.tls.fingerprint)
 SOFTWARE = Str(64)  # "<name>/<version>" in hello and welcome
 MAX_CHAT = 200  # characters of a chat line
 CHAT_TEXT = Str(MAX_CHAT)
@@ -646,8 +647,8 @@ class Hello(Message):
     door: str | None = field(
         Optional(TOKEN),
         "the pass of a session of this server's own SSH or web door, or of a door on "
-        "another machine (signed with the host's door secret): the player it is from "
-        "(other clients send none)",
+        "another machine or a node's redirect (signed with the host's door secret): the "
+        "player it is from (other clients send none)",
         default=None,
     )
 
@@ -958,6 +959,17 @@ class Redirect(Message):
     table_id: int = field(TABLE_ID)
     address: str = field(NODE_ADDRESS, "HOST:PORT of the node that holds the table")
     ticket: str = field(TICKET, "signed, good once, for about 30 seconds")
+    fingerprint: str | None = field(
+        Optional(TLS_FINGERPRINT),
+        "the node's TLS certificate, SHA256:AB:CD:...; absent: it serves plain TCP (a "
+        "client a front door started, which pins nothing, checks it)",
+        default=None,
+    )
+    door: str | None = field(
+        Optional(TOKEN),
+        "to a client of a front door: the pass that names its player on that node",
+        default=None,
+    )
 
 
 @message("snapshot", "server")

@@ -31,6 +31,7 @@ from gbmj_server.names import NameRefused, PasswordRefused, check_password, norm
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.dispatch import Handlers
 from gbmj_server.net.errors import RequestError
+from gbmj_server.nodes.leases import hosted_player
 from gbmj_server.nodes.tickets import TicketRefused, read_ticket
 from gbmj_server.profiles import profile
 from gbmj_server.services import Services
@@ -66,7 +67,7 @@ async def _sign_in(
     if actor is not None:
         await actor.call(do.WelcomeBack(conn))
     elif services.tables.leases is not None:  # seated at another node's table, maybe
-        redirect = await services.tables.leases.redirect_seated(account.id)
+        redirect = await services.tables.leases.redirect_seated(account.id, hosted_player(conn))
         if redirect is not None:
             conn.send(redirect)
 

@@ -12,6 +12,7 @@ from gbmj_server.handlers.common import signed_in_id
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.dispatch import Handlers
 from gbmj_server.net.errors import RequestError
+from gbmj_server.nodes.leases import hosted_player
 from gbmj_server.services import Services
 from gbmj_server.tables import commands as do
 from protocol import messages as m
@@ -86,7 +87,7 @@ async def _redirect(services: Services, conn: Connection, table_id: int) -> m.Re
     leases = services.tables.leases
     if leases is None or table_id in services.tables.actors:
         return None
-    return await leases.redirect(signed_in_id(conn), table_id)
+    return await leases.redirect(signed_in_id(conn), table_id, hosted_player(conn))
 
 
 def check_bot_room(services: Services, conn: Connection) -> None:

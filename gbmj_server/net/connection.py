@@ -53,6 +53,7 @@ class Connection:
         self.id = next(_ids)
         self.address = address  # the player's (gbmj_server.net.peers)
         self.door = door  # from a session of the server's own SSH or web door
+        self.hosted = False  # a front door's client, its player named by the door's pass
         self.limits = limits
         self.outbox = Outbox(limits.outbox_frames, limits.outbox_bytes)
         self.decoder = FrameDecoder()

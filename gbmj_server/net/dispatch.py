@@ -192,6 +192,7 @@ class Dispatcher(Generic[S]):
         if refused is not None:
             conn.refuse(ErrorCode.SERVER_BUSY, refused, message.id)
             return
+        conn.hosted = True
         logs.event("door_connection", connection=conn.id, address=address)
         self._welcome(conn, message)
 

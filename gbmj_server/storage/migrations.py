@@ -39,7 +39,9 @@ Migration 11 lets several server nodes share one PostgreSQL database: ``table_le
 (a table's node and lease, with its lobby entry for the other nodes), ``node`` (each
 node's public address and players signed in), the redirect tickets' key
 (``node_secret``) and the tickets used (``ticket_used``, each good once);
-``gbmj_server.storage.nodes``.
+``gbmj_server.storage.nodes``. Migration 13 adds each node's TLS certificate
+(``node.fingerprint``, named in its redirects) and the leases of the roles one node at a
+time holds (``role_lease``: the tournament runner).
 """
 
 from __future__ import annotations
@@ -343,6 +345,17 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE TABLE ticket_used (
         nonce       TEXT PRIMARY KEY,
+        expires_at  REAL NOT NULL
+    );
+    """,
+    # 13: each node's TLS certificate (a redirect names it, so that a client the node's
+    # doors started, which pins nothing, checks the node it is sent to), and the roles
+    # one node at a time holds (the tournament runner), leased as tables are.
+    """
+    ALTER TABLE node ADD COLUMN fingerprint TEXT;
+    CREATE TABLE role_lease (
+        role        TEXT PRIMARY KEY,
+        node        TEXT NOT NULL,
         expires_at  REAL NOT NULL
     );
     """,

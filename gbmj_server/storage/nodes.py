@@ -18,10 +18,20 @@ import sqlite3
 import time
 from collections.abc import Callable, Collection, Mapping
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 
 from gbmj_server.storage.engine import Database
 from gbmj_server.storage.postgres import IntegrityError as PgIntegrityError
 from gbmj_server.storage.postgres import retry_conflicts
+
+
+@dataclass(frozen=True, slots=True)
+class NodeAddress:
+    """Where players reach a node: ``address`` (HOST:PORT), over TLS with the certificate
+    ``fingerprint`` (None: plain TCP)."""
+
+    address: str
+    fingerprint: str | None
 
 
 class LeaseLost(Exception):
@@ -58,6 +68,11 @@ def lost_leases(db: Database, match_ids: Collection[int], node: str) -> set[int]
 # The running matches' tables that have no lease row at all (written before leases, or
 # copied from SQLite): a node taking lapsed leases takes these too.
 _RUNNING = "SELECT DISTINCT table_id FROM match WHERE ended_at IS NULL"
+# The tables of the running tournaments' sessions.
+_SESSIONS = (
+    "SELECT tt.table_id FROM tournament_table tt JOIN tournament t ON t.id = tt.tournament_id "
+    "WHERE t.state = 'running' AND tt.table_id IS NOT NULL"
+)
 
 
 class NodesMixin:
@@ -97,18 +112,36 @@ class NodesMixin:
             }
 
     @retry_conflicts
-    def take_leases(self, node: str, expires_at: float, *, own: bool) -> set[int]:
+    def take_leases(
+        self,
+        node: str,
+        expires_at: float,
+        *,
+        own: bool,
+        sessions_lapsed_before: float | None = None,
+    ) -> set[int]:
         """The leases of running matches that lapsed (and, with ``own``, those ``node``
         held before a restart), taken by ``node`` until ``expires_at``, with the running
         matches' tables that had none; their table ids. One conditional UPDATE: of two
-        nodes taking at once, each lease goes to one."""
+        nodes taking at once, each lease goes to one. With ``sessions_lapsed_before``
+        (a node that does not run the tournaments), the tables of a running tournament's
+        sessions only if they lapsed before then: they are left a while for the node
+        that takes the tournaments over, which gives them the session's rules."""
         now = time.time()
         with self._write() as db:
             taken = db.execute(
                 "UPDATE table_lease SET node = ?, expires_at = ? "
                 f"WHERE (expires_at < ? OR node = ?) AND table_id IN ({_RUNNING}) "
+                f"AND (? = 1 OR expires_at < ? OR table_id NOT IN ({_SESSIONS})) "
                 "RETURNING table_id",
-                (node, expires_at, now, node if own else ""),
+                (
+                    node,
+                    expires_at,
+                    now,
+                    node if own else "",
+                    int(sessions_lapsed_before is None),
+                    sessions_lapsed_before or 0.0,
+                ),
             ).fetchall()
             missing = db.execute(
                 "INSERT INTO table_lease (table_id, node, expires_at) "
@@ -124,6 +157,32 @@ class NodesMixin:
                 (now,),
             )
         return {int(r[0]) for r in [*taken, *missing]}
+
+    @retry_conflicts
+    def hold_role(self, role: str, node: str, expires_at: float) -> bool:
+        """Whether ``node`` holds ``role`` until ``expires_at`` now: renewed if it held it,
+        taken if nobody did or its holder's lease lapsed (of two nodes at once, one)."""
+        with self._write() as db:
+            row = db.execute(
+                "INSERT INTO role_lease (role, node, expires_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (role) DO UPDATE SET node = excluded.node, "
+                "expires_at = excluded.expires_at "
+                "WHERE role_lease.node = excluded.node OR role_lease.expires_at < ? "
+                "RETURNING node",
+                (role, node, expires_at, time.time()),
+            ).fetchone()
+        return row is not None
+
+    def role_holder(self, role: str) -> str | None:
+        """The node that holds ``role``'s lease, lapsed or not (None: none ever did)."""
+        row = self._db.execute("SELECT node FROM role_lease WHERE role = ?", (role,)).fetchone()
+        return None if row is None else str(row[0])
+
+    @retry_conflicts
+    def release_role(self, role: str, node: str) -> None:
+        """``node`` gives ``role`` up (if it held it): another node may take it at once."""
+        with self._write() as db:
+            db.execute("DELETE FROM role_lease WHERE role = ? AND node = ?", (role, node))
 
     @retry_conflicts
     def release_lease(self, table_id: int, node: str) -> None:
@@ -159,15 +218,19 @@ class NodesMixin:
         return None if row is None else str(row[0])
 
     @retry_conflicts
-    def node_seen(self, node: str, address: str | None, players: int = 0) -> None:
-        """``node`` is alive, reached by players at ``address`` (HOST:PORT), ``players``
-        signed in on it."""
+    def node_seen(
+        self, node: str, address: str | None, players: int = 0, fingerprint: str | None = None
+    ) -> None:
+        """``node`` is alive, reached by players at ``address`` (HOST:PORT) over TLS with
+        the certificate ``fingerprint`` (None: plain TCP), ``players`` signed in on it."""
         with self._write() as db:
             db.execute(
-                "INSERT INTO node (name, address, players, seen_at) VALUES (?, ?, ?, ?) "
+                "INSERT INTO node (name, address, players, seen_at, fingerprint) "
+                "VALUES (?, ?, ?, ?, ?) "
                 "ON CONFLICT (name) DO UPDATE SET address = excluded.address, "
-                "players = excluded.players, seen_at = excluded.seen_at",
-                (node, address, players, time.time()),
+                "players = excluded.players, seen_at = excluded.seen_at, "
+                "fingerprint = excluded.fingerprint",
+                (node, address, players, time.time(), fingerprint),
             )
 
     def players_elsewhere(self, node: str, seen_since: float) -> int:
@@ -208,11 +271,11 @@ class NodesMixin:
             return False
         return True
 
-    def seated_elsewhere(self, account_id: int, node: str) -> tuple[int, str] | None:
-        """The table (and its node's address) of the account's running match, when another
-        node holds it (a lapsed lease: nobody, until a node takes it over)."""
+    def seated_elsewhere(self, account_id: int, node: str) -> tuple[int, NodeAddress] | None:
+        """The table (and where its node is reached) of the account's running match, when
+        another node holds it (a lapsed lease: nobody, until a node takes it over)."""
         row = self._db.execute(
-            "SELECT m.table_id, n.address FROM match_player p "
+            "SELECT m.table_id, n.address, n.fingerprint FROM match_player p "
             "JOIN match m ON m.id = p.match_id "
             "JOIN table_lease l ON l.table_id = m.table_id "
             "JOIN node n ON n.name = l.node "
@@ -221,16 +284,19 @@ class NodesMixin:
             "ORDER BY m.id DESC LIMIT 1",
             (account_id, node, time.time()),
         ).fetchone()
-        return None if row is None else (int(row[0]), str(row[1]))
+        return None if row is None else (int(row[0]), NodeAddress(str(row[1]), row[2]))
 
-    def holder_address(self, table_id: int) -> tuple[str, str | None] | None:
-        """The node that holds the table's lease and its address (None: no node)."""
+    def holder_address(self, table_id: int) -> tuple[str, NodeAddress | None] | None:
+        """The node that holds the table's lease and where it is reached (None: no node;
+        no address: it gave none)."""
         row = self._db.execute(
-            "SELECT l.node, n.address FROM table_lease l LEFT JOIN node n ON n.name = l.node "
-            "WHERE l.table_id = ?",
+            "SELECT l.node, n.address, n.fingerprint FROM table_lease l "
+            "LEFT JOIN node n ON n.name = l.node WHERE l.table_id = ?",
             (table_id,),
         ).fetchone()
-        return None if row is None else (str(row[0]), row[1])
+        if row is None:
+            return None
+        return str(row[0]), None if row[1] is None else NodeAddress(str(row[1]), row[2])
 
     def notify(self, channel: str, payload: str) -> None:
         """PostgreSQL: a NOTIFY to every node listening on ``channel``, at once (never

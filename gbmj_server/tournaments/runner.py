@@ -9,7 +9,10 @@ a pause the next session is seated; after the last the tournament is finished.
 Everything the runner decides is on disk before it acts on it, so a restarted server
 goes on where it stopped: the matches resume like any match (``Tables.resume``), and the
 runner finds each session table's match by its table id, gives the resumed table its
-session rules again and waits for it as before.
+session rules again and waits for it as before. On several nodes one node runs the
+tournaments (``runs``: it holds the role, ``gbmj_server.nodes.leases``); a node that
+takes the role over from one that died goes on the same way, giving each session table
+its rules when it arrives here.
 """
 
 from __future__ import annotations
@@ -174,6 +177,10 @@ class Tournaments:
         self.tables = tables
         self.nursery = nursery
         self.running: dict[int, trio.Event] = {}  # tournament id -> its runner's wake-up
+        # Whether this server runs the tournaments: on several nodes, the node that holds
+        # the role (``gbmj_server.nodes.leases.TOURNAMENTS``); the others start none.
+        self.runs = True
+        self._scopes: dict[int, trio.CancelScope] = {}  # tournament id -> its runner's
         # The tables of the duplicate sessions in play, each with its session's deals as
         # its tables play them and its own index: a deal's hands stay closed (history,
         # replays, the walls) until no table will play it any more (§2.14).
@@ -267,8 +274,13 @@ class Tournaments:
 
     # -- running -------------------------------------------------------------------------
     async def resume(self) -> int:
-        """Go on with every tournament a restart interrupted (after ``Tables.resume``)."""
+        """Go on with every running tournament this server does not run yet: those a
+        restart interrupted (after ``Tables.resume``), and on several nodes those
+        another node ran or started (its role taken over, or a start asked there)."""
+        if not self.runs:
+            return 0
         running = await self.store.call(self.store.storage.tournaments, ("running",))
+        running = [t for t in running if t.id not in self.running]
         for t in running:
             if t.duplicate:  # closed again before anyone can ask (§2.14)
                 sessions = await self.store.call(self.store.storage.tournament_sessions, t.id)
@@ -302,11 +314,24 @@ class Tournaments:
             self.in_play[table.table_id] = (deals, index)
         return deals
 
+    def stop(self) -> None:
+        """This node runs the tournaments no more (another node may take them over):
+        every runner stops at once, where it stood; what it decided is on disk."""
+        self.runs = False
+        for scope in self._scopes.values():
+            scope.cancel()
+
     def _run(self, tournament_id: int) -> None:
-        if tournament_id in self.running:
-            return
+        if tournament_id in self.running or not self.runs:
+            return  # (not running them here: the node that does picks it up)
         self.running[tournament_id] = trio.Event()
         self.nursery.start_soon(self._runner, tournament_id, name=f"tournament {tournament_id}")
+
+    def tables_arrived(self) -> None:
+        """Tables were taken over here (from a node that died): every runner looks at
+        once whether its session's tables are among them (they get their rules)."""
+        for event in self.running.values():
+            event.set()
 
     def _wake(self, tournament_id: int) -> None:
         event = self.running.get(tournament_id)
@@ -317,15 +342,17 @@ class Tournaments:
         """Step after step; a bug in a step is logged and the step tried again later
         (every step starts from what the disk holds), never the server's end."""
         try:
-            while True:
-                try:
-                    if not await self._next_step(tournament_id):
-                        return
-                except Exception:
-                    log.exception("tournament %s: a step failed; again shortly", tournament_id)
-                    await trio.sleep(RETRY)
+            with trio.CancelScope() as self._scopes[tournament_id]:
+                while self.runs:  # (stopped before it began: nothing to do)
+                    try:
+                        if not await self._next_step(tournament_id):
+                            return
+                    except Exception:
+                        log.exception("tournament %s: a step failed; again shortly", tournament_id)
+                        await trio.sleep(RETRY)
         finally:
             self.running.pop(tournament_id, None)
+            self._scopes.pop(tournament_id, None)
 
     async def _next_step(self, tournament_id: int) -> bool:
         """One step of a running tournament; False when there is nothing more to do."""
@@ -401,8 +428,9 @@ class Tournaments:
         wake = self.running.setdefault(t.id, trio.Event())
         deal_seed = duplicate_deal_seed(t, tables)
         deals = await self._deals_in_play(t.id, number) if t.duplicate else None
-        for table in tables:
-            rules = SessionRules(
+
+        def rules_of(table: SessionTable) -> SessionRules:
+            return SessionRules(
                 t.id,
                 number,
                 table.number,
@@ -415,14 +443,21 @@ class Tournaments:
                 duplicate=t.duplicate,
                 deals=deals,
             )
+
+        given: dict[int, object] = {}  # table id -> its actor here that has its rules
+        for table in tables:
             if table.table_id is None:
-                await self._open(t, table, entrants, rules, deal_seed)
-            else:
-                actor = self.tables.actors.get(table.table_id)
-                if actor is not None:  # resumed after a restart: its rules again
-                    await actor.call(do.GiveRules(rules))
+                opened = await self._open(t, table, entrants, rules_of(table), deal_seed)
+                given[opened] = self.tables.actors.get(opened)
         while True:
             tables = await self.store.call(storage.session_tables, t.id, number)
+            # Resumed here after a restart, or taken over from a node that died (on
+            # several nodes, maybe after this one took the runner's role): its rules again.
+            for table in tables:
+                actor = None if table.table_id is None else self.tables.actors.get(table.table_id)
+                if actor is not None and given.get(actor.id) is not actor:
+                    await actor.call(do.GiveRules(rules_of(table)))
+                    given[actor.id] = actor
             waiting = [table for table in tables if table.match_id is None]
             if t.duplicate:
                 if not waiting or await self._record_duplicate(t, tables, entrants):
@@ -480,7 +515,8 @@ class Tournaments:
         entrants: dict[int, Entrant],
         rules: SessionRules,
         deal_seed: bytes | None = None,
-    ) -> None:
+    ) -> int:
+        """Open a session's table, its players at their places: its table id."""
         table_id = await self.tables.new_id()  # (the database's, on several nodes)
         rounds = rounds_for(t.hands)
         # A duplicate match turns its seating itself: the places are the table's seats.
@@ -558,6 +594,7 @@ class Tournaments:
             table=actor.id,
             absent=len(absent),
         )
+        return actor.id
 
     async def _record(
         self, t: TournamentRecord, table: SessionTable, entrants: dict[int, Entrant]

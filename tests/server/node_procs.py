@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,28 +14,63 @@ from gbmj_tui.local_server import LISTENING, game_port, read_until
 LEASE = 3.0  # seconds: short, so a takeover comes soon in a test
 
 
-def start_node_process(url: str, name: str, folder: Path) -> tuple[subprocess.Popen[str], int]:
+TLS = re.compile(r"tls: certificate (SHA256:\S+)")
+
+
+def start_node_process(
+    url: str, name: str, folder: Path, bot_delay: float = 0.0
+) -> tuple[subprocess.Popen[str], int]:
     """``gbmj-server`` as node ``name`` on the database ``url``, plain TCP on a free
-    loopback port: the process and its port."""
+    loopback port, its bots thinking ``bot_delay`` seconds: the process and its port."""
+    proc, lines = _start(url, name, folder, ["--insecure"], "", LISTENING.pattern, bot_delay)
+    return proc, game_port(lines)
+
+
+def start_tls_node(
+    url: str, name: str, folder: Path, settings: str = "", until: str = TLS.pattern
+) -> tuple[subprocess.Popen[str], int, str, list[str]]:
+    """The same over TLS (its certificate and keys in ``folder``), with more lines of
+    settings, its log (info) in ``folder/NAME.log``: the process, its port, its
+    certificate's fingerprint and what it printed, up to a line matching ``until``."""
+    proc, lines = _start(url, name, folder, [], settings, until)
+    found = next(found for line in lines if (found := TLS.match(line)))
+    return proc, game_port(lines), found[1], lines
+
+
+def _start(
+    url: str,
+    name: str,
+    folder: Path,
+    flags: list[str],
+    settings: str,
+    until: str,
+    bot_delay: float = 0.0,
+) -> tuple[subprocess.Popen[str], list[str]]:
     config = folder / f"{name}.toml"
+    level = "info" if settings else "warning"
     config.write_text(
-        f'node = "{name}"\nlease_time = {LEASE}\nbot_delay = 0\nhand_pause = 0\n'
-        'log_level = "warning"\n[limits]\nrequest_rate = 100000.0\nrequest_burst = 100000\n'
+        f'node = "{name}"\nlease_time = {LEASE}\nbot_delay = {bot_delay}\nhand_pause = 0\n'
+        f'log_level = "{level}"\n{settings}'
+        "[limits]\nrequest_rate = 100000.0\nrequest_burst = 100000\n"
     )
     command = [sys.executable, "-m", "gbmj_server", "--host", "127.0.0.1", "--port", "0"]
-    command += ["--db", url, "--insecure", "--trusted", "127.0.0.1", "--config", str(config)]
-    proc = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        stdin=subprocess.DEVNULL,
-        text=True,
-    )
-    lines = read_until(proc, LISTENING.pattern, 30)
+    command += ["--db", url, *flags, "--trusted", "127.0.0.1", "--config", str(config)]
+    data = folder / f"{name}-data"  # its certificate, keys and admin socket
+    data.mkdir(exist_ok=True)
+    with (folder / f"{name}.log").open("w") as log:
+        proc = subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            env={**os.environ, "XDG_DATA_HOME": str(data)},
+        )
+    lines = read_until(proc, until, 30)
     if lines is None:
         proc.kill()
         raise AssertionError(f"node {name} did not start")
-    return proc, game_port(lines)
+    return proc, lines
 
 
 def stop(proc: subprocess.Popen[str]) -> None:

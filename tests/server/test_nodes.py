@@ -8,6 +8,7 @@ it is killed), one PostgreSQL started by the tests (``storage.pg``)."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -20,10 +21,11 @@ import psycopg
 import pytest
 import trio
 
+from gbmj_server.nodes.leases import TOURNAMENTS
 from gbmj_server.server import Server
-from gbmj_server.storage import Storage
-from server.conftest import TEST_CONFIG, start
-from server.node_procs import LEASE, start_node_process
+from gbmj_server.storage import Storage, hash_password
+from server.conftest import TEST_CONFIG, start, table_of
+from server.node_procs import LEASE, start_node_process, stop
 from server.wireclient import WireClient, play, solo_table
 
 pytestmark = [pytest.mark.trio, pytest.mark.postgres, pytest.mark.slow]
@@ -289,3 +291,123 @@ async def _kill_and_take_over(
         assert [h.number for h in hands] == [1, 2, 3, 4]
         assert [h.result for h in hands][: len(before)] == before
         assert store.ledger_balanced()
+
+
+async def poll(condition: Callable[[], bool], within: float) -> None:
+    """``wait_for`` a condition that asks the database (a blocking call: seldom)."""
+    with trio.fail_after(within):
+        while not condition():
+            await trio.sleep(0.2)
+
+
+async def test_a_killed_nodes_tournament_goes_on_on_another_node(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """The node that runs the tournaments (it holds the role's lease) dies in the middle
+    of a session: another node takes the role over and the session's table, and goes on
+    with the tournament to its end, every session's results written."""
+    with Storage(pg_url) as store:
+        t = store.create_tournament(
+            "Across nodes",
+            "host",
+            sessions=2,
+            hands=1,
+            minutes=60,
+            drawn=False,
+            seed=7,
+            turn_seconds=3,
+            grace_seconds=0,  # the players not there: a stand-in bot each
+            pause_seconds=0,
+        )
+        for name in ("kim", "lee", "max", "ned"):
+            account = store.create_account(name, hash_password("secret-pw"))
+            store.enter_tournament(t.id, account.id, name)
+    # Node a starts first and so holds the role.
+    proc, port_a = await trio.to_thread.run_sync(start_node_process, pg_url, "a", tmp_path)
+    try:
+        async with trio.open_nursery() as nodes:
+            b, store_b = await run_node(nodes, pg_url, "b")
+            tournaments = b.services.tournaments if b.services else None
+            assert tournaments is not None and not tournaments.runs
+            # kim plays on node a (and answers nothing there: the session is in play).
+            kim = await connect_to(port_a)
+            await kim.ok("login", name="kim", password="secret-pw")
+            with Storage(pg_url) as store:
+                assert store.role_holder(TOURNAMENTS) == "a"
+                store.set_tournament_state(t.id, "running")  # as `tournament start` does
+
+                def session_in_play() -> bool:
+                    tables = store.session_tables(t.id, 1)
+                    return bool(tables) and all(x.table_id is not None for x in tables)
+
+                await poll(session_in_play, 30)
+                (table,) = store.session_tables(t.id, 1)
+                assert [r.table_id for r in store.running_matches()] == [table.table_id]
+                proc.send_signal(signal.SIGKILL)
+                await trio.to_thread.run_sync(proc.wait, 10)
+                await wait_for(lambda: tournaments.runs, 2 * LEASE + 5)
+                assert store.role_holder(TOURNAMENTS) == "b"
+                # The session's table comes to the node that runs the tournament (left to
+                # it a while), with the session's rules again (its hands, its clock).
+                await wait_for(lambda: table.table_id in b.tables.actors, LEASE)
+                await wait_for(lambda: table_of(b, table.table_id).tournament is not None, 5)
+                # kim is back, on node b, and plays the session's match to its end.
+                assert b.port is not None and table.table_id is not None
+                back = await connect_to(b.port)
+                await back.ok("login", name="kim", password="secret-pw")
+                await play(back, table.table_id)
+                await back.stream.aclose()  # session 2: kim is not there, a bot stands in
+
+                def finished() -> bool:
+                    record = store.tournament(t.id)
+                    return record is not None and record.state == "finished"
+
+                await poll(finished, 60)
+                results = store.tournament_results(t.id)
+                assert sorted((r.session, r.n) for r in results) == [
+                    (s, n) for s in (1, 2) for n in range(4)
+                ]
+                assert store.ledger_balanced()
+            nodes.cancel_scope.cancel()
+        store_b.close()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+async def test_the_hosts_admin_commands_reach_a_node_by_its_name(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """``admin --db URL --node b``: through node b's admin socket, an announcement and a
+    ban reach a player of node a; ``check`` reads the database; a node not running here
+    is named in the refusal."""
+    procs = [
+        await trio.to_thread.run_sync(start_node_process, pg_url, name, tmp_path)
+        for name in ("a", "b")
+    ]
+    try:
+        zed = await connect_to(procs[0][1])
+        await zed.register("zed")
+        env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "b-data")}  # node b's
+
+        async def admin(*words: str) -> subprocess.CompletedProcess[str]:
+            command = [sys.executable, "-m", "gbmj_server", "admin", "--db", pg_url, *words]
+            run = partial(subprocess.run, command, capture_output=True, text=True, env=env)
+            return await trio.to_thread.run_sync(run)
+
+        said = await admin("--node", "b", "announce", "the server restarts at noon")
+        assert said.returncode == 0, said.stderr
+        assert "other nodes" in said.stdout
+        notice = await zed.expect("notice", code="announcement")
+        assert notice["message"] == "the server restarts at noon"
+        banned = await admin("--node", "b", "ban", "zed")
+        assert banned.returncode == 0, banned.stderr
+        assert (await zed.expect("notice"))["code"] == "banned"
+        check = await admin("check")
+        assert check.returncode == 0 and "ledger balanced" in check.stdout
+        nowhere = await admin("--node", "c", "announce", "nobody hears this")
+        assert nowhere.returncode == 1 and "no node c runs on this machine" in nowhere.stderr
+    finally:
+        for proc, _ in procs:
+            stop(proc)

@@ -115,3 +115,61 @@ def test_only_the_node_that_holds_the_lease_writes_a_match_ahead(db_target: str 
         assert store.running_matches()[0].actions == ()
         assert store.journal([step], node="a") == set()
         assert store.running_matches()[0].actions == (step,)
+
+
+def test_a_role_is_held_by_one_node_until_its_lease_lapses(db_target: str | Path) -> None:
+    with Storage(db_target) as store:
+        assert store.role_holder("tournaments") is None
+        assert store.hold_role("tournaments", "a", time.time() + 10)  # nobody had it
+        assert not store.hold_role("tournaments", "b", time.time() + 10)  # a holds it
+        assert store.hold_role("tournaments", "a", time.time() + 10)  # a renews it
+        store.hold_role("tournaments", "a", time.time() - 1)  # a dies: its lease lapses
+        assert store.hold_role("tournaments", "b", time.time() + 10)
+        assert not store.hold_role("tournaments", "a", time.time() + 10)  # a is back: b's
+        assert store.role_holder("tournaments") == "b"
+        store.release_role("tournaments", "a")  # not a's: kept
+        assert store.role_holder("tournaments") == "b"
+        store.release_role("tournaments", "b")
+        assert store.hold_role("tournaments", "a", time.time() + 10)
+
+
+def test_a_redirect_learns_where_the_holder_is_reached(db_target: str | Path) -> None:
+    fingerprint = "SHA256:" + ":".join(["AB"] * 32)
+    with Storage(db_target) as store:
+        table = store.new_table("a", time.time() + 10)
+        assert store.holder_address(table) == ("a", None)  # a gave no address yet
+        store.node_seen("a", "game-a:7415", 3, fingerprint)
+        held = store.holder_address(table)
+        assert held is not None and held[0] == "a" and held[1] is not None
+        assert (held[1].address, held[1].fingerprint) == ("game-a:7415", fingerprint)
+        store.node_seen("a", "game-a:7415", 3, None)  # restarted on plain TCP
+        held = store.holder_address(table)
+        assert held is not None and held[1] is not None and held[1].fingerprint is None
+
+
+def test_a_running_tournaments_table_is_left_a_while_to_the_node_that_runs_them(
+    db_target: str | Path,
+) -> None:
+    with Storage(db_target) as store:
+        t = store.create_tournament(
+            "club", "host", sessions=1, hands=1, minutes=60, drawn=False, seed=1
+        )
+        store.start_session(t.id, 1, time.time() + 3600, [((0, 1, 2, 3), b"\x02" * 32)])
+        session = store.new_table("a", time.time() + 10)
+        store.set_session_table_id(t.id, 1, 1, session, ())
+        other = store.new_table("a", time.time() + 10)
+        for table_id in (session, other):
+            bot_match(store, table_id)
+        store.renew_leases("a", time.time() - 1, [session, other])  # a dies
+        # A node that does not run the tournaments takes the other table, and the
+        # session's only once it lapsed long enough (nobody took the tournaments).
+        wait = time.time() - 10
+        assert store.take_leases("c", time.time() + 10, own=False, sessions_lapsed_before=wait) == {
+            other
+        }
+        # The node that runs them takes it at once.
+        assert store.take_leases("b", time.time() + 10, own=False) == {session}
+        store.renew_leases("b", time.time() - 20, [session])  # b dies long ago
+        assert store.take_leases("c", time.time() + 10, own=False, sessions_lapsed_before=wait) == {
+            session
+        }
