@@ -57,11 +57,13 @@ def main() -> None:
     bodies = {name: framing.encode(msg)[framing.HEADER_SIZE :] for name, msg in frames.items()}
     for name, msg in frames.items():
         body = bodies[name]
+        checked = _rate(lambda msg=msg: framing.encode(msg), args.seconds)
+        trusted = _rate(lambda msg=msg: framing.encode(msg, check=False), args.seconds)
+        decoded = _rate(lambda body=body: framing.decode_body(body), args.seconds)
         print(f"{name} bytes: {len(body)}")
-        print(f"{name} encode checked /s: {_rate(lambda: framing.encode(msg), args.seconds):.0f}")
-        trusted = _rate(lambda: framing.encode(msg, check=False), args.seconds)
+        print(f"{name} encode checked /s: {checked:.0f}")
         print(f"{name} encode trusted /s: {trusted:.0f}")
-        print(f"{name} decode /s: {_rate(lambda: framing.decode_body(body), args.seconds):.0f}")
+        print(f"{name} decode /s: {decoded:.0f}")
 
     def mixed() -> None:
         for name, msg in frames.items():

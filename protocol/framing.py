@@ -158,12 +158,16 @@ def encode(message: Message, *, check: bool = True) -> bytes:
         raise ProtocolError(
             ErrorCode.WRONG_TYPE, f"not a protocol message: {type(message).__name__}"
         )
-    return encode_map(message.to_wire(check=check), message.TAG)
+    return _frame(message.wire_body(check=check), message.TAG)
 
 
 def encode_map(wire: dict[str, Any], what: str = "message") -> bytes:
     """One frame for a wire map as it is (built by a trusted sender; no catalog check)."""
     body: bytes = msgpack.packb(wire, use_bin_type=True)
+    return _frame(body, what)
+
+
+def _frame(body: bytes, what: str | None) -> bytes:
     if len(body) > MAX_FRAME:
         raise ProtocolError(
             ErrorCode.FRAME_TOO_LARGE,
