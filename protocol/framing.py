@@ -130,10 +130,13 @@ def decode_body(body: bytes) -> Message:
         raise
     except Exception as err:  # hostile bytes: any failure of the parser is a bad frame
         raise _parse_error(err) from None
-    _check_depth(obj)
     try:
         return Message.from_wire(obj)
     except ProtocolError as err:
+        # A message the catalog accepts nests no deeper than the limit (msgspec checks
+        # in C and stops at the first value of the wrong shape), so the nesting is
+        # measured only for a refused one: it says why when it is the reason.
+        _check_depth(obj)
         err.request_id = _request_id(obj)
         raise
 
