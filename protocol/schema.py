@@ -12,7 +12,8 @@ a ``ProtocolError`` with the protocol's own code, naming the field by its path. 
 describe themselves for the protocol reference (``docs/protocol.md``).
 
 Wire values are plain msgpack values: ints, bools, strings, lists, maps with string keys.
-Decoded lists are tuples, tiles are ``Tile``, nested maps are records.
+Decoded lists are tuples, tiles are ``Tile``, nested maps are records. Records also keep
+the dataclass field protocol (``dataclasses.replace``, ``dataclasses.fields``).
 """
 
 from __future__ import annotations
