@@ -20,10 +20,14 @@ import socket
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal, get_args
+
+import msgspec
+from msgspec import Meta
 
 from gbmj.economy.items import ITEM_RULES
 from gbmj_server.hosted import MIN_SECRET
+from gbmj_server.settings_file import Flag, Port, Text, given, keys, read_settings, refusal
 from gbmj_server.ssh.config import TOML_KEYS as SSH_KEYS
 from gbmj_server.ssh.config import SshSettings, ssh_settings_from
 from gbmj_server.storage import default_db_path
@@ -35,8 +39,10 @@ from protocol.vocabulary import Item
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7415
-LOG_LEVELS = ("debug", "info", "warning", "error")
-LOG_FORMATS = ("text", "json")
+LogLevel = Literal["debug", "info", "warning", "error"]
+LogFormat = Literal["text", "json"]
+LOG_LEVELS: tuple[str, ...] = get_args(LogLevel)
+LOG_FORMATS: tuple[str, ...] = get_args(LogFormat)
 # The house's whole-number settings of the game (docs/hosting.md): key -> (least, most).
 HOUSE_KEYS = {
     "table_fee": (0, 1000),
@@ -150,6 +156,76 @@ class ConfigError(Exception):
     """A bad setting in the config file."""
 
 
+Minute = Annotated[float, Meta(ge=0, le=60, description="a number of seconds 0-60")]
+Day = Annotated[float, Meta(ge=0, le=86_400, description="a number of seconds 0-86400")]
+PathText = Annotated[str, Meta(description="a path string")]
+
+
+class _ServerKeys(msgspec.Struct, frozen=True):
+    """The game server's own keys of the settings file (the house's are added below)."""
+
+    host: Text | None = None
+    port: Port | None = None
+    db: PathText | None = None
+    log_level: Annotated[LogLevel, Meta(description=f"one of {', '.join(LOG_LEVELS)}")] | None = (
+        None
+    )
+    log_format: (
+        Annotated[LogFormat, Meta(description=f"one of {', '.join(LOG_FORMATS)}")] | None
+    ) = None
+    log_file: PathText | None = None
+    tls_cert: PathText | None = None
+    tls_key: PathText | None = None
+    insecure: Flag | None = None
+    metrics_port: Port | None = None
+    metrics_host: Text | None = None
+    bot_delay: Minute | None = None
+    hand_pause: Minute | None = None
+    abandon_grace: Day | None = None
+    table_linger: Day | None = None
+    bot_workers: Annotated[int, Meta(ge=0, le=64, description="an integer 0-64")] | None = None
+    door_secret: (
+        Annotated[
+            str,
+            Meta(
+                min_length=MIN_SECRET,
+                description=f"a string of {MIN_SECRET} characters or more",
+            ),
+        ]
+        | None
+    ) = None
+    node: (
+        Annotated[
+            str,
+            Meta(
+                pattern=rf"\A{NODE_NAME.pattern}\Z",
+                description="1-63 letters, digits, '.', '_' or '-'",
+            ),
+        ]
+        | None
+    ) = None
+    advertise: Annotated[str, Meta(description="HOST:PORT")] | None = None
+    lease_time: (
+        Annotated[float, Meta(ge=1, le=600, description="a number of seconds 1-600")] | None
+    ) = None
+    tournaments: Flag | None = None
+    limits: Annotated[dict[str, Any], Meta(description="a table of limit = value")] | None = None
+    shop: Annotated[dict[str, Any], Meta(description="a table of item = price")] | None = None
+
+
+def _whole(least: int, most: int) -> Any:
+    return Annotated[int, Meta(ge=least, le=most, description=f"a whole number {least}-{most:,}")]
+
+
+# The house's keys come from HOUSE_KEYS, each a whole number in its range.
+ServerFile: type[msgspec.Struct] = msgspec.defstruct(
+    "ServerFile",
+    [(key, _whole(*bounds) | None, None) for key, bounds in HOUSE_KEYS.items()],
+    bases=(_ServerKeys,),
+    frozen=True,
+)
+
+
 def default_node() -> str:
     """The host name (its first label), as a node name."""
     name = socket.gethostname().split(".")[0]
@@ -178,131 +254,69 @@ def load_config_file(path: Path, base: ServerConfig = ServerConfig()) -> ServerC
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read config {path}: {exc}") from exc
     data = data.get("server", data)
-    known = {"host", "port", "db", "log_level", "bot_delay", "hand_pause", "shop", "limits"}
-    known |= {"abandon_grace", "table_linger"}
-    known |= {"log_format", "log_file", "tls_cert", "tls_key", "insecure"}
-    known |= {"metrics_port", "metrics_host", "bot_workers", "door_secret"}
-    known |= {"node", "advertise", "lease_time", "tournaments"}
-    known |= set(HOUSE_KEYS)
-    unknown = set(data) - known
-    unknown -= SSH_KEYS | WEB_KEYS
+    unknown = set(data) - keys(ServerFile) - SSH_KEYS - WEB_KEYS
     if unknown:
         raise ConfigError(f"unknown settings in {path}: {', '.join(sorted(unknown))}")
     try:
         config = replace(base, ssh=ssh_settings_from(data, base.ssh))
         config = replace(config, web=web_settings_from(data, base.web))
+        changes = given(read_settings(data, ServerFile))
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
-    for key in ("host", "metrics_host"):
-        if key in data:
-            if not isinstance(data[key], str):
-                raise ConfigError(f"{key} must be a string")
-            config = replace(config, **_one(key, data[key]))
-    for key in ("port", "metrics_port"):
-        if key in data:
-            port = data[key]
-            if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
-                raise ConfigError(f"{key} must be an integer 0-65535")
-            config = replace(config, **_one(key, port))
-    if is_database_url(data.get("db")):
-        config = replace(config, db=data.pop("db"))
     for key in ("db", "log_file", "tls_cert", "tls_key"):
-        if key in data:
-            if not isinstance(data[key], str):
-                raise ConfigError(f"{key} must be a path string")
-            config = replace(config, **_one(key, path.parent / Path(data[key]).expanduser()))
-    if "insecure" in data:
-        if not isinstance(data["insecure"], bool):
-            raise ConfigError("insecure must be true or false")
-        config = replace(config, insecure=data["insecure"])
-    for key, most in (
-        ("bot_delay", 60),
-        ("hand_pause", 60),
-        ("abandon_grace", 86_400),
-        ("table_linger", 86_400),
-    ):
-        if key in data:
-            value = data[key]
-            if (
-                not isinstance(value, int | float)
-                or isinstance(value, bool)
-                or not 0 <= value <= most
-            ):
-                raise ConfigError(f"{key} must be a number of seconds 0-{most}")
-            config = replace(config, **_one(key, float(value)))
-    if "node" in data:
-        config = replace(config, node=check_node(str(data["node"])))
-    if "advertise" in data:
-        config = replace(config, advertise=check_advertise(str(data["advertise"])))
-    if "tournaments" in data:
-        if not isinstance(data["tournaments"], bool):
-            raise ConfigError("tournaments must be true or false")
-        config = replace(config, tournaments=data["tournaments"])
-    if "lease_time" in data:
-        lease = data["lease_time"]
-        if not isinstance(lease, int | float) or isinstance(lease, bool) or not 1 <= lease <= 600:
-            raise ConfigError("lease_time must be a number of seconds 1-600")
-        config = replace(config, lease_time=float(lease))
-    if "bot_workers" in data:
-        workers = data["bot_workers"]
-        if not isinstance(workers, int) or isinstance(workers, bool) or not 0 <= workers <= 64:
-            raise ConfigError("bot_workers must be an integer 0-64")
-        config = replace(config, bot_workers=workers)
-    for key, (least, most) in HOUSE_KEYS.items():
-        if key in data:
-            value = data[key]
-            if not isinstance(value, int) or isinstance(value, bool) or not least <= value <= most:
-                raise ConfigError(f"{key} must be a whole number {least}-{most:,}")
-            config = replace(config, **_one(key, value))
-    if "door_secret" in data:
-        secret = data["door_secret"]
-        if not isinstance(secret, str) or len(secret.strip()) < MIN_SECRET:
+        # Files are found from the settings file's folder; a database may be a URL.
+        if key in changes and not (key == "db" and is_database_url(changes[key])):
+            changes[key] = path.parent / Path(changes[key]).expanduser()
+    for key in ("bot_delay", "hand_pause", "abandon_grace", "table_linger", "lease_time"):
+        if key in changes:
+            changes[key] = float(changes[key])
+    if "door_secret" in changes:
+        changes["door_secret"] = changes["door_secret"].strip()
+        if len(changes["door_secret"]) < MIN_SECRET:
             raise ConfigError(f"door_secret must be a string of {MIN_SECRET} characters or more")
-        config = replace(config, door_secret=secret.strip())
-    if "limits" in data:
-        config = replace(config, limits=_limits(data["limits"], config.limits))
-    if "shop" in data:
-        config = replace(config, shop=_shop(data["shop"]))
-    for key, choices in (("log_level", LOG_LEVELS), ("log_format", LOG_FORMATS)):
-        if key in data:
-            if data[key] not in choices:
-                raise ConfigError(f"{key} must be one of {', '.join(choices)}")
-            config = replace(config, **_one(key, data[key]))
-    return config
+    if "advertise" in changes:
+        check_advertise(changes["advertise"])
+    if "limits" in changes:
+        changes["limits"] = _limits(changes["limits"], config.limits)
+    if "shop" in changes:
+        changes["shop"] = _shop(changes["shop"])
+    return replace(config, **changes)
 
 
-def _one(key: str, value: object) -> dict[str, Any]:
-    """One setting by name, already checked, for ``replace``."""
-    return {key: value}
+def _limit_type(kind: object) -> Any:
+    if kind in ("int", int):
+        return Annotated[int, Meta(ge=0, description="a whole number, at least 0")]
+    if kind in ("float", float):
+        return Annotated[float, Meta(ge=0, description="a number, at least 0")]
+    return Annotated[tuple[str, ...], Meta(description="a list of IP addresses")]
 
 
-def _limits(table: object, base: Limits) -> Limits:
-    """The ``[limits]`` table: any field of ``Limits``, each of its own type, not below 0
-    (``trusted``, ``proxies``: lists of addresses)."""
-    if not isinstance(table, dict):
-        raise ConfigError("limits must be a table of limit = value")
-    known = {f.name: f for f in dataclasses.fields(Limits)}
-    changes: dict[str, Any] = {}  # each value checked against its field below
-    for key, value in table.items():
-        if key not in known:
-            raise ConfigError(f"limits: unknown limit {key!r} (known: {', '.join(known)})")
-        kind = type(getattr(base, key))
-        if kind is tuple:
-            if not isinstance(value, list) or not all(_is_address(v) for v in value):
-                raise ConfigError(f"limits.{key} must be a list of IP addresses")
-            changes[key] = tuple(value)
-            continue
-        number = isinstance(value, int | float) and not isinstance(value, bool)
-        if not number or value < 0 or (kind is int and not isinstance(value, int)):
-            what = "a whole number" if kind is int else "a number"
-            raise ConfigError(f"limits.{key} must be {what}, at least 0")
-        changes[key] = kind(value)
+# The ``[limits]`` table: any field of ``Limits``, of its own type, not below 0
+# (``trusted``, ``proxies``: lists of addresses).
+LimitsFile: type[msgspec.Struct] = msgspec.defstruct(
+    "LimitsFile",
+    [(f.name, _limit_type(f.type) | None, None) for f in dataclasses.fields(Limits)],
+    frozen=True,
+    forbid_unknown_fields=True,
+)
+
+
+def _limits(table: dict[str, Any], base: Limits) -> Limits:
+    try:
+        changes = given(msgspec.convert(table, LimitsFile))
+    except msgspec.ValidationError as err:
+        raise ConfigError(refusal(err, LimitsFile, "limits: ")) from None
+    for key, value in changes.items():
+        if isinstance(value, tuple) and not all(map(_is_address, value)):
+            raise ConfigError(f"limits: {key} must be a list of IP addresses")
+        if isinstance(getattr(base, key), float):
+            changes[key] = float(value)
     return replace(base, **changes)
 
 
-def _is_address(value: object) -> bool:
+def _is_address(value: str) -> bool:
     try:
-        ipaddress.ip_address(value if isinstance(value, str) else "")
+        ipaddress.ip_address(value)
     except ValueError:
         return False
     return True
@@ -317,15 +331,18 @@ def check_config(config: ServerConfig) -> ServerConfig:
     return config
 
 
-def _shop(table: object) -> tuple[tuple[str, int], ...]:
+Price = Annotated[int, Meta(ge=0, le=10**9)]
+
+
+def _shop(table: dict[str, Any]) -> tuple[tuple[str, int], ...]:
     """The ``shop`` table: item -> price in coins (0: not for sale)."""
-    if not isinstance(table, dict):
-        raise ConfigError("shop must be a table of item = price")
-    for item, price in table.items():
+    for item in table:
         if item not in ITEM_RULES:
             raise ConfigError(f"shop: unknown item {item!r} (known: {', '.join(ITEM_RULES)})")
         if ITEM_RULES[Item(item)].price is None:
             raise ConfigError(f"shop: {item} is never sold (it only drops)")
-        if not isinstance(price, int) or isinstance(price, bool) or not 0 <= price <= 10**9:
-            raise ConfigError(f"shop.{item} must be a price of 0-1,000,000,000 coins")
+        try:
+            msgspec.convert(table[item], Price)
+        except msgspec.ValidationError:
+            raise ConfigError(f"shop.{item} must be a price of 0-1,000,000,000 coins") from None
     return tuple(sorted(table.items()))

@@ -130,10 +130,13 @@ def decode_body(body: bytes) -> Message:
         raise
     except Exception as err:  # hostile bytes: any failure of the parser is a bad frame
         raise _parse_error(err) from None
-    _check_depth(obj)
     try:
         return Message.from_wire(obj)
     except ProtocolError as err:
+        # A message the catalog accepts nests no deeper than the limit (msgspec checks
+        # in C and stops at the first value of the wrong shape), so the nesting is
+        # measured only for a refused one: it says why when it is the reason.
+        _check_depth(obj)
         err.request_id = _request_id(obj)
         raise
 
@@ -158,12 +161,16 @@ def encode(message: Message, *, check: bool = True) -> bytes:
         raise ProtocolError(
             ErrorCode.WRONG_TYPE, f"not a protocol message: {type(message).__name__}"
         )
-    return encode_map(message.to_wire(check=check), message.TAG)
+    return _frame(message.wire_body(check=check), message.TAG)
 
 
 def encode_map(wire: dict[str, Any], what: str = "message") -> bytes:
     """One frame for a wire map as it is (built by a trusted sender; no catalog check)."""
     body: bytes = msgpack.packb(wire, use_bin_type=True)
+    return _frame(body, what)
+
+
+def _frame(body: bytes, what: str | None) -> bytes:
     if len(body) > MAX_FRAME:
         raise ProtocolError(
             ErrorCode.FRAME_TOO_LARGE,

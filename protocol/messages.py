@@ -37,6 +37,8 @@ from .schema import (
     TileCode,
     Tuple,
     When,
+    _kind,
+    convert,
     field,
     record,
     tagged,
@@ -171,9 +173,10 @@ def message(type_: str, sender: str, reply: str = "") -> Callable[[type[M]], typ
     """Declare a message class: its wire ``type``, who sends it, and what answers it."""
 
     def wrap(cls: type[M]) -> type[M]:
-        cls.SENDER = sender
-        cls.REPLY = reply
-        return tagged(type_)(cls)
+        made = tagged(type_)(cls)
+        made.SENDER = sender
+        made.REPLY = reply
+        return made
 
     return wrap
 
@@ -493,7 +496,13 @@ class EventBody(Record):
     def from_wire(cls, data: Any, path: str | None = None) -> EventBody:
         """``EventBody.from_wire`` takes any kind (its ``kind`` names the class)."""
         if cls is EventBody:
-            body = Tagged(EventBody).decode(data, path or "event")
+            path = path or "event"
+            if not isinstance(data, dict):
+                raise ProtocolError(
+                    ErrorCode.WRONG_TYPE, f"{path}: expected a map, got {_kind(data)}", path
+                )
+            kinds = Tagged(EventBody)
+            body = convert(data, kinds.type(), kinds, path)
             assert isinstance(body, EventBody)  # EventBody's registry holds only bodies
             return body
         # Explicit super: the zero-argument form fails in slotted dataclasses.

@@ -117,7 +117,7 @@ layers =
     hosted
     launcher
     storage
-    metrics | names | limits
+    metrics | names | limits | settings_file
 
 [importlinter:contract:client-layers]
 name = the client's layers import only downwards

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from enum import Enum, IntEnum
 from typing import TypeAlias, TypeVar
 
+import msgspec
+
 from protocol import messages as m
 from protocol.tiles import Tile
 
@@ -58,7 +60,7 @@ def to_plain(value: object) -> Plain:
         return [to_plain(v) for v in value]
     if isinstance(value, dict):
         return {str(k): to_plain(v) for k, v in value.items()}
-    if dataclasses.is_dataclass(value):
+    if isinstance(value, msgspec.Struct) or dataclasses.is_dataclass(value):
         return plain_fields(value)
     raise TypeError(f"no plain form for {value!r}")
 
@@ -94,10 +96,13 @@ def plain_dict(value: Plain, what: str) -> dict[str, Plain]:
 
 
 def plain_fields(value: object) -> dict[str, Plain]:
-    """The fields of a named tuple or a dataclass instance in plain form, by name."""
+    """The fields of a named tuple, a record or a dataclass instance in plain form, by
+    name (every field, absent ones as None)."""
     asdict = getattr(value, "_asdict", None)
     if asdict is not None:
         return {k: to_plain(v) for k, v in asdict().items()}
+    if isinstance(value, msgspec.Struct):
+        return {k: to_plain(getattr(value, k)) for k in value.__struct_fields__}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     raise TypeError(f"{value!r} has no fields")

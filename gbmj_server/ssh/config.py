@@ -4,22 +4,43 @@ config (beside ``host``, ``port``...). No port: no SSH server."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Annotated, Any, Literal, get_args
+
+import msgspec
+from msgspec import Meta
 
 from gbmj_server.hosted import CLIENT_MEMORY_MB, SessionLimits
-
-UNKNOWN_USERS = ("refuse", "register", "guest")
-TOML_KEYS = frozenset(
-    {
-        "ssh_port",
-        "ssh_max_sessions",
-        "ssh_sessions_per_address",
-        "ssh_idle_timeout",
-        "ssh_unknown_users",
-        "ssh_failed_logins",
-        "ssh_client_memory",
-    }
+from gbmj_server.settings_file import (
+    ClientMemory,
+    IdleSeconds,
+    Port,
+    Sessions,
+    given,
+    keys,
+    read_settings,
 )
+
+UnknownUsers = Literal["refuse", "register", "guest"]
+UNKNOWN_USERS: tuple[str, ...] = get_args(UnknownUsers)
+
+
+class SshFile(msgspec.Struct, frozen=True):
+    """The ``ssh_*`` keys of the settings file."""
+
+    ssh_port: Port | None = None
+    ssh_max_sessions: Sessions | None = None
+    ssh_sessions_per_address: Sessions | None = None
+    ssh_idle_timeout: IdleSeconds | None = None
+    ssh_unknown_users: (
+        Annotated[UnknownUsers, Meta(description=f"one of {', '.join(UNKNOWN_USERS)}")] | None
+    ) = None
+    ssh_failed_logins: (
+        Annotated[int, Meta(ge=1, le=1000, description="an integer 1-1000")] | None
+    ) = None
+    ssh_client_memory: ClientMemory | None = None
+
+
+TOML_KEYS = keys(SshFile)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,32 +67,7 @@ class SshSettings:
 def ssh_settings_from(data: dict[str, Any], base: SshSettings) -> SshSettings:
     """``base`` with the ``ssh_*`` keys of a config table applied; ``ValueError`` with the
     reason for a bad value."""
-    settings = base
-
-    def integer(key: str, low: int, high: int) -> int:
-        value = data[key]
-        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-            raise ValueError(f"{key} must be an integer {low}-{high}")
-        return value
-
-    if "ssh_port" in data:
-        settings = replace(settings, port=integer("ssh_port", 0, 65535))
-    if "ssh_max_sessions" in data:
-        settings = replace(settings, max_sessions=integer("ssh_max_sessions", 1, 10_000))
-    if "ssh_sessions_per_address" in data:
-        per_address = integer("ssh_sessions_per_address", 1, 10_000)
-        settings = replace(settings, sessions_per_address=per_address)
-    if "ssh_failed_logins" in data:
-        settings = replace(settings, failed_logins=integer("ssh_failed_logins", 1, 1000))
-    if "ssh_client_memory" in data:
-        settings = replace(settings, client_memory=integer("ssh_client_memory", 64, 65536))
-    if "ssh_idle_timeout" in data:
-        value = data["ssh_idle_timeout"]
-        if not isinstance(value, int | float) or isinstance(value, bool) or value < 1:
-            raise ValueError("ssh_idle_timeout must be a number of seconds, at least 1")
-        settings = replace(settings, idle_timeout=float(value))
-    if "ssh_unknown_users" in data:
-        if data["ssh_unknown_users"] not in UNKNOWN_USERS:
-            raise ValueError(f"ssh_unknown_users must be one of {', '.join(UNKNOWN_USERS)}")
-        settings = replace(settings, unknown_users=data["ssh_unknown_users"])
-    return settings
+    changes = given(read_settings(data, SshFile), "ssh_")
+    if "idle_timeout" in changes:
+        changes["idle_timeout"] = float(changes["idle_timeout"])
+    return replace(base, **changes)

@@ -4,21 +4,44 @@ config (beside ``host``, ``port``, ``ssh_*``...). No port: no web page."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Annotated, Any
+
+import msgspec
+from msgspec import Meta
 
 from gbmj_server.hosted import CLIENT_MEMORY_MB, SessionLimits
-
-TOML_KEYS = frozenset(
-    {
-        "web_port",
-        "web_host",
-        "web_max_sessions",
-        "web_sessions_per_address",
-        "web_idle_timeout",
-        "web_client_memory",
-        "web_origins",
-    }
+from gbmj_server.settings_file import (
+    ClientMemory,
+    IdleSeconds,
+    Port,
+    Sessions,
+    Text,
+    given,
+    keys,
+    read_settings,
 )
+
+Origin = Annotated[str, Meta(pattern=r"\Ahttps?://")]
+
+
+class WebFile(msgspec.Struct, frozen=True):
+    """The ``web_*`` keys of the settings file."""
+
+    web_port: Port | None = None
+    web_host: Text | None = None
+    web_max_sessions: Sessions | None = None
+    web_sessions_per_address: Sessions | None = None
+    web_idle_timeout: IdleSeconds | None = None
+    web_client_memory: ClientMemory | None = None
+    web_origins: (
+        Annotated[
+            tuple[Origin, ...], Meta(description='a list of origins like "https://example.org"')
+        ]
+        | None
+    ) = None
+
+
+TOML_KEYS = keys(WebFile)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,37 +66,9 @@ class WebSettings:
 def web_settings_from(data: dict[str, Any], base: WebSettings) -> WebSettings:
     """``base`` with the ``web_*`` keys of a config table applied; ``ValueError`` with the
     reason for a bad value."""
-    settings = base
-
-    def integer(key: str, low: int, high: int) -> int:
-        value = data[key]
-        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-            raise ValueError(f"{key} must be an integer {low}-{high}")
-        return value
-
-    for key, field, low, high in (
-        ("web_port", "port", 0, 65535),
-        ("web_max_sessions", "max_sessions", 1, 10_000),
-        ("web_sessions_per_address", "sessions_per_address", 1, 10_000),
-        ("web_client_memory", "client_memory", 64, 65536),
-    ):
-        if key in data:
-            change: dict[str, Any] = {field: integer(key, low, high)}  # a field by its name
-            settings = replace(settings, **change)
-    if "web_host" in data:
-        if not isinstance(data["web_host"], str):
-            raise ValueError("web_host must be a string")
-        settings = replace(settings, host=data["web_host"])
-    if "web_idle_timeout" in data:
-        value = data["web_idle_timeout"]
-        if not isinstance(value, int | float) or isinstance(value, bool) or value < 1:
-            raise ValueError("web_idle_timeout must be a number of seconds, at least 1")
-        settings = replace(settings, idle_timeout=float(value))
-    if "web_origins" in data:
-        origins = data["web_origins"]
-        if not isinstance(origins, list) or not all(
-            isinstance(o, str) and o.startswith(("http://", "https://")) for o in origins
-        ):
-            raise ValueError('web_origins must be a list of origins like "https://example.org"')
-        settings = replace(settings, origins=tuple(o.rstrip("/").lower() for o in origins))
-    return settings
+    changes = given(read_settings(data, WebFile), "web_")
+    if "idle_timeout" in changes:
+        changes["idle_timeout"] = float(changes["idle_timeout"])
+    if "origins" in changes:
+        changes["origins"] = tuple(o.rstrip("/").lower() for o in changes["origins"])
+    return replace(base, **changes)

@@ -121,3 +121,22 @@ def test_node_settings_then_flags(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="node"):
         _config(_serve_parser().parse_args(["--node", "../etc"]))
     assert ServerConfig().node  # the host name by default
+
+
+@pytest.mark.parametrize(
+    ("table", "reason"),
+    [
+        ("nonsense = 3", "limits: unknown key 'nonsense' (known: max_connections"),
+        ("outbox_frames = 1.5", "limits: outbox_frames must be a whole number, at least 0"),
+        ("request_rate = -1", "limits: request_rate must be a number, at least 0"),
+        ('trusted = ["x"]', "limits: trusted must be a list of IP addresses"),
+    ],
+)
+def test_a_bad_limit_is_refused_with_its_key_and_what_it_must_be(
+    tmp_path: Path, table: str, reason: str
+) -> None:
+    toml = tmp_path / "server.toml"
+    toml.write_text(f"[limits]\n{table}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config_file(toml)
+    assert str(info.value).startswith(reason)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+import msgspec
 from hypothesis import strategies as st
 
 from protocol.fans import FAN_BY_ID
@@ -74,8 +75,8 @@ def for_spec(spec: Spec) -> st.SearchStrategy[Any]:
 
 def _valid(spec: Spec, value: Any) -> bool:
     try:
-        spec.decode(value, "x")
-    except Exception:
+        msgspec.convert(value, spec.type())
+    except msgspec.ValidationError:
         return False
     return True
 

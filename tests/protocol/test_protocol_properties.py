@@ -13,7 +13,7 @@ from protocol_strategies import largest_record, messages, records
 
 from protocol.errors import ProtocolError
 from protocol.examples import MESSAGE_EXAMPLES
-from protocol.framing import MAX_FRAME, FrameDecoder, decode_body, encode
+from protocol.framing import MAX_DEPTH, MAX_FRAME, FrameDecoder, decode_body, encode
 from protocol.messages import MESSAGE_TYPES, Message
 
 SLOW_OK = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -56,6 +56,16 @@ def test_the_largest_valid_message_of_each_type_fits_in_a_frame(type_: str) -> N
     frame = encode(msg)
     assert len(frame) - 4 <= MAX_FRAME
     assert decode_body(frame[4:]) == msg  # within every decoder limit too
+    # The decoder measures the nesting of refused messages only: no valid one is deeper.
+    assert _depth(msgpack.unpackb(frame[4:])) <= MAX_DEPTH
+
+
+def _depth(value: object) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
 
 
 @pytest.mark.slow
