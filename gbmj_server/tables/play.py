@@ -118,7 +118,6 @@ class Play:
         self.shown = {i: seat.presence for i, seat in enumerate(table.seats) if seat is not None}
         self.pause_until: float | None = None  # between two hands
         self.hold_until: float | None = None  # no human connected: abandoned then
-        self.ended = False
         self._hear: Hear | None = None  # the table's inbox, while the match runs
 
     @classmethod
@@ -132,6 +131,10 @@ class Play:
             seat.holder = seat.holder.anew()  # not the last match's points and coins
             state.join(slot, seat.holder)
         return cls(table, state)
+
+    @property
+    def ended(self) -> bool:
+        return self.phase is MatchPhase.OVER
 
     # -- seats -------------------------------------------------------------------------
     def seat_at(self, engine_seat: int) -> Seat:
@@ -561,7 +564,6 @@ class Play:
     async def _end(self, reason: MatchEnd) -> None:
         if self.ended:
             return
-        self.ended = True
         self.phase = MatchPhase.OVER
         await settle.match_over(self.table, self.st, reason)
         self.table.match_over()
@@ -575,7 +577,6 @@ class Play:
         except Exception:
             log.exception("table %s: the match could not even be ended", self.table.id)
         finally:
-            self.ended = True
             self.phase = MatchPhase.OVER
             if self.table.play is self:
                 self.table.match_over()
