@@ -3,11 +3,12 @@
 Connections never call into a ``Table``: they send its actor a command (a value of
 ``commands``) and wait for the answer (``call``). The task runs commands one at a time, to
 the end, awaits included (a database write, the journal), so no action of a player can
-slip in between two steps of the table's own. Between commands it sleeps until the
-table's next deadline (a clock running out, a bot's turn, the next hand) and then lets
-the table act (``on_wake``). After each command or wake-up the table takes its
-automatic steps (``settle_down``). A bug in a command is answered ``internal``; a bug in
-the table's own steps ends its match (``fail``), never the server.
+slip in between two steps of the table's own. A room with no match hears commands until
+it closes; a running match runs in this task (``MatchRunner.run``) and hears them
+(``hear``) while it waits for an answer, a deadline or the next hand. After each
+command the room is published (``settle_down``). A bug in a command is answered
+``internal``; a bug in the match's own steps ends it (``fail``), never the server; the
+node's lease lost stops the table where it stands.
 """
 
 from __future__ import annotations
@@ -82,18 +83,22 @@ class TableActor:
     async def run(self) -> None:
         table = self.table
         try:
-            if table.play is not None:  # a resumed match: its steps are due at once
-                await self._steps(table, None)
             while not table.closed:
-                # A waiting command goes first, then one step of the table's own: a table
-                # that plays by itself (bots, auto-play) still hears its players.
+                play = table.play
                 try:
-                    call: _Call | None = self._receive.receive_nowait()
-                except trio.WouldBlock:
-                    call = None
-                    with trio.move_on_at(table.wake_at()):
-                        call = await self._receive.receive()
-                await self._steps(table, call)
+                    if play is not None:  # a match just started, or resumed: it runs here
+                        await play.run(self.hear)
+                        if table.play is play:  # (it returns only once it is over)
+                            await table.fail()
+                    else:
+                        await self.hear(table.wake_at())
+                except LeaseLost:  # another node runs the match now: it stops as it stands
+                    log.warning("table %s: its lease went to another node: stopped", self.id)
+                    table.close()
+                except Exception:
+                    log.exception("table %s: the match failed", self.id)
+                    await table.fail()
+                table.settle_down()  # (a match over leaves the room to publish, or to close)
         finally:
             self._send.close()
             while True:  # commands that came too late: the table is gone
@@ -108,43 +113,45 @@ class TableActor:
             self._receive.close()
             table.close()
 
-    async def _steps(self, table: Table, call: _Call | None) -> None:
-        lost = False  # this node's lease on the table went to another node
-        if call is not None:
-            try:
-                result = call.command(table)
-                if inspect.isawaitable(result):
-                    result = await result
-                call.result = result
-            except RequestError as exc:
-                call.error = exc
-            except LeaseLost:  # another node runs the match now: the table stops below
-                lost = True
-                call.error = RequestError(
-                    ErrorCode.NO_SUCH_TABLE, f"table {self.id} moved to another node"
-                )
-            except Exception:
-                log.exception("table %s: a command failed", self.id)
-                call.error = RequestError(
-                    ErrorCode.INTERNAL, "internal server error; the request had no effect"
-                )
-            finally:
-                if call.reply_to is not None:
-                    conn, request_id = call.reply_to
-                    conn.send(_answer(call, request_id))
-                call.done.set()
+    async def hear(self, until: float) -> None:
+        """Run one command of the inbox, if one comes before ``until`` (trio time): a
+        waiting one at once. ``LeaseLost`` if the command found the table's lease gone."""
         try:
-            if lost:
-                raise LeaseLost(f"table {self.id}")
-            if call is None:
-                await table.on_wake()
-            await table.settle_down()
-        except LeaseLost:  # another node runs the match now: it stops here, as it stands
-            log.warning("table %s: its lease went to another node: stopped", self.id)
-            table.close()
+            call: _Call | None = self._receive.receive_nowait()
+        except trio.WouldBlock:
+            call = None
+            with trio.move_on_at(until):
+                call = await self._receive.receive()
+        if call is not None:
+            await self._run(call)
+        self.table.settle_down()
+
+    async def _run(self, call: _Call) -> None:
+        lost = False  # this node's lease on the table went to another node
+        try:
+            result = call.command(self.table)
+            if inspect.isawaitable(result):
+                result = await result
+            call.result = result
+        except RequestError as exc:
+            call.error = exc
+        except LeaseLost:  # another node runs the match now: the table stops
+            lost = True
+            call.error = RequestError(
+                ErrorCode.NO_SUCH_TABLE, f"table {self.id} moved to another node"
+            )
         except Exception:
-            log.exception("table %s: the match failed", self.id)
-            await table.fail()
+            log.exception("table %s: a command failed", self.id)
+            call.error = RequestError(
+                ErrorCode.INTERNAL, "internal server error; the request had no effect"
+            )
+        finally:
+            if call.reply_to is not None:
+                conn, request_id = call.reply_to
+                conn.send(_answer(call, request_id))
+            call.done.set()
+        if lost:
+            raise LeaseLost(f"table {self.id}")
 
 
 def _answer(call: _Call, request_id: int | None) -> m.Message:

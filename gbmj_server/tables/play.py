@@ -1,27 +1,35 @@
-"""``Play``: one match at a table, driven step by step by the table's actor.
+"""``Play``: one match at a table, run in the table's task as the rules tell it.
+
+The match (``run``, docs/rules.md §2.3-2.4): for each hand, deal; while the hand is not
+over, a decision: prompt who must act, wait for an answer or the deadline, apply; then
+settle the hand and pause for its result; after the last hand, the standings and back
+to the room. While it waits the table hears its commands (a player's action, an
+escape, auto-play, a player gone or back, a seat filled, ``result_closed``): they come
+through the actor's inbox, one at a time (``Hear``), and are the only way in. Each
+stretch of the match is a named ``MatchPhase``.
 
 For each decision the engine names who must act (``to_act``) and which clock times it
-(``timer``); the seats' deadlines start from the table's settings (docs/rules.md §2.3).
-Bots, and players on auto-play, are played by their bot after the bot's thinking time;
-each human in ``to_act`` gets a ``prompt``. When a deadline passes, the server takes
-the timeout action for that seat (an armed timer extension may move the deadline
-first); a player's own turns timed out ``auto_play_after`` times in a row put the seat on
-auto-play (§2.4). A disconnected player keeps the seat and the clocks: at an untimed
-table their decisions get ``offline_grace`` seconds. With no human of the match
-connected the match holds, for the abandon grace at most.
+(``timer``); the seats' deadlines start from the table's settings (§2.3). Bots, and
+players on auto-play, are played by their bot after the bot's thinking time; each human
+in ``to_act`` gets a ``prompt``. When a deadline passes, the server takes the timeout
+action for that seat (an armed timer extension may move the deadline first); a player's
+own turns timed out ``auto_play_after`` times in a row put the seat on auto-play (§2.4).
+A disconnected player keeps the seat and the clocks: at an untimed table their decisions
+get ``offline_grace`` seconds. With no human of the match connected the match holds,
+for the abandon grace at most.
 
 Each human also has a reserve for the match (the time bank): a deadline is the
 decision's own clock plus what is left of it, and an overrun is taken from it.
 
-Every step is written to the journal before its events go out (``_apply``), each event
-to every member in that member's form with the table's next seq, each form encoded
-once. After a hand: ``settle``, then the next hand waits for the players reading the
-result (``result_closed``), the table's pause at most (§2.3); after the match: the
-standings and back to the room.
+Every step is written to the journal before its events go out (``_record``, the one
+place), each event to every member in that member's form with the table's next seq,
+each form encoded once. Between hands the next hand waits for the players reading the
+result (``result_closed``), the table's pause at most (§2.3).
 """
 
 from __future__ import annotations
 
+import enum
 import logging
 import math
 import secrets
@@ -51,7 +59,7 @@ from gbmj_server.tables.settings import (
     seconds,
 )
 from gbmj_server.tables.state import MatchState
-from gbmj_server.tables.table import Table
+from gbmj_server.tables.table import Hear, Table
 from gbmj_server.tables.wire import event_frame, game_view, prompt_frame
 from protocol import messages as m
 from protocol.errors import ErrorCode
@@ -61,7 +69,24 @@ from protocol.vocabulary import ActionKind, LeaveReason, MatchEnd, Phase, Presen
 
 log = logging.getLogger(__name__)
 
-NOW = -math.inf  # a wake-up time that has passed: act at once
+
+class MatchPhase(enum.Enum):
+    """Where a running match stands (the server's own: no client is told)."""
+
+    STARTING = "starting"  # written to the journal as begun (or resumed from it)
+    WAITING_FOR_HUMANS = "waiting_for_humans"  # no human connected, or a seat empty
+    DEALING = "dealing"  # the next hand is dealt and journalled
+    DECISION = "decision"  # a hand waits for the seats that must act
+    BETWEEN_HANDS = "between_hands"  # the hand is settled; its result is read
+    OVER = "over"  # the standings are out: back to the room
+
+
+class _Over(Exception):
+    """The match ends here (unwinds ``run`` from wherever it stood)."""
+
+    def __init__(self, reason: MatchEnd) -> None:
+        super().__init__(reason.value)
+        self.reason = reason
 
 
 def _key(hand: HandState) -> tuple[object, ...]:
@@ -79,21 +104,21 @@ class Play:
         self.table = table
         self.ctx = table.ctx
         self.st = state
-        self.decision: tuple[object, ...] | None = None
+        self.phase = MatchPhase.STARTING
+        self.decision: tuple[object, ...] | None = None  # the decision the clocks are for
         self.deadlines: dict[int, float] = {}  # engine seat -> deadline of its decision
         # Time banks (§2.3): a decision's own clock ends at ``base_due``; its deadline
         # adds what is left of the player's reserve, and the overrun is taken from it.
         self.base_due: dict[int, float] = {}  # engine seat -> end of the decision's clock
         self.banks: dict[str, float] = {}  # player name -> reserve left for the match
         self.reading: set[int] = set()  # slots whose player still reads the hand's result
-        self.bot_due = NOW  # when bots and auto-play may act on this decision
+        self.bot_due = -math.inf  # when bots and auto-play may act on this decision
         self.prompted: dict[int, int] = {}  # engine seat -> seq of its open prompt
         # slot -> the presence the members were last shown (in snapshots, or told)
         self.shown = {i: seat.presence for i, seat in enumerate(table.seats) if seat is not None}
         self.pause_until: float | None = None  # between two hands
         self.hold_until: float | None = None  # no human connected: abandoned then
-        self.ended = False
-        self._more = True  # a step was taken: the next may be due at once
+        self._hear: Hear | None = None  # the table's inbox, while the match runs
 
     @classmethod
     def start(cls, table: Table) -> Play:
@@ -106,6 +131,10 @@ class Play:
             seat.holder = seat.holder.anew()  # not the last match's points and coins
             state.join(slot, seat.holder)
         return cls(table, state)
+
+    @property
+    def ended(self) -> bool:
+        return self.phase is MatchPhase.OVER
 
     # -- seats -------------------------------------------------------------------------
     def seat_at(self, engine_seat: int) -> Seat:
@@ -120,15 +149,36 @@ class Play:
     def _humans_connected(self) -> bool:
         return any(s.connected for s in self.table.humans())
 
-    # -- the actor's hooks -------------------------------------------------------------
-    async def advance(self) -> None:
-        """Take the next step if one is due now (the actor comes back for the one after,
-        once it has heard any command waiting)."""
-        if not self.ended:
-            self._more = await self._step()
+    # -- the match -----------------------------------------------------------------------
+    async def run(self, hear: Hear) -> None:
+        """The match, from its start (or where the journal left it) to its end; the
+        table's commands are heard through ``hear`` meanwhile."""
+        self._hear = hear
+        try:
+            await self._begin()
+            while True:
+                hand = self.st.hand
+                if hand is None:
+                    hand = await self._between_hands()
+                while not hand.ended:
+                    await self._hold(hand)
+                    if not hand.ended:
+                        await self._decide_next(hand)
+                await self._hand_over()
+        except _Over as over:
+            await self._end(over.reason)
 
-    async def _step(self) -> bool:
-        st, table, now = self.st, self.table, trio.current_time()
+    async def _listen(self, until: float) -> None:
+        """Hear one command, if one comes before ``until`` (trio time); what it left
+        for the journal is written at once."""
+        assert self._hear is not None
+        await self._hear(until)
+        if self.st.pending and self.st.match_id is not None:
+            await self.ctx.journal.write(*self.st.take_pending())
+
+    async def _begin(self) -> None:
+        st, table = self.st, self.table
+        self.phase = MatchPhase.STARTING
         if st.match_id is None:
             st.match_id = await self.ctx.store.call(
                 self.ctx.store.storage.start_match,
@@ -143,89 +193,105 @@ class Play:
             )
             st.match.match_id = st.match_id  # bound into every wall's commitment
             logs.event("match_started", table=table.id, match=st.match_id)
-            return True
         if st.pending:
             await self.ctx.journal.write(*st.take_pending())
-            return True
-        hand = st.hand
-        if hand is not None and hand.ended:  # settled first, whoever is left (§2.4)
-            await self._hand_over()
-            return True
-        if not table.humans():  # the last human escaped or was stood up
-            await self._end(MatchEnd.ABANDONED)
-            return False
-        if not self._humans_connected():
+
+    async def _hold(self, hand: HandState | None) -> None:
+        """With no human of the match connected, the match holds until one is back, for
+        the abandon grace at most (§2.4); back, everyone gets fresh clocks. A hand that
+        ended meanwhile (an escape) is settled first, whoever is left."""
+        while not self._settling(hand):
+            if not self.table.humans():  # the last human escaped or was stood up
+                raise _Over(MatchEnd.ABANDONED)
+            if self._humans_connected():
+                if self.hold_until is not None:
+                    self.hold_until = None
+                    self.decision = None
+                return
+            self.phase = MatchPhase.WAITING_FOR_HUMANS
             if self.hold_until is None:
-                self.hold_until = now + self.ctx.abandon_grace
-            return False
-        if self.hold_until is not None:  # someone is back: fresh clocks for everyone
-            self.hold_until = None
-            self.decision = None
-        if hand is None:
+                self.hold_until = trio.current_time() + self.ctx.abandon_grace
+            if trio.current_time() >= self.hold_until:
+                raise _Over(MatchEnd.ABANDONED)
+            await self._listen(self.hold_until)
+
+    def _settling(self, hand: HandState | None) -> bool:
+        """The hand ``hand`` ended, or another was dealt (by an escape between hands)."""
+        return self.st.hand is not hand or (hand is not None and hand.ended)
+
+    async def _between_hands(self) -> HandState:
+        """After a hand is settled: the pause for its result, a seat left empty, the
+        stood-up players; then the next hand is dealt (§2.3, §2.5)."""
+        st, table = self.st, self.table
+        while True:
+            await self._hold(None)
+            hand = self._dealt()
+            if hand is not None:
+                return hand  # dealt below, or by an escape (§2.4)
+            now = trio.current_time()
             if self.pause_until is not None and now < self.pause_until and self._reading():
-                return False
-            if any(s is None for s in table.seats):  # a seat waits for a new player
-                return False
-            if self._time_called():
-                await self._end(MatchEnd.FINISHED)
-                return False
-            if await settle.stand_up_broke(table, st):  # every hand dealt is covered
-                return True
-            self.pause_until = None
-            await self._next_hand()
-            return True
+                self.phase = MatchPhase.BETWEEN_HANDS
+                await self._listen(self.pause_until)
+            elif any(s is None for s in table.seats):  # a seat waits for a new player
+                self.phase = MatchPhase.WAITING_FOR_HUMANS
+                await self._listen(math.inf)
+            elif self._time_called():
+                raise _Over(MatchEnd.FINISHED)
+            elif not await settle.stand_up_broke(table, st):  # every hand dealt is covered
+                self.pause_until = None
+                await self._next_hand()
+
+    def _dealt(self) -> HandState | None:
+        return self.st.hand
+
+    async def _decide_next(self, hand: HandState) -> None:
+        """One decision: prompt who must act, wait for an answer or the deadline, apply
+        (the timeout action, or a bot's choice). Returns when the hand moved on, or the
+        match holds for its humans."""
+        self.phase = MatchPhase.DECISION
         key = _key(hand)
         if key != self.decision:
-            self._new_decision(hand, key, now)
-        auto = next((s for s in hand.to_act if self.seat_at(s).automatic), None)
-        if auto is not None:
-            if self.bot_due > now:
-                return False
-            await self._apply(auto, await self._decide(hand, auto))
-            return True
-        for s in hand.to_act:
-            if self.prompted.get(s) != table.seq:
-                self._prompt(hand, s)
-        return False
-
-    def wake_at(self) -> float:
-        st = self.st
-        if self.ended:
-            return math.inf
-        if self._more:
-            return NOW
-        if self.hold_until is not None:
-            return self.hold_until
-        if st.match_id is None or st.pending:
-            return NOW
-        hand = st.hand
-        if hand is None:
-            return self.pause_until if self.pause_until is not None else math.inf
-        if hand.ended:
-            return NOW
-        due = min((self.deadlines.get(s, math.inf) for s in hand.to_act), default=math.inf)
-        if any(self.seat_at(s).automatic for s in hand.to_act):
-            due = min(due, self.bot_due)
-        return due
-
-    async def on_wake(self) -> None:
-        now = trio.current_time()
-        if self.hold_until is not None:
-            if now >= self.hold_until:
-                await self._end(MatchEnd.ABANDONED)
-            return
-        hand = self.st.hand
-        # The clocks running out belong to the decision they were set for: once a timeout
-        # moves the hand on, the next decision gets clocks of its own.
-        while hand is not None and not hand.ended and _key(hand) == self.decision:
-            due = [
+            self._new_decision(hand, key, trio.current_time())
+        while self._deciding(hand, key):
+            auto = self._automatic(hand)
+            if auto is None:
+                for s in hand.to_act:
+                    if self.prompted.get(s) != self.table.seq:
+                        self._prompt(hand, s)
+            await self._listen(self._due(hand, auto))
+            if not self._deciding(hand, key):
+                return
+            now, auto = trio.current_time(), self._automatic(hand)
+            if now < self._due(hand, auto):
+                continue  # a command came first: look again
+            # The clocks running out belong to this decision: once a timeout moves the
+            # hand on, the next decision gets clocks of its own.
+            late = [
                 s
                 for s in hand.to_act
                 if self.deadlines.get(s, math.inf) <= now and not self.seat_at(s).automatic
             ]
-            if not due:
-                return
-            await self._timed_out(hand, due[0])
+            if late:
+                await self._timed_out(hand, late[0])
+            elif auto is not None:
+                await self._apply(auto, await self._decide(hand, auto))
+
+    def _deciding(self, hand: HandState, key: tuple[object, ...]) -> bool:
+        return (
+            not hand.ended
+            and _key(hand) == key
+            and self.decision == key
+            and self._humans_connected()
+        )
+
+    def _automatic(self, hand: HandState) -> int | None:
+        """A seat of ``to_act`` the server plays (a bot, or auto-play): it goes first."""
+        return next((s for s in hand.to_act if self.seat_at(s).automatic), None)
+
+    def _due(self, hand: HandState, auto: int | None) -> float:
+        """When the decision's next step is due: a deadline, or a bot's thinking time."""
+        due = min((self.deadlines.get(s, math.inf) for s in hand.to_act), default=math.inf)
+        return due if auto is None else min(due, self.bot_due)
 
     # -- decisions -----------------------------------------------------------------------
     def _new_decision(self, hand: HandState, key: tuple[object, ...], now: float) -> None:
@@ -333,21 +399,34 @@ class Play:
 
     # -- steps -------------------------------------------------------------------------
     async def _apply(self, s: int, action: ActionChoice) -> None:
-        """The one place a step is played: the engine, the journal, then the members."""
-        st = self.st
-        hand = st.hand
-        assert hand is not None and st.match_id is not None
+        """Seat ``s`` plays ``action``: the engine, then ``_record``."""
+        hand = self.st.hand
+        assert hand is not None
         self._charge(s, trio.current_time())
         events = hand.apply(s, action)
+        await self._record(s, action.kind, action.tile, events, self._clocked())
+
+    def _clocked(self) -> int:
+        """Now, in ms from the hand's start: the step's time, kept for the hand's log."""
+        st = self.st
         ms = round((trio.current_time() - st.hand_started) * 1000)
         st.times.append(ms)
+        return ms
+
+    async def _record(
+        self, s: int, kind: str, tile: int | None, events: list[m.EventBody], ms: int
+    ) -> None:
+        """The one place an applied step (a deal, an action, an escape) goes out: to the
+        journal with what waits for it, then its events to the members."""
+        st = self.st
+        assert st.hand is not None and st.match_id is not None
         step = ActionRow(
             st.match_id,
             st.number,
-            len(hand.log),
+            len(st.hand.log),
             s,
-            action.kind,
-            action.tile,
+            kind,
+            tile,
             ms,
             self.table.seq + len(events),
         )
@@ -399,13 +478,7 @@ class Play:
             return
         s = st.match.seat_of(slot)
         events = st.match.escape(slot)
-        ms = round((trio.current_time() - st.hand_started) * 1000)
-        st.times.append(ms)
-        step = ActionRow(
-            st.match_id, st.number, len(hand.log), s, "escape", None, ms, table.seq + len(events)
-        )
-        await self.ctx.journal.write(*st.take_pending(), step)
-        self.publish(events)
+        await self._record(s, "escape", None, events, self._clocked())
 
     async def _deal_to_escape(self) -> bool:
         """Leaving between two hands escapes the next one (§2.4): it is dealt now, as the
@@ -424,18 +497,14 @@ class Play:
 
     async def _next_hand(self) -> None:
         st, table = self.st, self.table
+        self.phase = MatchPhase.DEALING
         assert st.match_id is not None
         hand = st.hand = st.match.start_hand()
         st.number += 1
         st.hand_started = trio.current_time()
         st.times = []
-        events = list(hand.events)
-        deal = ActionRow(
-            st.match_id, st.number, 0, hand.dealer, "deal", None, 0, table.seq + len(events)
-        )
-        await self.ctx.journal.write(*st.take_pending(), deal)
+        await self._record(hand.dealer, "deal", None, list(hand.events), 0)
         logs.event("hand_started", table=table.id, match=st.match_id, number=st.number)
-        self.publish(events)
         # The first seating is drawn and seats change between rounds: a snapshot tells
         # every member who sits where, with the clock already set.
         self._new_decision(hand, _key(hand), trio.current_time())
@@ -443,16 +512,18 @@ class Play:
             conn.send(self.snapshot(conn))
 
     async def _hand_over(self) -> None:
+        """Settle the ended hand; the pause for its result begins (or the match ends)."""
         self._deal_played()  # (again after a restart: the journal ends a hand unseen)
         send = self._result_sender()
         pause = result_pause(self.table.settings, self.ctx.hand_pause)
+        self.phase = MatchPhase.BETWEEN_HANDS
         self.pause_until = trio.current_time() + pause
         seats = self.table.seats
         self.reading = {slot for slot, seat in enumerate(seats) if seat and not seat.is_bot}
         self.decision = None
         self.deadlines, self.base_due = {}, {}
         if await settle.hand_over(self.table, self.st, send) or self._time_called():
-            await self._end(MatchEnd.FINISHED)
+            raise _Over(MatchEnd.FINISHED)
 
     def _result_sender(self) -> Callable[[m.HandResult], None]:
         """How the ended hand's result goes out: alike to every member, or sealed (a
@@ -493,7 +564,7 @@ class Play:
     async def _end(self, reason: MatchEnd) -> None:
         if self.ended:
             return
-        self.ended = True
+        self.phase = MatchPhase.OVER
         await settle.match_over(self.table, self.st, reason)
         self.table.match_over()
         if self.table.tournament is not None:
@@ -505,8 +576,10 @@ class Play:
             await self._end(MatchEnd.ABANDONED)
         except Exception:
             log.exception("table %s: the match could not even be ended", self.table.id)
-            self.ended = True
-            self.table.match_over()
+        finally:
+            self.phase = MatchPhase.OVER
+            if self.table.play is self:
+                self.table.match_over()
 
     # -- between hands -------------------------------------------------------------------
     def _reading(self) -> bool:

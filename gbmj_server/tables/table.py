@@ -5,9 +5,9 @@ command at a time; nothing else reads or changes its state. Members are everyone
 entered (players and spectators); seats are the four places (0-3) of docs/rules.md §2.2.
 Membership changes in one place (``_admit``/``dismiss``) and so do seats
 (``set_seat``); each change is reported to the registry at once (``reports``), which
-keeps the indexes the rest of the server reads. After every command the actor calls
-``settle_down``: the running match takes its automatic steps, and a changed room is
-published once to the lobby and the members.
+keeps the indexes the rest of the server reads. A running match runs in the actor's task
+(``MatchRunner.run``) and hears the commands meanwhile; after every command the actor
+calls ``settle_down``: a changed room is published once to the lobby and the members.
 """
 
 from __future__ import annotations
@@ -40,12 +40,14 @@ SEATS = 4
 T = TypeVar("T")
 
 
+Hear = Callable[[float], Awaitable[None]]
+"""Hear one command of the table's inbox, if one comes before the given trio time."""
+
+
 class MatchRunner(Protocol):
     """What the room asks of its running match (``gbmj_server.tables.play.Play``)."""
 
-    async def advance(self) -> None: ...
-    def wake_at(self) -> float: ...
-    async def on_wake(self) -> None: ...
+    async def run(self, hear: Hear) -> None: ...
     def snapshot(self, conn: Connection) -> m.Snapshot: ...
     def player_back(self, slot: int) -> None: ...
     def player_gone(self, slot: int) -> None: ...
@@ -177,9 +179,8 @@ class Table:
         return m.Snapshot(table=self.info(), seat=self.slot_of(conn), seq=self.seq)
 
     # -- the actor's hooks -----------------------------------------------------------
-    async def settle_down(self) -> None:
-        if self.play is not None:
-            await self.play.advance()
+    def settle_down(self) -> None:
+        """After each command: the changed room published once; an empty room lingers."""
         self.publish()
         self._linger()
 
@@ -205,14 +206,10 @@ class Table:
             self.close()
 
     def wake_at(self) -> float:
-        at = math.inf if self.play is None else self.play.wake_at()
-        if self.empty_since is not None:
-            at = min(at, self.empty_since + self.ctx.table_linger)
-        return at
-
-    async def on_wake(self) -> None:
-        if self.play is not None:
-            await self.play.on_wake()
+        """When a room with no match has something to do by itself: close, if empty."""
+        if self.empty_since is None:
+            return math.inf
+        return self.empty_since + self.ctx.table_linger
 
     async def fail(self) -> None:
         """A bug in the table's own steps: its match ends as abandoned."""

@@ -4,12 +4,14 @@ the pause between hands, which waits for the players reading the result."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
 import trio
 import trio.testing
 
+from gbmj_server.tables.play import MatchPhase
 from server.conftest import Probe
 from server.wireclient import WireClient, solo_table
 
@@ -39,6 +41,17 @@ def _answer(prompt: dict[str, Any]) -> dict[str, Any]:
 
 async def _act(human: WireClient, table_id: int, prompt: dict[str, Any]) -> None:
     await human.request("action", table_id=table_id, seq=prompt["seq"], **_answer(prompt))
+
+
+async def _settled(condition: Any, tries: int = 500) -> None:
+    """Wait until ``condition()`` holds, the clock standing still: a task waiting for the
+    database's thread counts as blocked, so each try also lets that thread finish."""
+    for _ in range(tries):
+        await trio.testing.wait_all_tasks_blocked()
+        if condition():
+            return
+        await trio.to_thread.run_sync(time.sleep, 0.01)
+    raise AssertionError(f"still not so after {tries} tries")
 
 
 async def _own_turn(human: WireClient, table_id: int, game: Probe) -> dict[str, Any]:
@@ -142,3 +155,34 @@ async def test_a_player_back_from_a_drop_between_hands_does_not_hold_the_deal(
     await back.ok("login", name="solo-player", password="secret-pw")
     await back.expect("event", where=lambda m: m["event"]["kind"] == "hand_start")
     assert trio.current_time() == ended
+
+
+async def test_the_match_goes_through_its_phases(mem, mock_clock) -> None:
+    """A decision; held for its humans (and a fresh clock once one is back); between
+    hands while the result is read; over once the last human leaves."""
+    srv, connect, clock = mem
+    human, table_id = await solo_table(connect, timers=BANKED, result_pause=60)
+    game = Probe(srv, table_id)
+    play = game.play
+    first = await _own_turn(human, table_id, game)
+    assert play.phase is MatchPhase.DECISION
+    await human.aclose()
+    await _settled(lambda: play.phase is MatchPhase.WAITING_FOR_HUMANS)
+    clock.jump(srv.config.abandon_grace - 1)  # the decision's clock does not run meanwhile
+    await trio.testing.wait_all_tasks_blocked()
+    assert not play.ended and game.seq == first["seq"]
+    back = await connect()
+    await back.ok("login", name="solo-player", password="secret-pw")
+    again = await _next(back, "prompt")
+    assert again["seq"] == first["seq"] and again["ms_left"] == first["ms_left"]
+    assert play.phase is MatchPhase.DECISION
+    await _act(back, table_id, again)
+    await _to_result(back, table_id)
+    await _settled(lambda: play.phase is MatchPhase.BETWEEN_HANDS and game.state is None)
+    # Leaving between hands escapes the next hand: dealt, settled, then the match ends
+    # (no human is left).
+    await back.ok("leave_table", table_id=table_id)
+    await _settled(lambda: play.ended)
+    assert play.phase is MatchPhase.OVER and game.table.play is None
+    storage = srv.store.storage
+    assert storage.match(storage.match_ids()[-1]).end_reason == "abandoned"

@@ -16,6 +16,7 @@ import trio.testing
 
 from gbmj_server.server import Server
 from gbmj_server.storage import Storage
+from gbmj_server.tables import settle
 from server.conftest import TEST_CONFIG, Probe, start
 from server.wireclient import memory_connect, simple_choice, solo_table
 
@@ -215,3 +216,28 @@ async def test_a_pung_only_claim_has_the_pung_window(mem, mock_clock) -> None:
         if False in windows:
             break
     assert windows == {True: 3000, False: 5000}
+
+
+async def test_a_bug_in_the_match_ends_it_as_abandoned_and_the_table_stays(
+    mem, mock_clock, monkeypatch, caplog
+) -> None:
+    """A failure in the match's own steps (here: booking the hand) ends that match as
+    abandoned; the table goes back to its room and still answers."""
+    srv, connect, _ = mem
+
+    async def broken(*args: object, **kwargs: object) -> bool:
+        raise RuntimeError("a bug in settling")
+
+    monkeypatch.setattr(settle, "hand_over", broken)
+    human, table_id = await solo_table(connect, timers=TIMERS)
+    game = Probe(srv, table_id)
+    await human.expect("prompt")
+    await human.ok("auto_play", table_id=table_id, on=True)  # the hand plays itself out
+    result = await human.expect("match_result")
+    assert result["reason"] == "abandoned"
+    assert "the match failed" in caplog.text
+    assert game.open and game.table.play is None and game.table.status == "waiting"
+    snapshot = await human.ok("join_table", table_id=table_id)  # the table still answers
+    assert snapshot["table"]["status"] == "waiting"
+    storage = srv.store.storage
+    assert storage.match(storage.match_ids()[-1]).end_reason == "abandoned"
