@@ -87,7 +87,7 @@ WORDS = {
         "waiting": "等待开局: 坐满四人",
         "discarded": "打出",
         "countdown": "所有人都关闭结果后",
-        "hand 2": "东风圈 第2盘",
+        "hand 2": "东风南局",
         "fill": "空位全加机器人",
         "pinned": "已记在",
         "new server": "新的服务器",
@@ -183,8 +183,15 @@ def main() -> int:
         register("drv", "pw-of-drv")
         screen = wait_for(words["lobby"], 20)
         check.expect(True, "the lobby after registering", screen)
+        said = time.monotonic() + 10  # the lobby draws before its chat and the toast
+        while words["pinned"] not in flat(screen) and time.monotonic() < said:
+            time.sleep(0.3)
+            screen = capture()
         check.expect(words["pinned"] in flat(screen), "the certificate pinned, and said", screen)
-        gone = time.monotonic() + 20  # a person reads the notice; its toast goes by itself
+        shown = time.monotonic() + 5  # its toast may come after the lobby's chat line
+        while words["new server"] not in capture() and time.monotonic() < shown:
+            time.sleep(0.3)
+        gone = time.monotonic() + 30  # a person reads the notice; its toast goes by itself
         while words["new server"] in capture() and time.monotonic() < gone:
             time.sleep(0.5)
         keys("n")
