@@ -64,8 +64,11 @@ class LineWidget(Widget):
         # width, lines, their keys, where each starts in the text
         self._lines: tuple[int, list[Text], list[LineKey], list[Place]] | None = None
         self._shown: list[LineKey] | None = None  # the lines on the screen, as far as known
-        # the strips drawn, by line, width, alignment and the colours under them
-        self._strips: dict[tuple[LineKey, int, str, Style], Strip] = {}
+        # the strips drawn, by line, width, alignment, the colours under them, where the
+        # line is in the text and what of it is selected
+        self._strips: dict[
+            tuple[LineKey, int, str, Style, Place, tuple[int, int] | None], Strip
+        ] = {}
         self._pending = False  # a repaint of the changed lines is on its way
 
     def changed(self) -> None:
