@@ -223,6 +223,7 @@ class TournamentsScreen(ModalScreen[None]):
             table.move_cursor(row=min(row, len(listed) - 1))
         else:
             self._status(tr("No tournaments on this server yet", self.lang))
+        self.refresh_bindings()
 
     def _show_detail(self, detail: m.TournamentDetail) -> None:
         self.detail = detail
@@ -263,6 +264,20 @@ class TournamentsScreen(ModalScreen[None]):
     def _selected(self) -> m.TournamentInfo | None:
         row = self.query_one("#t-list", DataTable).cursor_coordinate.row
         return self.listed[row] if 0 <= row < len(self.listed) else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Signing up and withdrawing are offered while the tournament under the cursor
+        takes entries (the server refuses them after), each as the player stands."""
+        if action in ("enter", "withdraw"):
+            selected = self._selected()
+            if selected is None or selected.state is not TournamentState.OPEN:
+                return False
+            return selected.entered == (action == "withdraw")
+        return True
+
+    @on(DataTable.RowHighlighted, "#t-list")
+    def _moved(self) -> None:
+        self.refresh_bindings()
 
     @on(DataTable.RowSelected, "#t-list")
     def _chosen(self, event: DataTable.RowSelected) -> None:

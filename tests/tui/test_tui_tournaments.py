@@ -235,8 +235,11 @@ def test_a_small_terminal_shows_the_standings_and_the_screens_own_keys(lang: str
     table_2 = r"^\W*2\s+club4\s+club5\s+club6\s+club7\s+-101/275/-87/-87\s+0/4/1.50/1.50\b"
     assert re.search(table_2, text, re.M)  # the whole line, not cut at the edge
     hint = "Enter: show   organisers: c new, o registration, s start"
-    for words in ("Sign up", "Withdraw", "Refresh", hint):
+    for words in ("Previous session", "Refresh", hint):
         assert tr(words, lang) in text, words
+    bar = text.strip().splitlines()[-2:]  # the key bar's lines
+    for words in ("Sign up", "Withdraw"):  # finished: it takes no entries
+        assert all(tr(words, lang) not in line for line in bar), words
     assert tr("Change password", lang) not in text  # the lobby's key bar is covered
     assert re.search(r"Club night\s+✓", text)  # entered: in sight, not cut at the edge
 
@@ -346,3 +349,29 @@ def test_an_organiser_asks_for_a_duplicate_session_on_a_scale() -> None:
         8,
     )
     assert (plain.duplicate, plain.scale) == (None, None)
+
+
+def test_signing_up_and_withdrawing_are_offered_while_it_takes_entries() -> None:
+    """The key bar offers ``e`` on an open tournament the player has not entered, ``w``
+    on one they have, neither once registration has closed."""
+    listed, _ = _club_night()
+    info = listed.tournaments[0]
+
+    async def keys(t: m.TournamentInfo) -> str:
+        app = OfflineApp(sample_view(), lang="en")
+        async with app.run_test(size=(100, 32)) as pilot:
+            await pilot.pause()
+            screen = TournamentsScreen("en", "drv")
+            await app.push_screen(screen)
+            screen.post_message(Replied(m.ListTournaments(), m.TournamentList(tournaments=(t,))))
+            await until(pilot, lambda: t.name in terminal_text(app))
+            await pilot.pause()
+            return terminal_text(app).splitlines()[-1]
+
+    opened = replace(info, state=TournamentState.OPEN, session=0)
+    assert "Sign up" in asyncio.run(keys(replace(opened, entered=False)))
+    assert "Withdraw" not in asyncio.run(keys(replace(opened, entered=False)))
+    assert "Withdraw" in asyncio.run(keys(opened))
+    assert "Sign up" not in asyncio.run(keys(opened))
+    closed = asyncio.run(keys(replace(opened, state=TournamentState.CLOSED)))
+    assert "Sign up" not in closed and "Withdraw" not in closed and "Refresh" in closed
