@@ -214,6 +214,9 @@ def main() -> int:
                 break
             if re.search(words["result"], screen):
                 sealed += 1
+                if not shows(words["sealed"], screen):  # a small terminal: below, scrolled to
+                    keys("End", pause=0.8)
+                    screen = capture()
                 check.expect(
                     shows(words["sealed"], screen),
                     f"result {sealed}: sealed, the walls revealed later",
