@@ -61,7 +61,7 @@ WORDS = {
         "lobby": "New table",
         "open": "registration open",
         "entered": "You are entered",
-        "result": r"Total|Draw \(wall|escaped",
+        "result": "Enter  Back to the table",  # the result's key bar, not the action line
         "sealed": "revealed later",
         "standings": "Final standings",
         "auto": "auto-play",
@@ -76,7 +76,7 @@ WORDS = {
         "lobby": "新建牌桌",
         "open": "报名中",
         "entered": "报名成功",
-        "result": r"合计|荒庄|逃跑",
+        "result": "Enter  回到牌桌",
         "sealed": "牌墙稍后公开",
         "standings": "终局排名",
         "auto": "托管",
@@ -96,8 +96,8 @@ def shows(words: str, screen: str) -> bool:
 
 
 class HeldBot(Bot):
-    """A bench bot whose turns wait while its table is held (``held`` says whether a
-    table number is)."""
+    """A bench bot whose turns wait until the table to hold is known (``held``, once
+    the seven are seated), and while its own table is the one held."""
 
     def __init__(self, reach: Reachable, name: str, held: set[int], go: threading.Event):
         super().__init__(reach, name)  # type: ignore[arg-type]  (Bot asks only .port, .up)
@@ -118,8 +118,10 @@ class HeldBot(Bot):
             elif kind == "snapshot":
                 self.table_id = message["table"]["table_id"]
             elif kind == "prompt":
-                while self.table_number in self.held and not self.go.is_set():
-                    await trio.sleep(0.2)
+                # No turn before the table to hold is known (a table opens at once and
+                # bots answer at once: a deal could be over before it is).
+                while not self.held or (self.table_number in self.held and not self.go.is_set()):
+                    await trio.sleep(0.1)
                 choice = simple_choice(message)
                 action = {"type": "action", "table_id": self.table_id, "seq": message["seq"]}
                 await client.send({**action, **choice})
