@@ -6,7 +6,8 @@ Opened from the lobby (``t``). The list on top; Enter shows the selected tournam
 below (its standings and the current session's tables); ``e`` enters it, ``w``
 withdraws, ``[`` and ``]`` step through the sessions, ``r`` refreshes (the screen also
 refreshes by itself while it shows). A player the host allows to organise creates a
-tournament (``c``), opens or closes its registration (``o``) and starts it (``s``).
+tournament (``c``; duplicate or not, docs/rules.md §2.14), opens or closes its
+registration (``o``) and starts it (``s``).
 Names come from other people: plain ``Text``.
 """
 
