@@ -1651,6 +1651,18 @@ class CreateTournament(Message):
     drawn: bool = field(Bool(), "session 1 drawn at random; false: by entry order")
     leaders_last: bool = field(Bool(), "the last session puts the leaders together (高高碰)")
     spectators: bool = field(Bool(), "others may watch its tables")
+    duplicate: bool | None = field(
+        Optional(Bool()),
+        "every table of a session plays the same deals, scored against the field "
+        "(docs/rules.md §2.14; absent: not duplicate)",
+        default=None,
+    )
+    scale: str | None = field(
+        Optional(Str(200)),
+        "a duplicate tournament's scale: `steps` (the default), `raw`, or rising "
+        "thresholds in points, `10,20,40`",
+        default=None,
+    )
 
 
 @message("manage_tournament", "client", "ok")

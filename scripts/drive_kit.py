@@ -92,6 +92,12 @@ def flat(screen: str) -> str:
     return " ".join(screen.split())
 
 
+def toasts(screen: str) -> str:
+    """The toasts' words: what stands right of their edge (``▌``), wrapped lines joined
+    (on a small terminal a toast covers the lines beside it)."""
+    return " ".join(line.rsplit("▌", 1)[1].strip() for line in screen.splitlines() if "▌" in line)
+
+
 # -- the server and the client ----------------------------------------------------------
 def server(prefix: str, config: str, *, tls: bool = False) -> tuple[Popen[str], int, Path]:
     """``gbmj-server`` on a free port with a fresh database in a new folder and

@@ -49,6 +49,7 @@ from drive_kit import (
     start,
     stop,
     stop_server,
+    toasts,
     wait_for,
 )
 
@@ -87,7 +88,7 @@ WORDS = {
         "waiting": "等待开局: 坐满四人",
         "discarded": "打出",
         "countdown": "所有人都关闭结果后",
-        "hand 2": "东风圈 第2盘",
+        "hand 2": "东风南局",
         "fill": "空位全加机器人",
         "pinned": "已记在",
         "new server": "新的服务器",
@@ -183,8 +184,16 @@ def main() -> int:
         register("drv", "pw-of-drv")
         screen = wait_for(words["lobby"], 20)
         check.expect(True, "the lobby after registering", screen)
-        check.expect(words["pinned"] in flat(screen), "the certificate pinned, and said", screen)
-        gone = time.monotonic() + 20  # a person reads the notice; its toast goes by itself
+        said = time.monotonic() + 10  # the lobby draws before its chat and the toast
+        while words["pinned"] not in flat(screen) + toasts(screen) and time.monotonic() < said:
+            time.sleep(0.3)
+            screen = capture()
+        pinned = words["pinned"] in flat(screen) or words["pinned"] in toasts(screen)
+        check.expect(pinned, "the certificate pinned, and said", screen)
+        shown = time.monotonic() + 5  # its toast may come after the lobby's chat line
+        while words["new server"] not in capture() and time.monotonic() < shown:
+            time.sleep(0.3)
+        gone = time.monotonic() + 30  # a person reads the notice; its toast goes by itself
         while words["new server"] in capture() and time.monotonic() < gone:
             time.sleep(0.5)
         keys("n")
@@ -236,6 +245,10 @@ def main() -> int:
         check.expect(bool(back), "back at the seat after the reset", screen)
         screen = play_until(words, words["result"], 900)
         check.expect(True, "the hand's result", screen)
+        if words["wall"] not in flat(screen):  # a small terminal: below, as its scroll bar says
+            keys("End", pause=0.8)
+            screen = capture()
+            keys("Home", pause=0.8)  # back to the top, where the countdown is
         check.expect(words["wall"] in flat(screen), "the result says the wall is verified", screen)
         time.sleep(5)
         screen = capture()

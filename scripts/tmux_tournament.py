@@ -51,6 +51,7 @@ from drive_kit import (  # noqa: E402
     size,
     start,
     stop_server,
+    toasts,
     wait_for,
 )
 from drive_kit import stop as stop_session  # noqa: E402
@@ -160,11 +161,6 @@ def finish_match(words: dict[str, str], timeout: float) -> tuple[int, str]:
         else:
             time.sleep(0.5)
     raise TimeoutError(f"no standings after {timeout}s\n{capture()}")
-
-
-def toasts(screen: str) -> str:
-    """The toasts' words: what stands right of their edge (``▌``), wrapped lines joined."""
-    return " ".join(line.rsplit("▌", 1)[1].strip() for line in screen.splitlines() if "▌" in line)
 
 
 def seated_then_dealt(

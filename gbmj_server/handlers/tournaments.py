@@ -3,6 +3,7 @@ withdrawing, a tournament's standings and tables."""
 
 from __future__ import annotations
 
+from gbmj.tournament.duplicate import STEPS
 from gbmj_server.handlers.common import signed_in_id
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.dispatch import Handlers
@@ -112,6 +113,8 @@ async def create_tournament(
         drawn=request.drawn,
         leaders_last=request.leaders_last,
         spectators=request.spectators,
+        duplicate=bool(request.duplicate),
+        scale=request.scale if request.scale is not None else STEPS,
     )
     tournaments = _tournaments(services)
     try:

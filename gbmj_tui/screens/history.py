@@ -249,8 +249,16 @@ class MatchScreen(Screen[None]):
             )
             table.add_row(*(Text(c) for c in cells), key=str(h.hand_id))
         parts: list[RenderableType] = []
+        closed = s.hands - len(detail.hands)  # a duplicate deal still in play elsewhere
         if detail.standings:
             parts.append(standings_table(detail.standings, lang, tr("Standings", lang)))
+        elif closed > 0:
+            text = tr(
+                "Hands still to be played at another table (duplicate): {closed} of {played}. "
+                "They open here, with the standings, once every table has played them.",
+                lang,
+            )
+            parts.append(Text(text.format(closed=closed, played=s.hands)))
         elif not detail.hands:
             parts.append(Text(tr("No hand of this match has ended yet", lang)))
         self.query_one("#standings", Static).update(Group(*parts))

@@ -6,7 +6,8 @@ Opened from the lobby (``t``). The list on top; Enter shows the selected tournam
 below (its standings and the current session's tables); ``e`` enters it, ``w``
 withdraws, ``[`` and ``]`` step through the sessions, ``r`` refreshes (the screen also
 refreshes by itself while it shows). A player the host allows to organise creates a
-tournament (``c``), opens or closes its registration (``o``) and starts it (``s``).
+tournament (``c``; duplicate or not, docs/rules.md §2.14), opens or closes its
+registration (``o``) and starts it (``s``).
 Names come from other people: plain ``Text``.
 """
 
@@ -20,6 +21,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Input, Label, Static
 
+from gbmj.tournament.duplicate import STEPS, scale_of
 from gbmj.tournament.points import shown
 from gbmj_tui.i18n import N_, tr
 from gbmj_tui.messages import Refused, Replied, Requested
@@ -222,6 +224,7 @@ class TournamentsScreen(ModalScreen[None]):
             table.move_cursor(row=min(row, len(listed) - 1))
         else:
             self._status(tr("No tournaments on this server yet", self.lang))
+        self.refresh_bindings()
 
     def _show_detail(self, detail: m.TournamentDetail) -> None:
         self.detail = detail
@@ -262,6 +265,20 @@ class TournamentsScreen(ModalScreen[None]):
     def _selected(self) -> m.TournamentInfo | None:
         row = self.query_one("#t-list", DataTable).cursor_coordinate.row
         return self.listed[row] if 0 <= row < len(self.listed) else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Signing up and withdrawing are offered while the tournament under the cursor
+        takes entries (the server refuses them after), each as the player stands."""
+        if action in ("enter", "withdraw"):
+            selected = self._selected()
+            if selected is None or selected.state is not TournamentState.OPEN:
+                return False
+            return selected.entered == (action == "withdraw")
+        return True
+
+    @on(DataTable.RowHighlighted, "#t-list")
+    def _moved(self) -> None:
+        self.refresh_bindings()
 
     @on(DataTable.RowSelected, "#t-list")
     def _chosen(self, event: DataTable.RowSelected) -> None:
@@ -319,6 +336,7 @@ class TournamentDialog(ModalScreen[m.CreateTournament | None]):
     """A new tournament's settings, for a player the host allows to organise."""
 
     CSS_PATH = "../styles/app.tcss"
+    DEFAULT_CSS = "TournamentDialog .hint { color: $text-muted; }"
     BINDINGS = [Binding("escape", "cancel", N_("Cancel"))]  # noqa: RUF012
 
     def __init__(self, lang: str, ascii: bool = False) -> None:
@@ -344,6 +362,21 @@ class TournamentDialog(ModalScreen[m.CreateTournament | None]):
                 yield Toggle(tr("First session drawn", lang), True, id="tn-drawn", ascii=ascii)
                 yield Toggle(tr("Leaders together last", lang), False, id="tn-leaders", ascii=ascii)
                 yield Toggle(tr("Spectators", lang), False, id="tn-spectators", ascii=ascii)
+            # Duplicate play (docs/rules.md §2.14): a duplicate session of 2-4 tables is a
+            # duplicate tournament of one session.
+            with Horizontal(classes="row"):
+                yield Toggle(tr("Duplicate", lang), False, id="tn-duplicate", ascii=ascii)
+                yield Label(tr("Scale", lang))
+                yield Input(STEPS, id="tn-scale", max_length=200, compact=True)
+            yield Static(
+                tr(
+                    "Duplicate: every table plays the same deals, each result scored against "
+                    "the field. Scale: steps, raw, or your thresholds in points (10,20,40). "
+                    "A duplicate session of 2-4 tables: 1 session.",
+                    lang,
+                ),
+                classes="row hint",
+            )
             with Horizontal(classes="row"):
                 yield Button(tr("Create", lang), id="tn-create", variant="primary", compact=True)
                 yield Button(tr("Cancel", lang), id="tn-cancel", compact=True)
@@ -360,6 +393,7 @@ class TournamentDialog(ModalScreen[m.CreateTournament | None]):
     @on(Button.Pressed, "#tn-create")
     @on(Input.Submitted)
     def _create(self) -> None:
+        duplicate = self.query_one("#tn-duplicate", Toggle).value
         try:
             request = m.CreateTournament(
                 name=self.query_one("#tn-name", Input).value.strip(),
@@ -369,12 +403,22 @@ class TournamentDialog(ModalScreen[m.CreateTournament | None]):
                 drawn=self.query_one("#tn-drawn", Toggle).value,
                 leaders_last=self.query_one("#tn-leaders", Toggle).value,
                 spectators=self.query_one("#tn-spectators", Toggle).value,
+                duplicate=duplicate or None,
+                scale=(self.query_one("#tn-scale", Input).value.strip() or None)
+                if duplicate
+                else None,
             )
             request.to_wire()  # the protocol's own range checks
             if not request.name:
                 raise ProtocolError(ErrorCode.OUT_OF_RANGE, "a name is needed", "name")
         except ProtocolError as exc:  # a number out of range, or no name: say which
             text = tr("out of range: {field}", self.lang).format(field=exc.field or str(exc))
+            self.query_one("#dialog-error", Static).update(Text(text))
+            return
+        try:
+            scale_of(request.scale or STEPS)
+        except ValueError:  # said here, in the player's language, before the server would
+            text = tr("A scale is steps, raw or rising thresholds in points: 10,20,40", self.lang)
             self.query_one("#dialog-error", Static).update(Text(text))
             return
         self.dismiss(request)

@@ -27,19 +27,30 @@ def _key(line: Text) -> LineKey:
     return line.plain, tuple(line.spans), line.style
 
 
-def _wrap(text: Text, console: Console, width: int) -> list[Text]:
+Place = tuple[int, int]  # where a line starts in the text: character, paragraph
+
+
+def _wrap(text: Text, console: Console, width: int) -> tuple[list[Text], list[Place]]:
     """``text``'s lines at ``width``, as Textual wraps: a line broken at a space loses
-    the spaces it ends with (so that it aligns as Textual's own widgets do)."""
+    the spaces it ends with (so that it aligns as Textual's own widgets do); and where
+    each starts in the text (for a mouse selection, which counts in the text's own
+    lines)."""
+    paragraphs = text.split("\n", allow_blank=True)
     if text.no_wrap:  # a line never wraps (a pool's rows): the lines as they are
-        return list(text.split("\n", allow_blank=True))
+        return list(paragraphs), [(0, y) for y in range(len(paragraphs))]
     lines: list[Text] = []
-    for paragraph in text.split("\n", allow_blank=True):
+    places: list[Place] = []
+    for y, paragraph in enumerate(paragraphs):
         wrapped = paragraph.wrap(console, max(width, 1), no_wrap=text.no_wrap)
         pieces = list(wrapped) or [paragraph]
+        x = 0
+        for piece in pieces:
+            places.append((x, y))
+            x += len(piece.plain)
         for piece in pieces[:-1]:
             piece.rstrip()
         lines.extend(pieces)
-    return lines
+    return lines, places
 
 
 class LineWidget(Widget):
@@ -50,10 +61,14 @@ class LineWidget(Widget):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._lines: tuple[int, list[Text], list[LineKey]] | None = None  # width, lines
+        # width, lines, their keys, where each starts in the text
+        self._lines: tuple[int, list[Text], list[LineKey], list[Place]] | None = None
         self._shown: list[LineKey] | None = None  # the lines on the screen, as far as known
-        # the strips drawn, by line, width, alignment and the colours under them
-        self._strips: dict[tuple[LineKey, int, str, Style], Strip] = {}
+        # the strips drawn, by line, width, alignment, the colours under them, where the
+        # line is in the text and what of it is selected
+        self._strips: dict[
+            tuple[LineKey, int, str, Style, Place, tuple[int, int] | None], Strip
+        ] = {}
         self._pending = False  # a repaint of the changed lines is on its way
 
     def changed(self) -> None:
@@ -64,23 +79,23 @@ class LineWidget(Widget):
             self._pending = True
             self.call_later(self._repaint_changes)
 
-    def _current(self) -> tuple[list[Text], list[LineKey]]:
+    def _current(self) -> tuple[list[Text], list[LineKey], list[Place]]:
         """The lines of the text now, at the widget's width (computed once a change)."""
         width = self.content_region.width
         if self._lines is None or self._lines[0] != width:
             text = self.render()
             assert isinstance(text, Text)
-            lines = _wrap(text, self.app.console, width) if text.plain else []
+            lines, places = _wrap(text, self.app.console, width) if text.plain else ([], [])
             keys = [_key(line) for line in lines]
             if self._lines is not None or self._shown is None:  # a new size: all drawn
                 self._shown = keys
-            self._lines = (width, lines, keys)
-        return self._lines[1], self._lines[2]
+            self._lines = (width, lines, keys, places)
+        return self._lines[1], self._lines[2], self._lines[3]
 
     def _repaint_changes(self) -> None:
         self._pending = False
         shown = self._shown
-        _lines, keys = self._current()
+        _lines, keys, _places = self._current()
         self._shown = keys
         width = self.content_region.width
         height = self.styles.height
@@ -96,26 +111,59 @@ class LineWidget(Widget):
             if old != new:
                 self.refresh(Region(0, y, width, 1))
 
+    def _selected(self, line: Text, place: Place) -> tuple[int, int] | None:
+        """The part of ``line`` (starting at ``place``) under the mouse's selection."""
+        selection = self.text_selection
+        span = selection.get_span(place[1]) if selection is not None else None
+        if span is None:
+            return None
+        start, end = span
+        first = max(start - place[0], 0)
+        last = len(line.plain) if end == -1 else min(end - place[0], len(line.plain))
+        return (first, last) if first < last else None
+
     def render_line(self, y: int) -> Strip:
         width = self.content_region.width
-        lines, keys = self._current()
+        lines, keys, places = self._current()
         if y >= len(lines):
             return Strip.blank(width, self.rich_style)
         align = self.styles.text_align  # the CSS's text-align, as Textual's widgets have it
         base = self.rich_style  # the colours under the text (a box's, the turn's shade)
-        key = (keys[y], width, align, base)
+        selected = self._selected(lines[y], places[y])
+        key = (keys[y], width, align, base, places[y], selected)
         found = self._strips.get(key)
         if found is None:
             if len(self._strips) > 4 * max(len(lines), 16):
                 self._strips.clear()  # lines of earlier states: let them go
             console, line = self.app.console, lines[y]
+            if selected is not None:
+                line = line.copy()
+                style = self.screen.get_component_rich_style("screen--selection")
+                line.stylize(style, *selected)
             line.no_wrap, line.overflow, line.end = True, "crop", ""
             excess = width - line.cell_len
+            pad = 0
             if excess > 0 and align in ("center", "right", "end"):  # as Textual aligns
-                line = Text(" " * (excess // 2 if align == "center" else excess)) + line
+                pad = excess // 2 if align == "center" else excess
+                line = Text(" " * pad) + line
                 line.no_wrap, line.overflow, line.end = True, "crop", ""
             segments = console.render(line, console.options.update_width(max(width, 1)))
             row = next(iter(Segment.split_and_crop_lines(segments, width, pad=True)), [])
-            found = Strip(row, width).apply_style(base)
+            found = Strip(_placed(row, places[y], pad), width).apply_style(base)
             self._strips[key] = found
         return found
+
+
+def _placed(row: list[Segment], place: Place, pad: int) -> list[Segment]:
+    """``row``'s segments, each saying where its first character is in the widget's
+    text, as Textual's own widgets say it: a mouse selection starts and ends there
+    (without it, a drag selects the whole widget and shows nothing)."""
+    x, y = place
+    out: list[Segment] = []
+    at = -pad  # characters into the line; the alignment's spaces before it
+    for segment in row:
+        meta = Style.from_meta({"offset": (x + max(at, 0), y)})
+        style = segment.style + meta if segment.style is not None else meta
+        out.append(Segment(segment.text, style, segment.control))
+        at += len(segment.text)
+    return out

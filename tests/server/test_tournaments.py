@@ -413,3 +413,42 @@ async def test_a_player_the_host_allows_organises_a_tournament(connect, admin) -
     assert detail["standings"][0]["dropped"] is True
     await admin("tournament", "disallow", "alice")
     assert (await alice.request("create_tournament", **settings))["code"] == ("tournament_refused")
+
+
+@pytest.mark.slow
+async def test_a_player_organises_a_duplicate_session_on_their_own_scale(connect, admin) -> None:
+    """The organiser's own duplicate session (docs/rules.md §2.14): one session of two
+    tables on a scale of their own; a scale without duplicate, or one that is no scale,
+    is refused and creates nothing."""
+    alice = await connect()
+    await alice.register("alice")
+    assert (await admin("tournament", "allow", "alice"))[0] == 0
+    settings = {
+        "name": "thursday duplicate",
+        "sessions": 1,
+        "hands": 2,
+        "minutes": 30,
+        "drawn": True,
+        "leaders_last": False,
+        "spectators": False,
+    }
+    for wrong in ({"scale": "raw"}, {"duplicate": False, "scale": "raw"}):
+        reply = await alice.request("create_tournament", **settings, **wrong)
+        assert reply["code"] == "tournament_refused" and "duplicate" in reply["message"]
+    reply = await alice.request("create_tournament", **settings, duplicate=True, scale="40,20")
+    assert reply["code"] == "tournament_refused" and "rising" in reply["message"]
+    assert (await alice.ok("list_tournaments"))["tournaments"] == []  # nothing created
+    created = await alice.ok("create_tournament", **settings, duplicate=True, scale="10,20,40")
+    tournament_id = created["tournament"]["tournament_id"]
+    assert created["scale"] == [10, 20, 40]
+    players = await _entered(connect, tournament_id, [f"dup{i}" for i in range(8)])
+    await alice.ok("manage_tournament", tournament_id=tournament_id, action="start")
+    seated = [await p.expect("tournament_seated", session=1) for p in players]
+    assert sorted(Counter(s["table_number"] for s in seated).items()) == [(1, 4), (2, 4)]
+    detail = await alice.ok("get_tournament", tournament_id=tournament_id)
+    assert len(detail["deals"]) == 2  # the session's deals promised from its start
+    # The standing default: a duplicate session without a scale scores on the steps.
+    steps = await alice.ok(
+        "create_tournament", **{**settings, "name": "friday duplicate"}, duplicate=True
+    )
+    assert len(steps["scale"]) == 18

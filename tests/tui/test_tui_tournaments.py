@@ -150,13 +150,16 @@ def test_a_player_the_host_allows_creates_and_closes_a_tournament(
                 account = store.account_by_name("olga")
                 assert account is not None
                 store.set_organiser(account.id, True)
-            await pilot.press("c")
+            await pilot.press("c")  # a duplicate session, on her own scale
             await until(pilot, lambda: isinstance(app.screen, TournamentDialog))
             app.screen.query_one("#tn-name", Input).value = "Olga's cup"
-            app.screen.query_one("#tn-sessions", Input).value = "3"
+            app.screen.query_one("#tn-sessions", Input).value = "1"
+            await pilot.click("#tn-duplicate")
+            app.screen.query_one("#tn-scale", Input).value = "10,20,40"
             app.screen.query_one("#tn-name", Input).focus()
             await pilot.press("enter")
             await until(pilot, lambda: "Olga's cup: registration open" in screen_text(app))
+            await until(pilot, lambda: "at 10 20 40 points" in screen_text(app))
             created = screen_text(app)
             app.screen.query_one("#t-list", DataTable).focus()
             await pilot.press("o")
@@ -165,7 +168,8 @@ def test_a_player_the_host_allows_creates_and_closes_a_tournament(
 
     refused, created, closed = asyncio.run(go())
     assert "organise" in refused
-    assert "registration open, sessions: 3" in created and "olga" in created
+    assert "registration open, sessions: 1" in created and "olga" in created
+    assert "Duplicate: the score counts the steps reached, at 10 20 40 points" in created
     assert "Olga's cup" in closed
 
 
@@ -231,8 +235,11 @@ def test_a_small_terminal_shows_the_standings_and_the_screens_own_keys(lang: str
     table_2 = r"^\W*2\s+club4\s+club5\s+club6\s+club7\s+-101/275/-87/-87\s+0/4/1.50/1.50\b"
     assert re.search(table_2, text, re.M)  # the whole line, not cut at the edge
     hint = "Enter: show   organisers: c new, o registration, s start"
-    for words in ("Sign up", "Withdraw", "Refresh", hint):
+    for words in ("Previous session", "Refresh", hint):
         assert tr(words, lang) in text, words
+    bar = text.strip().splitlines()[-2:]  # the key bar's lines
+    for words in ("Sign up", "Withdraw"):  # finished: it takes no entries
+        assert all(tr(words, lang) not in line for line in bar), words
     assert tr("Change password", lang) not in text  # the lobby's key bar is covered
     assert re.search(r"Club night\s+✓", text)  # entered: in sight, not cut at the edge
 
@@ -288,3 +295,83 @@ def test_the_players_own_tournament_is_shown_at_once() -> None:
     asked = [r for r in outbox if isinstance(r, m.GetTournament)]
     assert [r.tournament_id for r in asked] == [1]
     assert row == 1
+
+
+def test_an_organiser_asks_for_a_duplicate_session_on_a_scale() -> None:
+    """docs/rules.md §2.14: the organiser's dialog offers duplicate play and its scale (a
+    duplicate session: one session); a scale that is none is said in the dialog and not
+    sent; without duplicate no scale is sent."""
+
+    async def go() -> tuple[list[m.Message], str, str]:
+        app = OfflineApp(sample_view(), lang="en")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            screen = TournamentsScreen("en", "drv")
+            await app.push_screen(screen)
+            app.outbox.clear()
+            await pilot.press("c")
+            await until(pilot, lambda: isinstance(app.screen, TournamentDialog))
+            dialog = app.screen
+            shown = terminal_text(app)
+            dialog.query_one("#tn-name", Input).value = "Thursday duplicate"
+            dialog.query_one("#tn-sessions", Input).value = "1"
+            dialog.query_one("#tn-hands", Input).value = "8"
+            await pilot.click("#tn-duplicate")
+            dialog.query_one("#tn-scale", Input).value = "40,20"
+            dialog.query_one("#tn-name", Input).focus()
+            await pilot.press("enter")
+            await until(pilot, lambda: "rising thresholds" in terminal_text(app))
+            refused = terminal_text(app)
+            assert app.screen is dialog  # nothing sent
+            assert not any(isinstance(r, m.CreateTournament) for r in app.outbox)
+            dialog.query_one("#tn-scale", Input).value = "10,20,40"
+            dialog.query_one("#tn-name", Input).focus()
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, TournamentsScreen))
+            await pilot.press("c")  # another, not duplicate: no scale goes with it
+            await until(pilot, lambda: isinstance(app.screen, TournamentDialog))
+            app.screen.query_one("#tn-name", Input).value = "Club night"
+            app.screen.query_one("#tn-scale", Input).value = "raw"
+            app.screen.query_one("#tn-name", Input).focus()
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, TournamentsScreen))
+            return list(app.outbox), shown, refused
+
+    outbox, shown, refused = asyncio.run(go())
+    assert "Duplicate" in shown and "Scale" in shown and "steps" in shown
+    assert "Create" in shown  # the whole dialog in sight at 80x24
+    assert "A scale is steps, raw or rising thresholds" in " ".join(refused.split())
+    duplicate, plain = [r for r in outbox if isinstance(r, m.CreateTournament)]
+    assert (duplicate.duplicate, duplicate.scale, duplicate.sessions, duplicate.hands) == (
+        True,
+        "10,20,40",
+        1,
+        8,
+    )
+    assert (plain.duplicate, plain.scale) == (None, None)
+
+
+def test_signing_up_and_withdrawing_are_offered_while_it_takes_entries() -> None:
+    """The key bar offers ``e`` on an open tournament the player has not entered, ``w``
+    on one they have, neither once registration has closed."""
+    listed, _ = _club_night()
+    info = listed.tournaments[0]
+
+    async def keys(t: m.TournamentInfo) -> str:
+        app = OfflineApp(sample_view(), lang="en")
+        async with app.run_test(size=(100, 32)) as pilot:
+            await pilot.pause()
+            screen = TournamentsScreen("en", "drv")
+            await app.push_screen(screen)
+            screen.post_message(Replied(m.ListTournaments(), m.TournamentList(tournaments=(t,))))
+            await until(pilot, lambda: t.name in terminal_text(app))
+            await pilot.pause()
+            return terminal_text(app).splitlines()[-1]
+
+    opened = replace(info, state=TournamentState.OPEN, session=0)
+    assert "Sign up" in asyncio.run(keys(replace(opened, entered=False)))
+    assert "Withdraw" not in asyncio.run(keys(replace(opened, entered=False)))
+    assert "Withdraw" in asyncio.run(keys(opened))
+    assert "Sign up" not in asyncio.run(keys(opened))
+    closed = asyncio.run(keys(replace(opened, state=TournamentState.CLOSED)))
+    assert "Sign up" not in closed and "Withdraw" not in closed and "Refresh" in closed
