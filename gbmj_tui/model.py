@@ -28,7 +28,7 @@ TIMERS: tuple[TimerClass, ...] = tuple(TimerClass)
 
 
 @dataclass(frozen=True, slots=True)
-class MeldView:
+class MeldModel:
     """A declared meld as a viewer sees it.
 
     ``tile`` is the lowest tile (chow) or the tile (pung, kong); ``None`` for another
@@ -52,7 +52,7 @@ class MeldView:
         return (t,) * (4 if self.kind == "kong" else 3)
 
 
-FACE_DOWN_KONG = MeldView("kong", None, concealed=True)  # another seat's concealed kong
+FACE_DOWN_KONG = MeldModel("kong", None, concealed=True)  # another seat's concealed kong
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +66,7 @@ class SeatModel:
     wind: int = Tile.E  # seat wind for the hand, a wind tile code (27-30) as on the wire
     score: int = 0
     concealed_count: int = 0
-    melds: tuple[MeldView, ...] = ()
+    melds: tuple[MeldModel, ...] = ()
     flowers: tuple[int, ...] = ()
     discards: tuple[int, ...] = ()
     # The places in ``discards`` of tiles another seat claimed: they stay in the pool,
@@ -156,7 +156,7 @@ class ResultView:
     fees: tuple[int, ...] | None = None  # the table fee each seat paid (within ``coins``)
     scores: tuple[int, ...] | None = None  # match totals after the hand
     hands: tuple[tuple[int, ...], ...] = ((), (), (), ())
-    melds: tuple[tuple[MeldView, ...], ...] = ((), (), (), ())
+    melds: tuple[tuple[MeldModel, ...], ...] = ((), (), (), ())
     flowers: tuple[tuple[int, ...], ...] = ((), (), (), ())
     hand_id: int | None = None  # for the replay (``get_hand``)
     # The revealed wall and salt against the commitment announced before the deal

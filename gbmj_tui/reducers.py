@@ -16,7 +16,7 @@ from gbmj_tui.model import (
     FACE_DOWN_KONG,
     TIMERS,
     FanLine,
-    MeldView,
+    MeldModel,
     PromptView,
     ResultView,
     TableView,
@@ -179,7 +179,7 @@ def _on_claim(
         hand = view.hand if view.drawn is None else sort_tiles((*view.hand, view.drawn))
         view = replace(view, hand=_remove(hand, *own), drawn=None)
     s = view.seats[seat]
-    meld = MeldView(
+    meld = MeldModel(
         kind=meld_kind,
         tile=tiles[0],
         claimed_from=(seat - from_seat) % 4,
@@ -212,7 +212,7 @@ def on_concealed_kong(
         hand = view.hand if view.drawn is None else sort_tiles((*view.hand, view.drawn))
         view = replace(view, hand=_remove(hand, tile, tile, tile, tile), drawn=None)
     s = view.seats[seat]
-    meld = MeldView(kind="kong", tile=tile, concealed=True)
+    meld = MeldModel(kind="kong", tile=tile, concealed=True)
     view = view.with_seat(
         seat, melds=(*s.melds, meld), concealed_count=max(s.concealed_count - 4, 0)
     )
@@ -269,7 +269,7 @@ def on_hand_end(
     view: TableView,
     *,
     concealed: Iterable[Iterable[int]] = ((), (), (), ()),
-    melds: Iterable[Iterable[MeldView | None]] = ((), (), (), ()),
+    melds: Iterable[Iterable[MeldModel | None]] = ((), (), (), ()),
     outcome: str | None = None,
     points: Iterable[int] | None = None,
     **_: Any,

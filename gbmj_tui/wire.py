@@ -15,18 +15,18 @@ from typing import Any
 from gbmj.game.personal_walls import PERSONAL_WALL_SIZE, verify_personal_commitment
 from gbmj.game.wall import verify_commitment
 from gbmj_tui import model, reducers
-from gbmj_tui.model import FanLine, MeldView, ResultView, SeatModel, TableView
+from gbmj_tui.model import FanLine, MeldModel, ResultView, SeatModel, TableView
 from protocol import messages as m
 from protocol.messages import ActionChoice
 from protocol.tiles import Tile
 from protocol.vocabulary import Presence, TableStatus
 
 
-def meld_from_wire(meld: m.MeldView | None) -> MeldView:
+def meld_from_wire(meld: m.MeldView | None) -> MeldModel:
     """A wire meld; ``None`` (another seat's concealed kong) is a face-down kong."""
     if meld is None:
         return model.FACE_DOWN_KONG
-    return MeldView(
+    return MeldModel(
         kind=meld.kind,
         tile=meld.tile,
         concealed=meld.concealed,

@@ -32,7 +32,7 @@ from gbmj.replay import hand_state
 from gbmj.rules.errors import HandError
 from gbmj.rules.hand import Meld
 from gbmj_tui.i18n import N_, fan_name, tr, trp
-from gbmj_tui.model import MeldView, TableView
+from gbmj_tui.model import MeldModel, TableView
 from gbmj_tui.replay import HandReplay, steps_of_events
 from gbmj_tui.tiles import TileStyle, tiles_label
 from protocol.messages import Discard
@@ -65,7 +65,7 @@ def coach_allowed(view: TableView) -> bool:
     return True
 
 
-def _meld(m: MeldView) -> Meld | None:
+def _meld(m: MeldModel) -> Meld | None:
     if m.tile is None:
         return None
     return Meld(

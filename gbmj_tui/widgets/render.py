@@ -13,7 +13,7 @@ from functools import lru_cache
 from rich.cells import cell_len
 from rich.text import Text
 
-from gbmj_tui.model import MeldView
+from gbmj_tui.model import MeldModel
 from gbmj_tui.tiles import (
     HIGHLIGHTED,
     TILE_STYLES,
@@ -60,7 +60,7 @@ def beside(blocks: Sequence[Block], gap: int = 0) -> Block:
 
 
 def meld_text(
-    meld: MeldView,
+    meld: MeldModel,
     style: TileStyle = TileStyle.CJK,
     *,
     compact: bool = False,
@@ -87,7 +87,7 @@ def meld_text(
 
 
 def meld_lines(
-    meld: MeldView,
+    meld: MeldModel,
     style: TileStyle = TileStyle.CJK,
     *,
     big: bool = False,

@@ -16,7 +16,7 @@ from tui_sample import claim_prompt, sample_view, turn_prompt
 
 from gbmj.coach import hints
 from gbmj.game.views import make_view
-from gbmj_tui.model import MeldView, TableView
+from gbmj_tui.model import MeldModel, TableView
 from gbmj_tui.screens.fans import FanReference, matches
 from gbmj_tui.tiles import TileStyle, tiles_label
 from gbmj_tui.widgets.coach import CoachPanel, coach_allowed, sight_of_view
@@ -97,8 +97,8 @@ def test_a_ready_hand_lists_its_waits_and_warns_when_none_reaches_8() -> None:
     me = replace(
         sample_view().seats[0],
         melds=(
-            MeldView("pung", T.M8, claimed_from=2, claimed_tile=T.M8),
-            MeldView("chow", T.S4, claimed_from=1, claimed_tile=T.S5),
+            MeldModel("pung", T.M8, claimed_from=2, claimed_tile=T.M8),
+            MeldModel("chow", T.S4, claimed_from=1, claimed_tile=T.S5),
         ),
         flowers=(),
     )

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from tui_sample import sample_view
 
-from gbmj_tui.model import BOTTOM, LEFT, RIGHT, TOP, MeldView, TableView, round_label
+from gbmj_tui.model import BOTTOM, LEFT, RIGHT, TOP, MeldModel, TableView, round_label
 from gbmj_tui.reducers import apply_event, on_prompt
 from protocol.messages import ActionChoice
 from protocol.tiles import Tile as T
@@ -134,7 +134,7 @@ def test_win_and_hand_end_reveal_everything() -> None:
     )
     assert view.result is not None and view.result.winner == 2
     assert view.result.from_seat is None and view.result.fans[1].count == 2
-    hidden = MeldView("kong", T.P9, concealed=True)
+    hidden = MeldModel("kong", T.P9, concealed=True)
     view = apply_event(
         view,
         "hand_end",

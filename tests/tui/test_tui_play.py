@@ -14,7 +14,7 @@ from tui_harness import OfflineApp, terminal_text, until, widget_text
 from tui_sample import claim_prompt, sample_view, turn_prompt
 
 from gbmj.game.wall import Wall, commitment_of
-from gbmj_tui.model import MeldView, TimerView
+from gbmj_tui.model import MeldModel, TimerView
 from gbmj_tui.screens.result import StandingsScreen
 from gbmj_tui.screens.table import TableScreen
 from gbmj_tui.widgets import ActionLine, HandRow, HelpPanel
@@ -285,7 +285,7 @@ def test_80x24_keeps_every_key_and_160x50_grows_the_board() -> None:
 @pytest.mark.slow
 def test_ascii_draws_nothing_but_ascii_on_every_table_screen() -> None:
     view = claim_prompt(sample_view())
-    view = view.with_seat(1, melds=(MeldView("kong", None, concealed=True),))
+    view = view.with_seat(1, melds=(MeldModel("kong", None, concealed=True),))
     view = replace(view, unseen=(4,) * 34, timer=TimerView((0,), "claim_window", 5000, 5000))
 
     async def help_and_chat(app, pilot):

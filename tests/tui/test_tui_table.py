@@ -11,7 +11,7 @@ import pytest
 from tui_harness import OfflineApp, TableHost, screen_text, widget_text
 from tui_sample import claim_prompt, sample_result, sample_view, turn_prompt
 
-from gbmj_tui.model import MeldView
+from gbmj_tui.model import MeldModel
 from gbmj_tui.tiles import TileStyle, face
 from gbmj_tui.widgets import HandRow, PromptBar
 from gbmj_tui.widgets.keybar import KeyBar
@@ -85,9 +85,9 @@ def test_table_shows_melds_and_flowers(size) -> None:
 def test_a_side_with_many_melds_writes_them_as_short_labels_at_80x24() -> None:
     view = sample_view()
     melds = (
-        MeldView("chow", T.S3, claimed_from=1, claimed_tile=T.S4),
-        MeldView("pung", T.P2, claimed_from=2, claimed_tile=T.P2),
-        MeldView("chow", T.M6, claimed_from=1, claimed_tile=T.M6),
+        MeldModel("chow", T.S3, claimed_from=1, claimed_tile=T.S4),
+        MeldModel("pung", T.P2, claimed_from=2, claimed_tile=T.P2),
+        MeldModel("chow", T.M6, claimed_from=1, claimed_tile=T.M6),
     )
     view = view.with_seat(3, melds=melds)
     _app, text = _run(view, (80, 24), TileStyle.CJK, "zh")

@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.style import Style
 from rich.text import Span, Text
 
-from gbmj_tui.model import FanLine, MeldView, PromptView, SeatModel
+from gbmj_tui.model import FanLine, MeldModel, PromptView, SeatModel
 from gbmj_tui.tiles import HIGHLIGHTED, TAKEN, TileStyle, tile_lines
 from gbmj_tui.widgets.claim import claim_options, turn_options
 from gbmj_tui.widgets.countdown import bar_text
@@ -40,20 +40,20 @@ def _plain(renderable: object, width: int = 100) -> str:
 
 
 def test_meld_shows_whom_it_was_claimed_from() -> None:
-    chow = MeldView("chow", T.S3, claimed_from=1, claimed_tile=T.S4)
+    chow = MeldModel("chow", T.S3, claimed_from=1, claimed_tile=T.S4)
     assert meld_text(chow).plain == "三条四条五条上"
     assert meld_text(chow, ASCII).plain == " 3s  4s  5s <"
-    pung = MeldView("pung", T.C, claimed_from=2, claimed_tile=T.C)
+    pung = MeldModel("pung", T.C, claimed_from=2, claimed_tile=T.C)
     assert meld_text(pung, ASCII).plain.endswith("^")
-    assert meld_text(MeldView("kong", T.E, claimed_from=3, claimed_tile=T.E)).plain.endswith("下")
+    assert meld_text(MeldModel("kong", T.E, claimed_from=3, claimed_tile=T.E)).plain.endswith("下")
     claimed = [s for s in meld_text(chow).spans if _style(s).underline]
     assert len(claimed) == 1 and meld_text(chow).plain[claimed[0].start : claimed[0].end] == "四条"
 
 
 def test_concealed_kong_is_face_down() -> None:
-    hidden = MeldView("kong", None, concealed=True)
+    hidden = MeldModel("kong", None, concealed=True)
     assert meld_text(hidden).plain == "〓〓" * 4
-    own = MeldView("kong", T.P9, concealed=True)
+    own = MeldModel("kong", T.P9, concealed=True)
     assert meld_text(own).plain == "〓〓九饼九饼〓〓"
     assert meld_text(own, ASCII).plain == "#### 9p  9p ####"
 
@@ -94,7 +94,7 @@ def test_a_claimed_discard_stays_in_its_pool_marked_as_taken() -> None:
 def test_the_highlighted_tile_is_marked_in_pools_and_melds() -> None:
     pool = pool_text((T.M4, T.P2, T.M4), ASCII, highlight=T.M4, taken=(2,), width=30)
     assert _lit(pool) == [" 4m "]  # the taken copy is not on the table any more
-    chow = MeldView("chow", T.M3, claimed_from=1, claimed_tile=T.M4)
+    chow = MeldModel("chow", T.M3, claimed_from=1, claimed_tile=T.M4)
     assert _lit(meld_text(chow, ASCII, highlight=T.M4)) == [" 4m "]
     assert _lit(meld_text(chow, compact=True, highlight=T.M4)) == ["三四五万"]
     assert _lit(meld_text(chow)) == []
@@ -116,7 +116,7 @@ def test_a_big_tile_is_a_box_three_rows_high() -> None:
         "| 1m | | 2m | | 3m |" + LAST_MARK,
         "+----+ +----+ +----+ ",
     ]
-    pung = meld_lines(MeldView("pung", T.E, claimed_from=2, claimed_tile=T.E), ASCII, big=True)
+    pung = meld_lines(MeldModel("pung", T.E, claimed_from=2, claimed_tile=T.E), ASCII, big=True)
     assert [line.plain for line in pung] == [
         "+----++----++----+ ",
         "| E  || E  || E  |^",
@@ -145,8 +145,8 @@ def test_a_seat_writes_its_melds_short_when_that_saves_lines() -> None:
     seat = SeatModel(
         seat=1,
         melds=(
-            MeldView("pung", T.P3, claimed_from=1, claimed_tile=T.P3),
-            MeldView("chow", T.M1, claimed_from=1, claimed_tile=T.M2),
+            MeldModel("pung", T.P3, claimed_from=1, claimed_tile=T.P3),
+            MeldModel("chow", T.M1, claimed_from=1, claimed_tile=T.M2),
         ),
     )
     assert seat_body(seat, 40, TileStyle.CJK, "zh").plain == "三饼三饼三饼上 一万二万三万上"
@@ -268,10 +268,10 @@ def test_counter_text_one_line_per_suit() -> None:
 
 
 def test_narrow_meld_is_a_short_label() -> None:
-    chow = MeldView("chow", T.S3, claimed_from=1, claimed_tile=T.S4)
+    chow = MeldModel("chow", T.S3, claimed_from=1, claimed_tile=T.S4)
     assert meld_text(chow, compact=True).plain == "三四五条上"
     assert meld_text(chow, ASCII, compact=True).plain == "3s 4s 5s<"
-    assert meld_text(MeldView("kong", None, concealed=True), compact=True).plain == "〓" * 4
+    assert meld_text(MeldModel("kong", None, concealed=True), compact=True).plain == "〓" * 4
 
 
 def test_seat_header_shows_the_level() -> None:

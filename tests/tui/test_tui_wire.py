@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from gbmj_tui.model import FACE_DOWN_KONG, MeldView, TableView
+from gbmj_tui.model import FACE_DOWN_KONG, MeldModel, TableView
 from gbmj_tui.wire import (
     action_message,
     apply_event_message,
@@ -37,7 +37,7 @@ def test_snapshot_fills_seats_hand_and_timer() -> None:
     assert view.seats[1].bot and view.seats[1].auto_play and not view.seats[2].connected
     assert view.drawn == T.W and T.W not in view.hand and len(view.hand) == 10
     assert view.hand == tuple(sorted(view.hand))
-    assert view.seats[3].melds == (MeldView("kong", None, concealed=True),)
+    assert view.seats[3].melds == (MeldModel("kong", None, concealed=True),)
     assert view.seats[0].melds[0].claimed_from == 1
     assert view.wall_count == 83 and view.hand_number == 2 and view.playing
     assert view.timer is not None and view.timer.ms_left == 12_400
@@ -98,12 +98,12 @@ def _check_exposed_kong(before: TableView, after: TableView) -> None:
 
 
 def _check_hidden_kong(before: TableView, after: TableView) -> None:
-    assert after.seats[3].melds[-1] == MeldView("kong", None, concealed=True)
+    assert after.seats[3].melds[-1] == MeldModel("kong", None, concealed=True)
     assert after.seats[3].concealed_count == max(before.seats[3].concealed_count - 4, 0)
 
 
 def _check_shown_kong(before: TableView, after: TableView) -> None:
-    assert after.seats[3].melds[-1] == MeldView("kong", T.F, concealed=True)
+    assert after.seats[3].melds[-1] == MeldModel("kong", T.F, concealed=True)
 
 
 def _check_added_kong(before: TableView, after: TableView) -> None:
@@ -133,7 +133,7 @@ def _check_escape(before: TableView, after: TableView) -> None:
 def _check_hand_end(before: TableView, after: TableView) -> None:
     assert not after.playing and after.result is not None
     assert after.result.hands[3] == tuple(sorted(after.result.hands[3]))
-    assert all(isinstance(x, MeldView) for ms in after.result.melds for x in ms)
+    assert all(isinstance(x, MeldModel) for ms in after.result.melds for x in ms)
     assert after.result.melds[3][0].tile == T.F  # the concealed kong shown at the end
 
 

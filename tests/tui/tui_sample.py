@@ -9,7 +9,7 @@ from gbmj.bots import make_bot
 from gbmj.bots.arena import play_hand
 from gbmj.game.hand_state import HandState
 from gbmj.game.wall import commitment_of
-from gbmj_tui.model import MeldView, PromptView, SeatModel, TableView, TimerView
+from gbmj_tui.model import MeldModel, PromptView, SeatModel, TableView, TimerView
 from protocol import messages as m
 from protocol.messages import ActionChoice
 from protocol.tiles import Tile
@@ -28,7 +28,7 @@ def sample_view(me: int | None = 0) -> TableView:
             wind=T.W,
             score=1200,
             concealed_count=11,
-            melds=(MeldView("pung", T.C, claimed_from=2, claimed_tile=T.C),),
+            melds=(MeldModel("pung", T.C, claimed_from=2, claimed_tile=T.C),),
             flowers=(T.F1,),
             discards=(T.N, T.M9, T.P1),
         ),
@@ -39,7 +39,7 @@ def sample_view(me: int | None = 0) -> TableView:
             score=-400,
             concealed_count=10,
             bot=True,
-            melds=(MeldView("kong", None, concealed=True),),
+            melds=(MeldModel("kong", None, concealed=True),),
             discards=(T.W, T.S1, T.S9, T.P9, T.M1, T.E, T.F),
         ),
         SeatModel(
@@ -48,7 +48,7 @@ def sample_view(me: int | None = 0) -> TableView:
             wind=T.E,
             score=800,
             concealed_count=10,
-            melds=(MeldView("chow", T.S3, claimed_from=1, claimed_tile=T.S4),),
+            melds=(MeldModel("chow", T.S3, claimed_from=1, claimed_tile=T.S4),),
             flowers=(T.F5, T.F6),
             discards=(T.P, T.S, T.M2),
         ),
@@ -134,9 +134,9 @@ def sample_result(view: TableView) -> TableView:
             (T.M5, T.M6, T.M7, T.S1, T.S2, T.S3, T.W, T.W, T.W, T.N, T.N, T.P, T.P),
         ),
         melds=(
-            (MeldView("pung", T.C, claimed_from=2, claimed_tile=T.C),),
-            (MeldView("kong", T.P9, concealed=True),),
-            (MeldView("chow", T.S3, claimed_from=1, claimed_tile=T.S4),),
+            (MeldModel("pung", T.C, claimed_from=2, claimed_tile=T.C),),
+            (MeldModel("kong", T.P9, concealed=True),),
+            (MeldModel("chow", T.S3, claimed_from=1, claimed_tile=T.S4),),
             (),
         ),
         flowers=((T.F1,), (), (T.F5, T.F6), ()),
