@@ -31,6 +31,7 @@ from gbmj_server.names import NameRefused, PasswordRefused, check_password, norm
 from gbmj_server.net.connection import Connection
 from gbmj_server.net.dispatch import Handlers
 from gbmj_server.net.errors import RequestError
+from gbmj_server.net.guard import Guard
 from gbmj_server.nodes.leases import hosted_player
 from gbmj_server.nodes.tickets import TicketRefused, read_ticket
 from gbmj_server.profiles import profile
@@ -173,14 +174,21 @@ async def guest(services: Services, conn: Connection, request: m.Guest) -> None:
     await _sign_in(services, conn, request, account, token)
 
 
-@handlers.on(m.Resume, signed_out=True)
-async def resume(services: Services, conn: Connection, request: m.Resume) -> None:
+def _token_turn(services: Services, conn: Connection) -> tuple[Guard, str, float]:
+    """A signed-out connection may try a token or ticket now (its address's failures
+    throttle it): the guard, the address as the guard counts it, and the time."""
     _signed_out(conn)
     guard, now = services.guard, trio.current_time()
     address = guard.key(conn.address)
     wait = guard.tokens.wait(address, now)
     if wait > 0:
         raise _throttled(wait)
+    return guard, address, now
+
+
+@handlers.on(m.Resume, signed_out=True)
+async def resume(services: Services, conn: Connection, request: m.Resume) -> None:
+    guard, address, now = _token_turn(services, conn)
     storage = services.store.storage
     account = await services.store.call(storage.resolve_session, request.token)
     if account is None or account.banned:
@@ -194,12 +202,7 @@ async def resume(services: Services, conn: Connection, request: m.Resume) -> Non
 async def redeem_ticket(services: Services, conn: Connection, request: m.RedeemTicket) -> None:
     """Sign in with the ticket of another node's redirect (``gbmj_server.nodes.tickets``):
     signed by the nodes' key, not run out, not used before."""
-    _signed_out(conn)
-    guard, now = services.guard, trio.current_time()
-    address = guard.key(conn.address)
-    wait = guard.tokens.wait(address, now)
-    if wait > 0:
-        raise _throttled(wait)
+    guard, address, now = _token_turn(services, conn)
     leases = services.tables.leases
     if leases is None or leases.ticket_key is None:
         raise RequestError(ErrorCode.BAD_TOKEN, "this server takes no tickets: sign in")
