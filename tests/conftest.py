@@ -20,7 +20,9 @@ _HERE = Path(__file__).parent
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         folder = item.path.relative_to(_HERE).parts[0] if item.path.is_relative_to(_HERE) else ""
-        if folder in _SLOW_FOLDERS:
+        # The browser and SSH folders start a front door per module; a PostgreSQL test
+        # starts a database server (the fast lane runs the same tests on SQLite).
+        if folder in _SLOW_FOLDERS or item.get_closest_marker("postgres") is not None:
             item.add_marker(pytest.mark.slow)
 
 

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from gbmj.rules.errors import HandError
 from gbmj.rules.records import record_input
 from gbmj.rules.scoring import WinContext, score_hand
@@ -23,6 +25,7 @@ def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str
     )
 
 
+@pytest.mark.slow
 def test_waits_and_their_fan_agree_with_the_scoring_for_every_reference_hand() -> None:
     """Each valid reference hand, its winning tile taken out, is ready: the hint lists
     that tile, and its totals on a discard and self-drawn are the calculator's (and the

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 SCRIPT = Path(sys.executable).parent / "gbmj-fan"
 SAMPLE = ROOT / "tests" / "fixtures" / "fan-sample.jsonl"
@@ -71,6 +73,7 @@ def test_a_hand_that_does_not_win() -> None:
     assert json.loads(r.stdout)["error"] == "not_winning"
 
 
+@pytest.mark.slow
 def test_bad_flags_are_argparse_errors() -> None:
     assert run("123m", "--bogus").returncode == 2
     assert run("123m 456p 789s EEE 1s", "--seat", "X").returncode == 2

@@ -253,6 +253,7 @@ async def test_the_host_sets_the_days_and_the_price(tmp_path: Path) -> None:
         load_config_file(config)
 
 
+@pytest.mark.slow
 async def test_the_host_keeps_a_hand_in_a_players_saved_hands(world, tmp_path, capsys) -> None:
     """``admin save-hand``: the host keeps any hand, no recorder used; carol (who did not
     play it) finds it in her saved hands and reads it."""

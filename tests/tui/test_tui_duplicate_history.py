@@ -35,6 +35,7 @@ def _shown(detail: m.MatchDetail, lang: str) -> str:
     return asyncio.run(go())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_match_whose_deals_are_still_in_play_says_so(lang: str) -> None:
     played = DETAIL.match.hands  # the match's hands played, as the list counts them

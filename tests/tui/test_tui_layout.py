@@ -258,6 +258,7 @@ async def _shown(size, views, then=None):
         return screen_text(app), drawn
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(80, 24), (200, 60)])
 @pytest.mark.parametrize("turns", [False, True])
 def test_a_table_redrawn_event_by_event_reads_as_one_drawn_at_once(size, turns) -> None:

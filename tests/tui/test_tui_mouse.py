@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from rich.style import Style
 from textual.geometry import Region
 from tui_harness import TableHost
@@ -82,6 +83,7 @@ def test_a_click_on_a_tile_of_the_hand_lights_it_in_every_pool_and_meld() -> Non
     assert not any(five.values())
 
 
+@pytest.mark.slow
 def test_a_click_on_a_seat_panel_picks_its_player_to_mute() -> None:
     """Carol across, Dan on the left; not the bot on the right, not oneself."""
 

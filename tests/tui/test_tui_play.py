@@ -218,6 +218,7 @@ def test_after_the_match_the_board_is_clean_under_the_lobby_names() -> None:
     assert "<ready>" in shots[0] and "<not ready>" in shots[0]
 
 
+@pytest.mark.slow
 def test_between_hands_the_keys_offer_no_ready_or_seats() -> None:
     between = replace(sample_view(), playing=False, status=TableStatus.PLAYING)  # a match runs
     _, shots = _play(between, ["r"])

@@ -366,6 +366,7 @@ def test_spectator_has_no_seat_controls() -> None:
     assert "[auto" not in text
 
 
+@pytest.mark.slow
 def test_the_key_bar_offers_no_item_the_table_refuses() -> None:
     """A tournament's table refuses items: its key bar offers neither the timer
     extension (e) nor the tile counter (t), and the keys send nothing; an untimed free

@@ -297,6 +297,7 @@ def test_the_players_own_tournament_is_shown_at_once() -> None:
     assert row == 1
 
 
+@pytest.mark.slow
 def test_an_organiser_asks_for_a_duplicate_session_on_a_scale() -> None:
     """docs/rules.md §2.14: the organiser's dialog offers duplicate play and its scale (a
     duplicate session: one session); a scale that is none is said in the dialog and not
@@ -351,6 +352,7 @@ def test_an_organiser_asks_for_a_duplicate_session_on_a_scale() -> None:
     assert (plain.duplicate, plain.scale) == (None, None)
 
 
+@pytest.mark.slow
 def test_signing_up_and_withdrawing_are_offered_while_it_takes_entries() -> None:
     """The key bar offers ``e`` on an open tournament the player has not entered, ``w``
     on one they have, neither once registration has closed."""
