@@ -128,6 +128,12 @@ class Bot:
                 with contextlib.suppress(OSError):
                     await self.connect()
 
+    def heard(self, message: dict) -> None:
+        """A message this bot read (a subclass keeps what it needs of it)."""
+
+    async def before_answering(self) -> None:
+        """Called before each answer to a prompt (a subclass may hold its turn)."""
+
     async def _answer(self) -> None:
         client = self.client
         assert client is not None
@@ -143,7 +149,9 @@ class Bot:
                 self.table_id = message["table"]["table_id"]
             elif kind == "hand_result":
                 self.hand_results[self.session] += 1
-            elif kind == "prompt":
+            self.heard(message)
+            if kind == "prompt":
+                await self.before_answering()
                 await client.send(
                     {
                         "type": "action",

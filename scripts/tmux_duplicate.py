@@ -50,7 +50,7 @@ from drive_kit import (  # noqa: E402
 )
 from drive_kit import stop as stop_session  # noqa: E402
 from tmux_tournament import Reachable, host, standings_rows  # noqa: E402
-from tournament import Bot, simple_choice  # noqa: E402  (the tournament bench's bot clients)
+from tournament import Bot  # noqa: E402  (the tournament bench's bot clients)
 
 SESSION = f"gbmj-duplicate-{os.getpid()}"  # a session of this run's own
 PLAYERS = [f"dup{n}" for n in range(1, 8)]  # with the driven player, two tables
@@ -104,27 +104,15 @@ class HeldBot(Bot):
         self.held, self.go = held, go
         self.table_number = 0
 
-    async def _answer(self) -> None:
-        client = self.client
-        assert client is not None
-        while True:
-            while not client.inbox:
-                await client._fill()
-            message = client.inbox.pop(0)
-            kind = message["type"]
-            if kind == "tournament_seated":
-                self.table_number = message["table_number"]
-                self.table_id = message.get("table_id", self.table_id)
-            elif kind == "snapshot":
-                self.table_id = message["table"]["table_id"]
-            elif kind == "prompt":
-                # No turn before the table to hold is known (a table opens at once and
-                # bots answer at once: a deal could be over before it is).
-                while not self.held or (self.table_number in self.held and not self.go.is_set()):
-                    await trio.sleep(0.1)
-                choice = simple_choice(message)
-                action = {"type": "action", "table_id": self.table_id, "seq": message["seq"]}
-                await client.send({**action, **choice})
+    def heard(self, message: dict) -> None:
+        if message["type"] == "tournament_seated":
+            self.table_number = message["table_number"]
+
+    async def before_answering(self) -> None:
+        # No turn before the table to hold is known (a table opens at once and bots
+        # answer at once: a deal could be over before it is).
+        while not self.held or (self.table_number in self.held and not self.go.is_set()):
+            await trio.sleep(0.1)
 
 
 def run_bots(port: int, tournament_id: int, state: dict[str, object], stop: threading.Event):

@@ -11,6 +11,7 @@ import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from live_harness import until
@@ -44,6 +45,23 @@ def nodes(pg_url: str, tmp_path: Path) -> Iterator[tuple[Node, Node]]:  # noqa: 
         stop(a[0])
 
 
+async def _table_on(owner: GbmjApp, pilot: Any, port: int) -> int:
+    """A guest signed in on the node at ``port`` makes an untimed table there: its id."""
+    assert await owner.sign_in("guest", f"127.0.0.1:{port}", "", "") is None
+    await until(pilot, lambda: isinstance(owner.screen, LobbyScreen))
+    settings = m.TableSettings(
+        name="on node a",
+        stake=0,
+        timers=m.TimerSettings(on=False, first_discard=30, turn=15, claim_window=5),
+        rounds=1,
+        bots_allowed=True,
+    )
+    owner.post_message(Requested(m.CreateTable(settings=settings)))
+    await until(pilot, lambda: isinstance(owner.screen, TableScreen))
+    assert owner.session.view is not None
+    return owner.session.view.table_id
+
+
 def test_watching_a_table_of_another_node_follows_the_redirect(
     nodes: tuple[Node, Node], tmp_path: Path
 ) -> None:
@@ -53,19 +71,7 @@ def test_watching_a_table_of_another_node_follows_the_redirect(
         owner = GbmjApp(config_path=tmp_path / "o.json", lang="en", insecure=True)
         watcher = GbmjApp(config_path=tmp_path / "w.json", lang="en", insecure=True)
         async with owner.run_test(size=(100, 32)) as opilot:
-            assert await owner.sign_in("guest", f"127.0.0.1:{port_a}", "", "") is None
-            await until(opilot, lambda: isinstance(owner.screen, LobbyScreen))
-            settings = m.TableSettings(
-                name="on node a",
-                stake=0,
-                timers=m.TimerSettings(on=False, first_discard=30, turn=15, claim_window=5),
-                rounds=1,
-                bots_allowed=True,
-            )
-            owner.post_message(Requested(m.CreateTable(settings=settings)))
-            await until(opilot, lambda: isinstance(owner.screen, TableScreen))
-            assert owner.session.view is not None
-            table_id = owner.session.view.table_id
+            table_id = await _table_on(owner, opilot, port_a)
             async with watcher.run_test(size=(100, 32)) as wpilot:
                 assert await watcher.sign_in("guest", f"127.0.0.1:{port_b}", "", "") is None
                 await until(wpilot, lambda: isinstance(watcher.screen, LobbyScreen))
@@ -90,19 +96,7 @@ def test_a_player_of_a_killed_node_comes_back_to_the_match_on_another_node(
         owner = GbmjApp(config_path=tmp_path / "o.json", lang="en", insecure=True)
         player = GbmjApp(config_path=tmp_path / "p.json", lang="en", insecure=True)
         async with owner.run_test(size=(100, 32)) as opilot:
-            assert await owner.sign_in("guest", f"127.0.0.1:{port_a}", "", "") is None
-            await until(opilot, lambda: isinstance(owner.screen, LobbyScreen))
-            settings = m.TableSettings(
-                name="on node a",
-                stake=0,
-                timers=m.TimerSettings(on=False, first_discard=30, turn=15, claim_window=5),
-                rounds=1,
-                bots_allowed=True,
-            )
-            owner.post_message(Requested(m.CreateTable(settings=settings)))
-            await until(opilot, lambda: isinstance(owner.screen, TableScreen))
-            assert owner.session.view is not None
-            table_id = owner.session.view.table_id
+            table_id = await _table_on(owner, opilot, port_a)
             await owner.session.request(m.Stand(table_id=table_id))
             async with player.run_test(size=(100, 32)) as pilot:
                 # The player gives node b; the table is on node a: a redirect, followed.
