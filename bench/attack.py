@@ -1544,7 +1544,7 @@ async def door_sessions(
         door = DoorSession(await http.ws_connect(url))
         reader = asyncio.get_running_loop().create_task(door.read())
         await door.socket.send_json(["focus", None])
-        await door.wait_for("Server")
+        await door.wait_for("Guest")
         return http, door, reader
 
     http, door, reader = await session(guesser)

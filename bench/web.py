@@ -1,12 +1,13 @@
 """Web sessions: N browserless sessions of the page's own WebSocket protocol against one
 server, each a guest from an address of its own; time to the lobby and memory.
 
-    uv run python bench/web.py [--sessions 10]
+    uv run python bench/web.py [--sessions 10] [--by click|keys]
 
 Starts a ``gbmj-server --web-port`` on loopback and, once it says it listens, opens the
 sessions one after another, each kept open: connect, wait for the connect screen (``to
-the connect screen``), Tab to Guest and press Enter, wait until the lobby is drawn (``to
-the lobby``: from connecting). Then, with every session at the lobby, reads each process's PSS from
+the connect screen``), click Guest as a browser player does (``--by keys``: Tab to it
+from the Name box and press Enter, five keys), wait until the lobby is drawn (``to the
+lobby``: from connecting). Then, with every session at the lobby, reads each process's PSS from
 /proc/PID/smaps_rollup (bench/hostedkit.py), and again once the kernel's same-page
 merging has merged what it can, if the host has it on. Prints one figure a line;
 asserts nothing.
@@ -23,6 +24,7 @@ import time
 from pathlib import Path
 
 import aiohttp
+import pyte
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -30,6 +32,7 @@ import hostedkit
 
 CSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
 TAB, ENTER = "\t", "\r"
+COLUMNS, ROWS = 100, 30
 
 
 class Session:
@@ -56,13 +59,26 @@ class Session:
         for key in keys:
             await self.socket.send_json(["stdin", key])
 
+    async def click(self, text: str) -> None:
+        """Press and release the left button on ``text`` as the page's terminal sends
+        them (SGR mouse reports): where the screen drawn so far shows it."""
+        screen = pyte.Screen(COLUMNS, ROWS)
+        pyte.ByteStream(screen).feed(bytes(self.raw))
+        for row, line in enumerate(screen.display):
+            column = line.find(text)
+            if column >= 0:
+                x, y = column + len(text) // 2 + 1, row + 1  # 1-based, the word's middle
+                await self.keys(f"\x1b[<0;{x};{y}M", f"\x1b[<0;{x};{y}m")
+                return
+        raise SystemExit(f"no {text!r} on the screen")
+
     async def close(self) -> None:
         await self.socket.close()
         await self.http.close()
 
 
 async def to_lobby(
-    url: str, address: str, host: hostedkit.Host, seen: set[int]
+    url: str, address: str, host: hostedkit.Host, seen: set[int], by: str = "click"
 ) -> tuple[Session, float, float, float, list[int]]:
     """A session at the lobby, the time from connecting to the lobby, the part of it
     until the connect screen showed (the rest: the keys to Guest, the sign-in, the
@@ -70,7 +86,7 @@ async def to_lobby(
     it joins)."""
     started = time.perf_counter()
     http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(address, 0)))
-    session = Session(http, await http.ws_connect(url + "ws/en?width=100&height=30"))
+    session = Session(http, await http.ws_connect(f"{url}ws/en?width={COLUMNS}&height={ROWS}"))
     await session.socket.send_json(["focus", None])  # as the page does
     await session.wait_for("Guest")  # the connect screen, on its Name box
     shown = time.perf_counter() - started
@@ -78,20 +94,23 @@ async def to_lobby(
     seen.update(client)
     cpu = sum(hostedkit.cpu_seconds(pid) for pid in client)
     mark = len(session.raw)
-    await session.keys(TAB, TAB, TAB, TAB, ENTER)  # password, log in, register, guest
+    if by == "keys":
+        await session.keys(TAB, TAB, TAB, TAB, ENTER)  # password, log in, register, guest
+    else:
+        await session.click("Guest")
     await session.wait_for("New table", since=mark)
     return session, time.perf_counter() - started, shown, cpu, client
 
 
 async def run(
-    host: hostedkit.Host, count: int
+    host: hostedkit.Host, count: int, by: str
 ) -> tuple[list[Session], list[float], list[float], list[float], list[float]]:
     url = f"http://127.0.0.1:{host.door_port}/"
     sessions, times, shown, cpu, shown_cpu = [], [], [], [], []
     seen = set(host.sessions())
     for i in range(count):
         session, took, screen, screen_cpu, client = await to_lobby(
-            url, hostedkit.source(i), host, seen
+            url, hostedkit.source(i), host, seen, by
         )
         sessions.append(session)
         times.append(took)
@@ -104,6 +123,9 @@ async def run(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=10, help="browser sessions at once")
+    parser.add_argument(
+        "--by", choices=("click", "keys"), default="click", help="how the player picks Guest"
+    )
     args = parser.parse_args()
     with (
         tempfile.TemporaryDirectory() as tmp,
@@ -111,7 +133,8 @@ def main() -> None:
     ):
 
         async def measure() -> None:
-            sessions, times, shown, cpu, shown_cpu = await run(host, args.sessions)
+            sessions, times, shown, cpu, shown_cpu = await run(host, args.sessions, args.by)
+            print(f"guest picked by: {args.by}")
             hostedkit.settle(host, args.sessions)
             hostedkit.report("web", args.sessions, times, cpu, host)
             ms = [t * 1000 for t in shown]

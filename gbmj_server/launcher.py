@@ -343,11 +343,24 @@ def share_css_parses() -> None:
     """Textual parses an app's CSS (the client's and every widget's defaults) anew for
     each app it makes, a tenth of a session's start. Kept here, by the CSS and the
     theme's variables, the launcher's parses are every child's (shared pages) unparsed.
-    Textual itself reuses a parse within an app, never changing what it parsed."""
-    stylesheet = importlib.import_module("textual.css.stylesheet").Stylesheet
+    Textual itself reuses a parse within an app, never changing what it parsed. So are
+    the theme's variables as tokens, which each app's stylesheet makes anew."""
+    module: Any = importlib.import_module("textual.css.stylesheet")
+    stylesheet = module.Stylesheet
     parse_rules = stylesheet._parse_rules
     if getattr(parse_rules, "shared", False):
         return
+    tokenize_values = module.tokenize_values
+    tokenized: dict[tuple[tuple[str, str], ...], dict[str, list[Any]]] = {}
+
+    def shared_tokenize_values(values: dict[str, str]) -> dict[str, list[Any]]:
+        key = tuple(sorted(values.items()))
+        tokens = tokenized.get(key)
+        if tokens is None:
+            tokens = tokenized[key] = tokenize_values(values)
+        return {name: list(value) for name, value in tokens.items()}  # the lists its own
+
+    module.tokenize_values = shared_tokenize_values
     parsed: dict[tuple[object, ...], Any] = {}
 
     def shared_parse_rules(

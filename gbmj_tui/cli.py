@@ -31,6 +31,8 @@ from gbmj_tui.i18n import lang_from_env
 from gbmj_tui.local_server import start_local_server
 from gbmj_tui.solo import ACCOUNT_FILE, PACES, Solo
 
+VERSION = version("gbmj")  # read once: a hosted session's process has it from the launcher
+
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
@@ -53,7 +55,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         choices=tuple(PACES),
         help="solo: the pace (relaxed, standard or off); asked at the start when not given",
     )
-    parser.add_argument("--version", action="version", version=f"gbmj {version('gbmj')}")
+    parser.add_argument("--version", action="version", version=f"gbmj {VERSION}")
     args = parser.parse_args(argv)
     if args.server is not None:
         try:

@@ -9,6 +9,12 @@ burst of a thousand changes costs each watcher a handful of frames, and the cost
 change does not grow with the number of watchers × changes. A client at a table does not
 watch: it gets its own table's changes from the table.
 
+The counters alone (players online, tables) go out at most once each ``COUNTS_INTERVAL``:
+every sign-in changes the count, and a frame that changes one number still costs every
+watching client a redraw (a club night's hundred players signing in within a minute
+would otherwise redraw every lobby twice a second). An update for a table carries them
+as they are.
+
 Watchers are split into ``COHORTS`` by connection, and each cohort's turn comes at its
 own point of the interval: thousands of watchers get their updates spread over the
 interval instead of in one burst of writes that every table's next step would wait
@@ -33,6 +39,7 @@ from protocol import messages as m
 from protocol.framing import encode
 
 UPDATE_INTERVAL = 0.5  # seconds between two lobby updates to a watcher, at least
+COUNTS_INTERVAL = 5.0  # seconds between two updates that change only the counters, at least
 COHORTS = 10  # groups of watchers updated at different points of the interval
 
 
@@ -46,6 +53,7 @@ class Page:
     sent: dict[int, int] = field(default_factory=dict)
     online: int = -1
     total: int = -1
+    counted: float = float("-inf")  # when the counters last went out (trio's clock)
     watchers: set[Connection] = field(default_factory=set)
 
 
@@ -123,6 +131,7 @@ class Lobby:
             page = self._pages[key] = Page(*key)
             page.sent = {i: self._versions[i] for i in self._page_ids(offset)}
             page.online, page.total = self.online, len(self._order)
+            page.counted = trio.current_time()  # the page just sent carries them
         page.watchers.add(conn)
         self._page_of[conn] = page
         return self.page(offset)
@@ -164,6 +173,7 @@ class Lobby:
         """What changed since their last update, to the watchers of ``cohort`` (None:
         every cohort), one frame per page."""
         online, total = self.online, len(self._order)
+        now = trio.current_time()
         for page in list(self._pages.values()):
             if cohort is not None and page.cohort != cohort:
                 continue
@@ -171,9 +181,11 @@ class Lobby:
             current = {i: self._versions[i] for i in ids}
             changed = tuple(self._infos[i] for i in ids if page.sent.get(i) != current[i])
             removed = tuple(i for i in page.sent if i not in current)
-            if not changed and not removed and page.online == online and page.total == total:
-                continue
-            page.sent, page.online, page.total = current, online, total
+            if not changed and not removed:
+                counts_changed = page.online != online or page.total != total
+                if not counts_changed or now < page.counted + COUNTS_INTERVAL:
+                    continue
+            page.sent, page.online, page.total, page.counted = current, online, total, now
             frame = encode(
                 m.LobbyUpdate(tables=changed, removed=removed, total=total, players_online=online),
                 check=False,

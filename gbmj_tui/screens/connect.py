@@ -52,23 +52,8 @@ class ConnectScreen(Screen[None]):
         lang = self.lang
         with Vertical(id="connect-box"):
             yield Static(tr("gbmj - Chinese Official Mahjong", lang), id="connect-title")
-            yield Label(tr("Server", lang))
-            yield Input(
-                self.server,
-                id="server",
-                placeholder="host:port",
-                compact=True,
-                disabled=self.fixed,
-            )
-            others = [s for s in self.config.servers if s != self.server][:3]
-            if others and not self.fixed:  # said what it is: a bare address reads as a field
-                words = tr("Other servers: {servers}", lang).format(servers="  ".join(others))
-                yield Static(Text(words), classes="hint")
-            plain = self.insecure or self.server in self.config.insecure
-            label = tr("Plain TCP, no TLS (--insecure)", lang)
-            toggle = Toggle(label, plain, id="insecure", ascii=self.ascii)
-            toggle.display = not self.fixed  # a hosted client's front door decides
-            yield toggle
+            if not self.fixed:  # a hosted client's front door chose its server and how
+                yield from self._server_fields()
             yield Label(tr("Name", lang))
             yield Input(self.config.name, id="name", max_length=24, compact=True)
             yield Label(tr("Password", lang))
@@ -79,6 +64,18 @@ class ConnectScreen(Screen[None]):
                 yield Button(tr("Guest", lang), id="guest", compact=True)
             yield Static("", id="connect-error")
         yield KeyBar(self.lang)
+
+    def _server_fields(self) -> ComposeResult:
+        lang = self.lang
+        yield Label(tr("Server", lang))
+        yield Input(self.server, id="server", placeholder="host:port", compact=True)
+        others = [s for s in self.config.servers if s != self.server][:3]
+        if others:  # said what it is: a bare address reads as a field
+            words = tr("Other servers: {servers}", lang).format(servers="  ".join(others))
+            yield Static(Text(words), classes="hint")
+        plain = self.insecure or self.server in self.config.insecure
+        label = tr("Plain TCP, no TLS (--insecure)", lang)
+        yield Toggle(label, plain, id="insecure", ascii=self.ascii)
 
     def on_mount(self) -> None:
         self._ready = True
@@ -108,9 +105,11 @@ class ConnectScreen(Screen[None]):
             self.query_one("#connect-error", Static).update(Text(text))  # not markup
 
     def _go(self, how: str) -> None:
-        server = self.query_one("#server", Input).value
+        server, insecure = self.server, self.insecure
+        if not self.fixed:
+            server = self.query_one("#server", Input).value
+            insecure = self.query_one("#insecure", Toggle).value
         name = self.query_one("#name", Input).value.strip()
         password = self.query_one("#password", Input).value
-        insecure = self.query_one("#insecure", Toggle).value
         self.show_error(tr("connecting...", self.lang))
         self.post_message(SignIn(how, server, name, password, insecure=insecure))

@@ -173,7 +173,7 @@ class LobbyScreen(Screen[None]):
         if self.counters:
             line.append(f"   {self.counters}", style="dim")
         with contextlib.suppress(NoMatches):  # the screen going while the server talks
-            self.query_one("#profile", Static).update(line)
+            self.query_one("#profile", Static).update(line, layout=False)  # one line, 1fr wide
 
     def apply(self, change: LobbyChanged) -> None:
         """Fold a change of the table list in; draw it now if the lobby shows."""

@@ -11,7 +11,7 @@ import pytest
 import trio
 import trio.testing
 
-from gbmj_server.net.lobby import UPDATE_INTERVAL
+from gbmj_server.net.lobby import COUNTS_INTERVAL, UPDATE_INTERVAL
 from server.wireclient import WireClient
 
 pytestmark = pytest.mark.trio
@@ -75,6 +75,34 @@ async def test_a_burst_of_table_changes_reaches_a_watcher_as_one_update_with_the
     clock.jump(5 * UPDATE_INTERVAL)  # nothing changed since: nothing more is sent
     await trio.testing.wait_all_tasks_blocked()
     assert len(await _lobby_updates(watcher)) == before + 1
+
+
+async def test_the_players_online_alone_reach_a_watcher_once_each_counts_interval(
+    mem, mock_clock
+) -> None:
+    """Sign-ins change only the count: the watchers hear of it once each counts
+    interval, not each update interval; a table's change carries the count at once."""
+    _, connect, clock = mem
+    watcher, _ = await _guest(connect)
+    listed = await watcher.ok("watch_lobby", on=True)
+    assert listed["players_online"] == 1
+    before = len(await _lobby_updates(watcher))
+    others = [await _guest(connect) for _ in range(3)]
+    for _ in range(int(COUNTS_INTERVAL / UPDATE_INTERVAL) - 1):
+        clock.jump(UPDATE_INTERVAL)
+        await trio.testing.wait_all_tasks_blocked()
+    assert len(await _lobby_updates(watcher)) == before, "the count waits for its interval"
+    clock.jump(2 * UPDATE_INTERVAL)
+    await trio.testing.wait_all_tasks_blocked()
+    updates = (await _lobby_updates(watcher))[before:]
+    assert [(u["players_online"], u["tables"]) for u in updates] == [(4, [])]
+
+    await _guest(connect)  # the count moves again, then a table opens: both at once
+    owner, _ = others[0]
+    await owner.create_table(name="now")
+    clock.jump(UPDATE_INTERVAL)
+    update = await watcher.expect("lobby_update", where=lambda u: u["tables"])
+    assert update["players_online"] == 5 and update["total"] == 1
 
 
 async def test_a_player_at_a_table_gets_no_lobby_traffic(connect) -> None:

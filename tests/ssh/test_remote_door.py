@@ -168,7 +168,7 @@ def test_a_browser_player_of_a_remote_door_registers_under_their_address(pair: P
 
     async def scenario() -> None:
         async with web_terminal(pair, "ws/en", source="127.0.0.6") as term:
-            await term.wait_for("Server")
+            await term.wait_for("Guest")
             await term.send("carol", TAB, "carol-pw", TAB, TAB, ENTER)  # Register
             await term.wait_for("New table")
 

@@ -388,8 +388,9 @@ def test_a_server_restart_shows_the_reconnect_and_the_client_comes_back(tmp_path
 def test_a_hosted_client_writes_no_file_and_keeps_to_its_server(
     server: int, tmp_path: Path
 ) -> None:
-    """``GBMJ_HOSTED=1`` (a front door's client): the connect screen offers its server
-    only, signing in writes no config file, and a typed address is ignored."""
+    """``GBMJ_HOSTED=1`` (a front door's client): the connect screen offers no server
+    to choose (nor TLS or not: its front door chose), signing in writes no config file,
+    and an address asked for is ignored."""
     address = f"127.0.0.1:{server}"
     config = tmp_path / "c.json"
 
@@ -399,14 +400,15 @@ def test_a_hosted_client_writes_no_file_and_keeps_to_its_server(
         assert app.session.commitments is None  # nor the commitments it is shown
         async with app.run_test(size=(100, 32)) as pilot:
             await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
-            field = app.screen.query_one("#server", Input)
-            fixed = (field.value, field.disabled)
+            fields = len(app.screen.query("#server, #insecure"))
+            shown = screen_text(app)
             error = await app.sign_in("guest", "127.0.0.1:1", "", "")  # not the host's
             await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
-            return fixed, error
+            return fields, shown, error
 
-    (value, disabled), error = asyncio.run(go())
-    assert value == address and disabled
+    fields, shown, error = asyncio.run(go())
+    assert fields == 0 and "Server" not in shown and "TLS" not in shown
+    assert "Name" in shown and "Guest" in shown
     assert error is None  # the host's server, not the typed one
     assert not config.exists()
 

@@ -48,3 +48,34 @@ def test_the_table_is_on_top_whatever_order_the_frames_come_in(tmp_path, snapsho
     assert stack[-2:] == [LobbyScreen, TableScreen]
     assert ConnectScreen not in stack
     assert "Dan: still here" in text
+
+
+def test_the_lobbys_counters_change_on_their_line_without_a_new_layout(tmp_path) -> None:
+    """A sign-in anywhere changes "players online" in every lobby: the profile line is
+    one line, 1fr wide, so its new text repaints that line alone (a new layout of the
+    whole lobby per sign-in was most of a watching client's work)."""
+    refreshed: list[bool] = []  # each refresh of the profile line: with a layout?
+
+    async def go():
+        app = GbmjApp(config_path=tmp_path / "c.json", lang="en")
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            await app._enter_lobby(SESSION.profile)
+            await pilot.pause()
+            lobby = app.screen
+            assert isinstance(lobby, LobbyScreen)
+            line = lobby.query_one("#profile")
+            original = line.refresh
+
+            def refresh(*regions, **kwargs):
+                refreshed.append(bool(kwargs.get("layout")))
+                return original(*regions, **kwargs)
+
+            line.refresh = refresh  # type: ignore[method-assign]
+            app.session.receive(m.LobbyUpdate(tables=(), removed=(), total=2, players_online=7))
+            await pilot.pause()
+            return screen_text(app)
+
+    text = asyncio.run(go())
+    assert "2 tables, 7 online" in text
+    assert refreshed and not any(refreshed), refreshed

@@ -41,8 +41,8 @@ def screenshot_folder(tmp_path: Path) -> Path:
 
 def sign_in_as_guest(browser: Browser, host: WebHost, lang: str = "en", query: str = "") -> None:
     browser.open(f"{host.url}?lang={lang}{query}")
-    browser.wait_for(tr("Server", lang))
-    browser.wait_for("127.0.0.1:")  # the host's own (its doors' listener), fixed
+    browser.wait_for(tr("Guest", lang))
+    assert "127.0.0.1:" not in browser.screen.text()  # no server to choose: the host's
     browser.click_text(tr("Guest", lang))  # a mouse click on the button
     browser.wait_for(tr("New table", lang))
 
@@ -162,7 +162,7 @@ def test_a_closed_tab_ends_its_client_and_a_full_server_says_so(tmp_path: Path) 
     first, second = Browser(language="zh-CN"), Browser()
     try:
         first.open(host.url)  # no ?lang=: the browser's language, Chinese
-        first.wait_for("服务器")
+        first.wait_for("游客")
         (pid,) = host.client_pids()
         second.open(host.url)
         assert "The server is full" in second.driver.page_source
@@ -172,7 +172,7 @@ def test_a_closed_tab_ends_its_client_and_a_full_server_says_so(tmp_path: Path) 
             assert time.monotonic() < deadline, "the client of a closed tab still runs"
             time.sleep(0.1)
         second.open(host.url)  # the place is free again
-        second.wait_for("Server")  # this browser wants English
+        second.wait_for("Guest")  # this browser wants English
     finally:
         first.quit()
         second.quit()
@@ -184,6 +184,6 @@ def test_the_page_works_under_a_path_prefix_behind_a_proxy(
 ) -> None:
     with prefix_proxy(web_host.url) as page:
         browser.open(page.rstrip("/") + "?lang=en")  # no slash: the page adds it
-        browser.wait_for("Server")  # the terminal, its script and socket, all under /gbmj/
+        browser.wait_for("Guest")  # the terminal, its script and socket, all under /gbmj/
         assert browser.driver.current_url == page + "?lang=en"
         assert browser.sockets[0].startswith(page.replace("http:", "ws:") + "ws/en?")

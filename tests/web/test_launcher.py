@@ -11,8 +11,10 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual.css import stylesheet as stylesheet_module
 from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet
 
@@ -57,7 +59,7 @@ def test_a_crash_or_an_exit_ends_that_session_alone(tmp_path: Path) -> None:
             ):
                 terms = [one, two, three]
                 for term in terms:
-                    await term.wait_for("Server")
+                    await term.wait_for("Guest")
                 pids = host.client_pids()
                 assert len(set(pids)) == 3 and launcher not in pids
                 os.kill(pids[0], signal.SIGSEGV)  # a crash, in one of the three
@@ -76,7 +78,7 @@ def test_a_crash_or_an_exit_ends_that_session_alone(tmp_path: Path) -> None:
                 assert host.launcher_pid() == launcher and alive(launcher)
                 await until(lambda: len(host.client_pids()) == 1)
                 async with web_terminal(host, "ws/en", source="127.0.0.5") as newcomer:
-                    await newcomer.wait_for("Server")  # the launcher starts clients still
+                    await newcomer.wait_for("Guest")  # the launcher starts clients still
 
         asyncio.run(scenario())
     finally:
@@ -91,13 +93,13 @@ def test_a_killed_launcher_is_started_again_and_its_sessions_go_on(tmp_path: Pat
             first = host.launcher_pid()
             assert first is not None
             async with web_terminal(host, "ws/en", source="127.0.0.2") as before:
-                await before.wait_for("Server")
+                await before.wait_for("Guest")
                 (orphan,) = host.client_pids()
                 os.kill(first, signal.SIGKILL)
                 await until(lambda: host.launcher_pid() not in (None, first))
                 await responsive(before, "kept")  # its client lives on
                 async with web_terminal(host, "ws/en", source="127.0.0.3") as after:
-                    await after.wait_for("Server")  # the new launcher starts clients
+                    await after.wait_for("Guest")  # the new launcher starts clients
                     await responsive(after, "fresh")
             # Both ended with their tabs (the first one's end seen without its launcher),
             # and their places are free again.
@@ -106,8 +108,8 @@ def test_a_killed_launcher_is_started_again_and_its_sessions_go_on(tmp_path: Pat
                 web_terminal(host, "ws/en", source="127.0.0.4") as third,
                 web_terminal(host, "ws/en", source="127.0.0.5") as fourth,
             ):
-                await third.wait_for("Server")
-                await fourth.wait_for("Server")
+                await third.wait_for("Guest")
+                await fourth.wait_for("Guest")
 
         asyncio.run(scenario())
     finally:
@@ -119,6 +121,8 @@ def test_the_launchers_css_parses_are_every_later_apps(monkeypatch: pytest.Monke
     again, the same rules an app parses alone; another theme's variables get a parse
     of their own."""
 
+    tokens: list[dict[str, list[Any]]] = []  # each app's theme variables, as tokens
+
     async def rules(theme: str | None = None) -> list[RuleSet]:
         app = GbmjApp(lang="en", hosted=True, server="127.0.0.1:1", insecure=True)
         async with app.run_test(size=(100, 30)) as pilot:
@@ -126,13 +130,20 @@ def test_the_launchers_css_parses_are_every_later_apps(monkeypatch: pytest.Monke
             if theme is not None:
                 app.theme = theme
                 await pilot.pause()
+            tokens.append(app.stylesheet._variable_tokens)
             return list(app.stylesheet.rules)
 
     alone = asyncio.run(rules())
     # Textual's own parser again after this test (the launcher alone keeps the change).
     monkeypatch.setattr(Stylesheet, "_parse_rules", Stylesheet._parse_rules)
+    monkeypatch.setattr(stylesheet_module, "tokenize_values", stylesheet_module.tokenize_values)
     share_css_parses()
     first, second = asyncio.run(rules()), asyncio.run(rules())
+    assert tokens[0] == tokens[1] == tokens[2]  # the same tokens, each app its own lists
+    assert not {id(v) for v in tokens[1].values()} & {id(v) for v in tokens[2].values()}
+    assert all(
+        a is b for name in tokens[1] for a, b in zip(tokens[1][name], tokens[2][name], strict=True)
+    )
     assert [repr((r.selector_set, r.styles.get_rules())) for r in first] == [
         repr((r.selector_set, r.styles.get_rules())) for r in alone
     ]  # (a layout compares by identity: its repr, by kind)
@@ -163,7 +174,7 @@ def test_the_launcher_and_its_sessions_offer_their_pages_to_merge(tmp_path: Path
             launcher = host.launcher_pid()
             assert launcher is not None and offered_heap(launcher)
             async with web_terminal(host, "ws/en", source="127.0.0.2") as term:
-                await term.wait_for("Server")
+                await term.wait_for("Guest")
                 (client,) = host.client_pids()
                 assert offered_heap(client)
 

@@ -27,12 +27,12 @@ def test_a_visitor_guessing_passwords_locks_nobody_else_out(tmp_path: Path) -> N
 
         async def scenario() -> None:
             async with web_terminal(host, "ws/en", source=SIGNUP) as term:
-                await term.wait_for("Server")
+                await term.wait_for("Guest")
                 await term.settle()
                 await term.send("alice", TAB, "alice-pw", TAB, TAB, ENTER)  # Register
                 await term.wait_for("New table")
             async with web_terminal(host, "ws/en", source=GUESSER) as term:
-                await term.wait_for("Server")
+                await term.wait_for("Guest")
                 await term.settle()
                 await term.send("alice", TAB, "wrong-guess", TAB)  # on Log in
                 for _ in range(20):  # five are free, then each makes the address wait
@@ -45,7 +45,7 @@ def test_a_visitor_guessing_passwords_locks_nobody_else_out(tmp_path: Path) -> N
                 else:
                     raise AssertionError("the guesses were never slowed down")
             async with web_terminal(host, "ws/en", source=OWNER) as term:
-                await term.wait_for("Server")
+                await term.wait_for("Guest")
                 await term.settle()
                 await term.send("alice", TAB, "alice-pw", TAB, ENTER)  # Log in
                 await term.wait_for("New table")  # at once, not "too many attempts"
@@ -73,10 +73,10 @@ def test_a_page_reached_by_a_name_must_be_listed(tmp_path: Path) -> None:
             assert refused.value.status == 403
             listed = "https://mahjong.example.org"
             async with web_terminal(host, Host="mahjong.example.org", Origin=listed) as term:
-                await term.wait_for("Server")
+                await term.wait_for("Guest")
             local = f"http://localhost:{host.web_port}"
             async with web_terminal(host, Host=f"localhost:{host.web_port}", Origin=local) as term:
-                await term.wait_for("Server")
+                await term.wait_for("Guest")
 
         asyncio.run(scenario())
     finally:
@@ -91,7 +91,7 @@ def test_only_real_input_keeps_a_session_open(tmp_path: Path) -> None:
 
         async def scenario() -> None:
             async with web_terminal(host) as term:
-                await term.wait_for("Server")
+                await term.wait_for("Guest")
 
                 async def fidget() -> None:
                     while True:
