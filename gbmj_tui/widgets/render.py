@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
 from gbmj_tui.model import MeldModel
@@ -136,6 +137,17 @@ def pack_blocks(blocks: Sequence[Block], width: int, sep: int = 1) -> Text:
 def pack(chunks: Sequence[Text], width: int, sep: int = 1) -> Text:
     """Chunks left to right, separated by ``sep`` spaces, starting new lines at ``width``."""
     return pack_blocks([(chunk,) for chunk in chunks], width, sep)
+
+
+class Packed:
+    """Chunks packed (``pack``) to the width they are drawn in: a chunk never breaks
+    across lines while it fits on one (a fan's name, ``Pung of Terminals or Honors``)."""
+
+    def __init__(self, chunks: Sequence[Text], sep: int = 1) -> None:
+        self.chunks, self.sep = tuple(chunks), sep
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield pack(self.chunks, options.max_width, self.sep)
 
 
 def pool_layout(width: int, big: bool = False) -> int:
