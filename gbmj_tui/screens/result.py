@@ -204,7 +204,8 @@ class ResultScreen(ModalScreen[None]):
         self.set_interval(0.5, self._tick)
         box = self.query_one("#result-box", VerticalScroll)
         self.watch(box, "scroll_y", self._fold, init=False)
-        self.watch(box, "virtual_size", self._fold)
+        # A new size is told before the box's own (its room) is set: read both after.
+        self.watch(box, "virtual_size", lambda _: self.call_after_refresh(self._fold))
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._fold)
