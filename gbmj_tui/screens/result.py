@@ -204,11 +204,13 @@ class ResultScreen(ModalScreen[None]):
         self.set_interval(0.5, self._tick)
         box = self.query_one("#result-box", VerticalScroll)
         self.watch(box, "scroll_y", self._fold, init=False)
-        # A new size is told before the box's own (its room) is set: read both after.
-        self.watch(box, "virtual_size", lambda _: self.call_after_refresh(self._fold))
+        self.watch(box, "virtual_size", self._fold_after_layout)
 
-    def on_resize(self) -> None:
+    def _fold_after_layout(self) -> None:
+        # A new virtual size is told before the box's room is set: read both after.
         self.call_after_refresh(self._fold)
+
+    on_resize = _fold_after_layout
 
     def _fold(self, _: object = None) -> None:
         """Say on the box's lower edge when more lies below what shows (a small
