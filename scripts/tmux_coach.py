@@ -12,25 +12,26 @@ Needs tmux. Exit status 0 when everything was on screen.
 
 from __future__ import annotations
 
-import argparse
 import re
-import shlex
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from drive_kit import (
+    WORDS,
     Check,
+    arguments,
     capture,
     captures_folder,
+    deal,
+    driving,
     pane_dead,
     size,
-    start,
-    stop,
+    solo,
     text,
+    until,
     wait_for,
 )
 from drive_kit import keys as keys_paced
@@ -43,29 +44,24 @@ def keys(*names: str) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
+    parser = arguments(__doc__, size="120x40", lang=False)
     parser.add_argument("--zh", action="store_true", help="Chinese and Chinese tiles")
-    parser.add_argument("--size", default="120x40")
-    parser.add_argument("--captures", type=Path)
     args = parser.parse_args()
     check = Check(captures_folder(args.captures, "gbmj-tmux-coach-"))
-    db = Path(tempfile.mkdtemp(prefix="gbmj-solo-")) / "solo.db"
     en = not args.zh
     w = {
-        "turn": "Your turn" if en else "轮到你出牌",
-        "result": r"Total|Draw \(wall|escaped" if en else r"合计|荒庄|逃跑",
+        **WORDS["en" if en else "zh"],
         "hints": "Hints" if en else "提示",
         # the full form, or the short one beside a small board (E → 6/17)
         "discard": (r"discard \S+ → \d+ kinds" if en else r"打\S+ → \d+种") + r"|\S+ → \d+/\d+",
         "plans": "Plans toward 8 fan" if en else "凑8番的方向",
         "claim": "If you claim" if en else "如果鸣牌",
     }
-    flags = "--ascii --lang en" if en else "--lang zh"
-    command = f"uv run python -m gbmj_tui solo {flags} --timers relaxed --db {shlex.quote(str(db))}"
-    start(SESSION, size(args.size), command, keep_dead=True)  # a crash stays on screen
+    command = solo("--ascii --lang en" if en else "--lang zh")
     turns = claims = 0
-    try:
-        screen = wait_for(w["turn"] + "|" + re.escape("[Space]"), 60)
+    # a crash stays on screen (keep_dead)
+    with driving(check, SESSION, size(args.size), command, keep_dead=True):
+        screen = deal(w)
         check.save("deal", screen)
         # the fan reference: search by the English name (the list is in the screen's
         # language; either language finds), then close
@@ -78,11 +74,13 @@ def main() -> int:
         check.expect("Example:" in screen or "例:" in screen, "the fan shows an example", screen)
         # the list is filtered as each letter comes: the last one's may still be drawing
         first = "Big Four Winds" if en else "大四喜"
-        deadline = time.monotonic() + 5
-        while first in screen and time.monotonic() < deadline:
-            time.sleep(0.2)
+
+        def filtered() -> bool:
+            nonlocal screen
             screen = capture()
-        check.expect(first not in screen, "the search filters", screen)
+            return first not in screen
+
+        check.expect(first not in screen or until(filtered, 5), "the search filters", screen)
         keys("Escape")
         time.sleep(0.5)
         keys("I")  # keep the hints open
@@ -121,10 +119,6 @@ def main() -> int:
         check.save("result", screen)
         check.expect(turns > 0, "played turns with the panel open", screen)
         print(f"turns with hints: {turns}, claim hints: {claims}")
-    except TimeoutError as exc:
-        check.timed_out(exc, capture())
-    finally:
-        stop()
     return check.report()
 
 

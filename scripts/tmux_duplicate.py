@@ -20,7 +20,6 @@ everything was on screen.
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import sys
@@ -36,35 +35,36 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from drive_kit import (  # noqa: E402
     HAND,
+    PASSWORD,
+    WORDS,
     Check,
+    Reachable,
+    arguments,
+    bots_playing,
     capture,
     captures_folder,
-    client,
+    counted,
+    host,
     keys,
+    leave_seat,
     register,
-    server,
+    served,
     size,
-    start,
-    stop_server,
+    until,
     wait_for,
 )
-from drive_kit import stop as stop_session  # noqa: E402
-from tmux_tournament import Reachable, host, standings_rows  # noqa: E402
 from tournament import Bot  # noqa: E402  (the tournament bench's bot clients)
 
 SESSION = f"gbmj-duplicate-{os.getpid()}"  # a session of this run's own
 PLAYERS = [f"dup{n}" for n in range(1, 8)]  # with the driven player, two tables
 NAME = "Duplicate night"
 DEALS = 2
-WORDS = {
+OWN_WORDS = {
     "en": {
-        "lobby": "New table",
         "open": "registration open",
         "entered": "You are entered",
         "result": "Enter  Back to the table",  # the result's key bar, not the action line
         "sealed": "revealed later",
-        "standings": "Final standings",
-        "auto": "auto-play",
         "scale": "Duplicate: the score counts the steps reached",
         "history": "Matches 1-1 of 1",
         "closed": "still to be played at another table (duplicate): 2 of 2",
@@ -73,13 +73,10 @@ WORDS = {
         "face up": "face up",
     },
     "zh": {
-        "lobby": "新建牌桌",
         "open": "报名中",
         "entered": "报名成功",
         "result": "Enter  回到牌桌",
         "sealed": "牌墙稍后公开",
-        "standings": "终局排名",
-        "auto": "托管",
         "scale": "复式：得分为差额达到的档数",
         "history": "第 1-1 场，共 1 场",
         "closed": "还有别的桌要打的复式牌局：2 盘中的 2 盘",
@@ -115,160 +112,127 @@ class HeldBot(Bot):
             await trio.sleep(0.1)
 
 
-def run_bots(port: int, tournament_id: int, state: dict[str, object], stop: threading.Event):
-    """The seven other players, in their own thread: register, enter, then play; the
-    table of four of them (the other table) holds its turns until ``state["go"]``."""
-    entered, go = state["entered"], state["go"]
-    assert isinstance(entered, threading.Event) and isinstance(go, threading.Event)
-    held: set[int] = set()
+def play_both_tables(
+    words: dict[str, str],
+    check: Check,
+    db: Path,
+    tournament_id: int,
+    entered: threading.Event,
+    held: set[int],
+    go: threading.Event,
+) -> None:
+    """The player's table plays both deals while the other holds (``held``) until
+    ``go``; the results sealed and the history closed until the other table has
+    played, open after."""
+    screen = register("drv", PASSWORD, words["lobby"])
+    check.expect(True, "the lobby after registering", screen)
+    if not entered.wait(30):
+        raise TimeoutError("the seven players did not enter")
+    keys("t", pause=1.0)
+    screen = wait_for(re.escape(NAME), 10)
+    check.expect(words["open"] in screen, "the tournament listed, registration open", screen)
+    screen = wait_for(re.escape(words["scale"]), 10)
+    check.expect(True, "it says it is duplicate and how it scores", screen)
+    keys("e", pause=1.0)
+    screen = wait_for(words["entered"], 10)
+    check.expect("drv" in screen, "entered: the player among the entrants", screen)
+    said = host(db, "close", str(tournament_id)) + host(db, "start", str(tournament_id))
+    check.expect(True, "the host closes registration and starts it", said)
+    screen = wait_for(HAND, 90)
+    check.expect(NAME in screen.split("\n")[0], "taken to the table", screen)
+    holds = until(lambda: held, 20)
+    check.expect(holds, "the other table holds", f"held: {sorted(held)}")
+    keys("a", pause=1.0)
+    screen = capture()
+    check.expect(words["auto"] in screen, "the seat on auto-play", screen)
+    sealed = 0
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline:  # each deal's result, sealed, then standings
+        screen = capture()
+        if words["standings"] in screen:
+            break
+        if re.search(words["result"], screen):
+            sealed += 1
+            if not shows(words["sealed"], screen):  # a small terminal: below, scrolled to
+                keys("End", pause=0.8)
+                screen = capture()
+            check.expect(
+                shows(words["sealed"], screen),
+                f"result {sealed}: sealed, the walls revealed later",
+                screen,
+            )
+            keys("Enter", pause=1.0)
+        else:
+            time.sleep(0.5)
+    check.expect(sealed == DEALS, f"{DEALS} results, then the standings", screen)
+    keys("Enter", pause=1.0)
+    leave_seat(words["lobby"])
+    screen = wait_for(words["lobby"], 10)
+    keys("h", pause=1.0)
+    screen = wait_for(re.escape(words["history"]), 10)
+    keys("Enter", pause=1.5)
+    screen = capture()  # the match, its hands left out
 
-    async def main() -> None:
-        bots = [HeldBot(Reachable(port), name, held, go) for name in PLAYERS]
-        for bot in bots:
-            await bot.connect()
-            assert bot.client is not None
-            await bot.client.ok("enter_tournament", tournament_id=tournament_id)
-        entered.set()
-        done = trio.Event()
-        async with trio.open_nursery() as nursery:
-            for bot in bots:
-                nursery.start_soon(bot.play, done)
-            while not stop.is_set():
-                numbers = [b.table_number for b in bots]
-                if not held and all(numbers):  # seated: the table with no human is held
-                    held.update(n for n in set(numbers) if numbers.count(n) == 4)
-                    state["held"] = sorted(held)
-                await trio.sleep(0.2)
-            done.set()
-            nursery.cancel_scope.cancel()
+    def closed() -> bool:
+        nonlocal screen
+        screen = capture()
+        return shows(words["closed"], screen)
 
-    trio.run(main)
+    until(closed, 10, every=0.3)
+    check.expect(
+        shows(words["closed"], screen) and re.search(words["hand"], screen) is None,
+        "the history keeps the hands closed while the other table plays, and says so",
+        screen,
+    )
+    keys("Escape", "Escape", pause=0.8)
+    screen = wait_for(words["lobby"], 10)
+    go.set()  # the other table plays the same two deals
+    rows, table = counted(db, tournament_id, 1, 600, every=2.0)
+    check.expect(len(rows) == 8, "the session ends: eight in the host's standings", table)
+    keys("h", pause=1.0)
+    screen = wait_for(re.escape(words["history"]), 10)
+    keys("Enter", pause=1.5)
+    screen = wait_for(words["hand"], 10)
+    hands = len(re.findall(words["hand"], screen))
+    check.expect(hands == DEALS, "after the session the match's hands are open", screen)
+    keys("Enter", pause=1.5)
+    screen = wait_for(re.escape(words["step"]), 10)
+    check.expect(True, "a hand of the session replays", screen)
+    keys("f", pause=0.8)
+    screen = wait_for(words["face up"], 5)
+    check.expect(not re.search(HAND, screen), "its walls open: every hand face up", screen)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--lang", choices=("zh", "en"), default="en")
-    parser.add_argument("--size", default="100x32")
-    parser.add_argument("--captures", type=Path)
-    args = parser.parse_args()
-    words = WORDS[args.lang]
+    args = arguments(__doc__).parse_args()
+    words = {**WORDS[args.lang], **OWN_WORDS[args.lang]}
     check = Check(captures_folder(args.captures, "gbmj-duplicate-"))
     # Eight accounts from one address: loopback trusted, as a club's own test would.
     config = 'bot_delay = 0.2\nhand_pause = 10.0\n[limits]\ntrusted = ["127.0.0.1"]\n'
-    proc, port, where = server("gbmj-duplicate-", config)
-    db = where / "gbmj.db"
-    start(SESSION, size(args.size), client(port, args.lang, where, insecure=True))
-    state: dict[str, object] = {"entered": threading.Event(), "go": threading.Event()}
-    stop = threading.Event()
-    bots: threading.Thread | None = None
-    try:
+    terminal = size(args.size)
+    with served(
+        check, SESSION, terminal, args.lang, "gbmj-duplicate-", config, insecure=True
+    ) as server:
         # One session of two deals; a turn of ten minutes, so the held table waits.
         short = ("--sessions", "1", "--hands", str(DEALS), "--minutes", "30", "--turn", "600")
-        said = host(db, "create", NAME, "--duplicate", "--scale", "steps", *short)
+        said = host(server.db, "create", NAME, "--duplicate", "--scale", "steps", *short)
         created = re.match(r"tournament (\d+) created", said)
         check.expect(created is not None, "the host creates a duplicate session", said)
         tournament_id = int(created.group(1)) if created else 1
-        bots = threading.Thread(target=run_bots, args=(port, tournament_id, state, stop))
-        bots.start()
-        register("drv", "pw-of-drv")
-        screen = wait_for(words["lobby"], 20)
-        check.expect(True, "the lobby after registering", screen)
-        entered = state["entered"]
-        assert isinstance(entered, threading.Event)
-        if not entered.wait(30):
-            raise TimeoutError("the seven players did not enter")
-        keys("t", pause=1.0)
-        screen = wait_for(re.escape(NAME), 10)
-        check.expect(words["open"] in screen, "the tournament listed, registration open", screen)
-        screen = wait_for(re.escape(words["scale"]), 10)
-        check.expect(True, "it says it is duplicate and how it scores", screen)
-        keys("e", pause=1.0)
-        screen = wait_for(words["entered"], 10)
-        check.expect("drv" in screen, "entered: the player among the entrants", screen)
-        said = host(db, "close", str(tournament_id)) + host(db, "start", str(tournament_id))
-        check.expect(True, "the host closes registration and starts it", said)
-        screen = wait_for(HAND, 90)
-        check.expect(NAME in screen.split("\n")[0], "taken to the table", screen)
-        deadline = time.monotonic() + 20
-        while "held" not in state and time.monotonic() < deadline:
-            time.sleep(0.2)
-        check.expect(state.get("held") is not None, "the other table holds", str(state))
-        keys("a", pause=1.0)
-        screen = capture()
-        check.expect(words["auto"] in screen, "the seat on auto-play", screen)
-        sealed = 0
-        deadline = time.monotonic() + 600
-        while time.monotonic() < deadline:  # each deal's result, sealed, then standings
-            screen = capture()
-            if words["standings"] in screen:
-                break
-            if re.search(words["result"], screen):
-                sealed += 1
-                if not shows(words["sealed"], screen):  # a small terminal: below, scrolled to
-                    keys("End", pause=0.8)
-                    screen = capture()
-                check.expect(
-                    shows(words["sealed"], screen),
-                    f"result {sealed}: sealed, the walls revealed later",
-                    screen,
-                )
-                keys("Enter", pause=1.0)
-            else:
-                time.sleep(0.5)
-        check.expect(sealed == DEALS, f"{DEALS} results, then the standings", screen)
-        keys("Enter", pause=1.0)
-        keys("Escape", "Escape", pause=0.8)  # leaving the seat asks: twice
-        screen = capture()
-        if words["lobby"] not in screen:
-            keys("Escape", pause=0.8)
-        screen = wait_for(words["lobby"], 10)
-        keys("h", pause=1.0)
-        screen = wait_for(re.escape(words["history"]), 10)
-        keys("Enter", pause=1.5)
-        screen = capture()  # the match, its hands left out
-        deadline = time.monotonic() + 10
-        while not shows(words["closed"], screen) and time.monotonic() < deadline:
-            time.sleep(0.3)
-            screen = capture()
-        check.expect(
-            shows(words["closed"], screen) and re.search(words["hand"], screen) is None,
-            "the history keeps the hands closed while the other table plays, and says so",
-            screen,
-        )
-        keys("Escape", "Escape", pause=0.8)
-        screen = wait_for(words["lobby"], 10)
-        go = state["go"]
-        assert isinstance(go, threading.Event)
-        go.set()  # the other table plays the same two deals
-        deadline = time.monotonic() + 600
-        rows: list[list[str]] = []
-        while time.monotonic() < deadline:
-            table = host(db, "standings", str(tournament_id))
-            rows = standings_rows(table)
-            if len(rows) == 8 and all(row[9] == "1" for row in rows):
-                break
-            time.sleep(2.0)
-        check.expect(len(rows) == 8, "the session ends: eight in the host's standings", table)
-        keys("h", pause=1.0)
-        screen = wait_for(re.escape(words["history"]), 10)
-        keys("Enter", pause=1.5)
-        screen = wait_for(words["hand"], 10)
-        hands = len(re.findall(words["hand"], screen))
-        check.expect(hands == DEALS, "after the session the match's hands are open", screen)
-        keys("Enter", pause=1.5)
-        screen = wait_for(re.escape(words["step"]), 10)
-        check.expect(True, "a hand of the session replays", screen)
-        keys("f", pause=0.8)
-        screen = wait_for(words["face up"], 5)
-        check.expect(not re.search(HAND, screen), "its walls open: every hand face up", screen)
-    except (TimeoutError, RuntimeError) as exc:
-        check.timed_out(exc, capture())
-    finally:
-        stop.set()
-        if bots is not None:
-            bots.join(10)
-        stop_session()
-        stop_server(proc)
+        reach = Reachable(server.port)
+        held: set[int] = set()  # the table that holds its turns, once the seven are seated
+        go = threading.Event()  # ... until this
+
+        def made() -> list[HeldBot]:
+            return [HeldBot(reach, name, held, go) for name in PLAYERS]
+
+        def tick(bots: list[HeldBot]) -> None:
+            numbers = [b.table_number for b in bots]
+            if not held and all(numbers):  # seated: the table with no human is held
+                held.update(n for n in set(numbers) if numbers.count(n) == 4)
+
+        with bots_playing(made, tournament_id, tick) as entered:
+            play_both_tables(words, check, server.db, tournament_id, entered, held, go)
     return check.report()
 
 

@@ -18,29 +18,27 @@ Needs tmux. Exit status 0 when everything was on screen.
 
 from __future__ import annotations
 
-import argparse
 import re
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from drive_kit import (
-    ROOT,
+    PASSWORD,
+    WORDS,
     Check,
+    admin,
+    arguments,
     capture,
     captures_folder,
-    client,
     keys,
+    new_table,
     register,
-    server,
+    served,
     size,
-    start,
-    stop,
-    stop_server,
     text,
+    until,
     wait_for,
 )
 
@@ -48,9 +46,8 @@ SESSION = "gbmj-items-check"
 # The wood tablecloth's ground (table.tcss #875f00) as the terminal is told it: 256
 # colours or true colour.
 WOOD = r"48;5;94m|48;2;135;95;0m"
-WORDS = {
+OWN_WORDS = {
     "en": {
-        "lobby": "New table",
         "shop": "Shop / Inventory",
         "gold": "gold sign",
         "cloth": "tablecloth",
@@ -59,12 +56,10 @@ WORDS = {
         "bought cloth": "Bought: tablecloth x1",
         "used": "Used: gem",
         "rating": "rating 10",
-        "owner": "owner drv",
         "protected": "protected",
         "cloths": "Lay a tablecloth",
     },
     "zh": {
-        "lobby": "新建牌桌",
         "shop": "商店",
         "gold": "金字招牌",
         "cloth": "桌布",
@@ -73,21 +68,14 @@ WORDS = {
         "bought cloth": "桌布 x1",
         "used": "已使用：标准钻石",
         "rating": "积分 10",
-        "owner": "桌主 drv",
         "protected": "保护",
         "cloths": "铺桌布",
     },
 }
 
 
-def admin(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    command = ["uv", "run", "--project", str(ROOT), "gbmj-server", "admin", "--db", str(db)]
-    return subprocess.run([*command, *args], capture_output=True, text=True, check=False)
-
-
 def drive(words: dict[str, str], check: Check, db: Path) -> None:
-    register("drv", "pw-of-drv")
-    screen = wait_for(words["lobby"], 20)
+    screen = register("drv", PASSWORD, words["lobby"])
     check.expect(True, "the lobby after registering", screen)
     given = admin(db, "give", "drv", "gem")
     check.expect(given.returncode == 0, "the host gives the player a gem", given.stdout)
@@ -113,9 +101,7 @@ def drive(words: dict[str, str], check: Check, db: Path) -> None:
     screen = wait_for(re.escape(words["rating"]), 10)
     check.expect(True, "the lobby shows the gem's 10 rating points", screen)
 
-    keys("n")
-    keys("Enter", pause=1.0)  # the settings dialog: Enter creates the table
-    screen = wait_for(words["owner"], 10)
+    screen = new_table(words)
     check.expect(True, "a table of the player's", screen)
     keys("o", pause=1.0)  # the settings, the name field first (its text selected)
     text("golden table")
@@ -134,32 +120,28 @@ def drive(words: dict[str, str], check: Check, db: Path) -> None:
     keys("l", pause=1.0)
     screen = wait_for(re.escape(words["cloths"]), 10)
     keys("Down", "Down", "Down", "Enter", pause=1.0)  # wood, the last
-    deadline = time.monotonic() + 10
-    while not re.search(WOOD, screen := capture(colours=True)) and time.monotonic() < deadline:
-        time.sleep(0.3)
-    wood = re.search(WOOD, screen) is not None
+
+    def wood_shows() -> bool:
+        nonlocal screen
+        screen = capture(colours=True)
+        return re.search(WOOD, screen) is not None
+
+    wood = until(wood_shows, 10, every=0.3)
     check.expect(wood, "the board's ground is the wood tablecloth's", screen)
     ledger = admin(db, "check")
     check.expect(ledger.returncode == 0, "the host's ledger check passes", ledger.stdout)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--lang", choices=("zh", "en"), default="en")
-    parser.add_argument("--size", default="100x32")
-    parser.add_argument("--captures", type=Path)
-    args = parser.parse_args()
-    words = WORDS[args.lang]
+    args = arguments(__doc__).parse_args()
+    words = {**WORDS[args.lang], **OWN_WORDS[args.lang]}
     check = Check(captures_folder(args.captures, "gbmj-tmux-"))
-    proc, port, where = server("gbmj-items-", "bot_delay = 0.2\ntable_fee = 2\n", tls=True)
-    start(SESSION, size(args.size), client(port, args.lang, where, cd=True))
-    try:
-        drive(words, check, where / "gbmj.db")
-    except TimeoutError as exc:
-        check.timed_out(exc, capture())
-    finally:
-        stop()
-        stop_server(proc)
+    config = "bot_delay = 0.2\ntable_fee = 2\n"
+    terminal = size(args.size)
+    with served(
+        check, SESSION, terminal, args.lang, "gbmj-items-", config, tls=True, cd=True
+    ) as server:
+        drive(words, check, server.db)
     return check.report()
 
 

@@ -15,9 +15,7 @@ is saved in DIR. Needs tmux and ssh. Exit status 0 when everything was on screen
 
 from __future__ import annotations
 
-import argparse
 import os
-import re
 import signal
 import sys
 import time
@@ -27,28 +25,29 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from drive_kit import (
     HAND,
+    PASSWORD,
+    WORDS,
     Check,
-    capture,
+    arguments,
     captures_folder,
-    client,
+    connect_screen,
+    deal,
     descendants,
+    fill_with_bots,
     flat,
     free_port,
     keys,
+    new_table,
     pane_pid,
+    play_until,
     register,
-    server,
+    served,
     size,
-    start,
-    stop,
-    stop_server,
     text,
     wait_for,
 )
-from tmux_table import WORDS, play_until
 
 SESSION = "gbmj-return-check"
-PASSWORD = "pw-of-drv"
 PROMPT = r"(?m)[$#] *$"  # the shell's prompt: the client is gone
 
 
@@ -82,35 +81,26 @@ def back_at_the_seat(words: dict[str, str], check: Check, how: str) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--lang", choices=("zh", "en"), default="en")
-    parser.add_argument("--size", default="100x32")
-    parser.add_argument("--captures", type=Path)
-    args = parser.parse_args()
+    args = arguments(__doc__).parse_args()
     words = WORDS[args.lang]
     check = Check(captures_folder(args.captures, "gbmj-return-"))
     ssh_port = free_port()
     config = f"bot_delay = 0.2\nhand_pause = 30.0\nssh_port = {ssh_port}\n"
-    proc, port, where = server("gbmj-return-", config)
-    command = client(port, args.lang, where, insecure=True)
     ssh = (
         f"ssh -p {ssh_port} -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null "
         f"-o PreferredAuthentications=password -o PubkeyAuthentication=no drv@127.0.0.1"
     )
-    start(SESSION, size(args.size), "bash")
-    try:
-        text(command, pause=0.0)
+    terminal = size(args.size)
+    with served(
+        check, SESSION, terminal, args.lang, "gbmj-return-", config, insecure=True, shell=True
+    ) as server:
+        text(server.command, pause=0.0)
         keys("Enter")
-        register("drv", PASSWORD)
-        wait_for(words["lobby"], 20)
-        keys("n")
-        keys("Enter", pause=1.0)  # a table with the settings' defaults
-        wait_for(words["owner"], 10)
-        keys("b")
-        wait_for(words["fill"], 5)
-        keys("f", pause=1.0)
+        register("drv", PASSWORD, words["lobby"])
+        new_table(words)
+        fill_with_bots(words)
         keys("Escape", "r", pause=0.6)
-        screen = wait_for(words["turn"] + "|" + re.escape("[Space]"), 60)
+        screen = deal(words)
         check.expect(True, "the deal", screen)
         screen = play_until(words, words["discarded"], 120)
         check.expect(True, "a few turns played", screen)
@@ -118,10 +108,9 @@ def main() -> int:
         kill_client("gbmj_tui")
         screen = gone()
         check.expect(True, "the client is gone (kill -9): the shell", screen)
-        text(command, pause=0.0)
+        text(server.command, pause=0.0)
         keys("Enter")
-        wait_for("Chinese Official Mahjong|国标麻将", 30)
-        time.sleep(1.5)
+        connect_screen()
         text(PASSWORD, pause=0.0)  # the name is remembered
         keys("Enter")
         back_at_the_seat(words, check, "TCP")
@@ -138,11 +127,6 @@ def main() -> int:
             kill_client("ssh ")
         screen = gone()
         check.expect(words["turn"] not in flat(screen), "the ssh client is gone", screen)
-    except (TimeoutError, RuntimeError) as exc:
-        check.timed_out(exc, capture())
-    finally:
-        stop()
-        stop_server(proc)
     return check.report()
 
 

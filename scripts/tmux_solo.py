@@ -14,40 +14,45 @@ person to look at. Needs tmux. Exit status 0 when everything was on screen.
 
 from __future__ import annotations
 
-import argparse
 import re
-import shlex
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from drive_kit import HAND, Check, capture, captures_folder, keys, size, start, stop, text, wait_for
+from drive_kit import (
+    HAND,
+    WORDS,
+    Check,
+    arguments,
+    capture,
+    captures_folder,
+    deal,
+    driving,
+    keys,
+    size,
+    solo,
+    text,
+    wait_for,
+)
 
 SESSION = "gbmj-solo-check"
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
+    parser = arguments(__doc__, lang=False)
     parser.add_argument("--ascii", action="store_true")
-    parser.add_argument("--size", default="100x32")
-    parser.add_argument("--captures", type=Path)
     args = parser.parse_args()
     width, height = size(args.size)
     check = Check(captures_folder(args.captures, "gbmj-tmux-"))
-    db = Path(tempfile.mkdtemp(prefix="gbmj-solo-")) / "solo.db"
     en = args.ascii
-    turn_re = "Your turn" if en else "轮到你出牌"
-    result_re = r"Total|Draw \(wall|escaped" if en else r"合计|荒庄|逃跑"
+    words = WORDS["en" if en else "zh"]
+    turn_re, result_re = words["turn"], words["result"]
     # the language follows the locale unless said: the checks below read Chinese, or
     # English with --ascii
-    flags = "--ascii --lang en" if args.ascii else "--lang zh"
-    command = f"uv run python -m gbmj_tui solo {flags} --timers relaxed --db {shlex.quote(str(db))}"
-    start(SESSION, (width, height), command)
-    try:
-        screen = wait_for(turn_re + "|" + re.escape("[Space]"), 60)
+    with driving(check, SESSION, (width, height), solo("--ascii --lang en" if en else "--lang zh")):
+        screen = deal(words)
         check.save("deal", screen)
         lines = screen.splitlines()
         check.expect(len(lines) <= height, "the screen fits the terminal", screen)
@@ -85,9 +90,7 @@ def main() -> int:
                 break
             if "[Space]" in screen:  # a claim bar
                 bar = next(line for line in screen.splitlines() if "[Space]" in line)
-                check.expect(
-                    ("discarded" if en else "打出") in bar, "the claim bar names the discard", bar
-                )
+                check.expect(words["discarded"] in bar, "the claim bar names the discard", bar)
                 key = next((k for k in ("p", "1") if f"[{k}]" in bar and not claimed), "space")
                 check.save(f"claim-{key}", screen)
                 claimed += key != "space"
@@ -116,10 +119,6 @@ def main() -> int:
                 ("8-fan minimum" if en else "起和8番") in screen, "the 8-fan check shows", screen
             )
         print(f"discards: {discards}, claims made: {claimed}")
-    except TimeoutError as exc:
-        check.timed_out(exc, capture())
-    finally:
-        stop()
     return check.report()
 
 

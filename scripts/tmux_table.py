@@ -26,7 +26,6 @@ was on screen.
 
 from __future__ import annotations
 
-import argparse
 import re
 import subprocess
 import sys
@@ -37,35 +36,34 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from drive_kit import (
     HAND,
+    PASSWORD,
+    WORDS,
     Check,
+    arguments,
     capture,
     captures_folder,
-    client,
+    deal,
+    fill_with_bots,
+    finish_match,
     flat,
     keys,
+    new_table,
+    play_until,
     register,
-    server,
+    served,
     size,
-    start,
-    stop,
-    stop_server,
     toasts,
+    until,
     wait_for,
 )
 
 SESSION = "gbmj-table-check"
-WORDS = {
+OWN_WORDS = {
     "en": {
-        "turn": "Your turn",
-        "result": r"Total|Draw \(wall|escaped",
-        "owner": "owner drv",
         "banner": "Connection lost: reconnecting",
-        "lobby": "New table",
         "waiting": "Waiting: four seated",
-        "discarded": "discarded",
         "countdown": "once everyone has closed this",
         "hand 2": "East round, hand 2",
-        "fill": "Fill with bots",
         "pinned": "is now pinned in",
         "new server": "New server",
         "wall": "Wall verified",
@@ -76,20 +74,12 @@ WORDS = {
         "history": "Matches 1-1 of 1",
         "hand 1": "East round, hand 1",
         "written": "The hand was written to",
-        "standings": "Final standings",
-        "auto": "auto-play",
     },
     "zh": {
-        "turn": "轮到你出牌",
-        "result": r"合计|荒庄|逃跑",
-        "owner": "桌主 drv",
         "banner": "连接断开: 正在重连",
-        "lobby": "新建牌桌",
         "waiting": "等待开局: 坐满四人",
-        "discarded": "打出",
         "countdown": "所有人都关闭结果后",
         "hand 2": "东风南局",
-        "fill": "空位全加机器人",
         "pinned": "已记在",
         "new server": "新的服务器",
         "wall": "牌墙已验证",
@@ -100,43 +90,8 @@ WORDS = {
         "history": "第 1-1 场，共 1 场",
         "hand 1": "东风东局",
         "written": "这一盘已写入",
-        "standings": "终局排名",
-        "auto": "托管",
     },
 }
-
-
-def play_until(words: dict[str, str], pattern: str, timeout: float) -> str:
-    """Discard the drawn tile on each turn and pass each claim until ``pattern`` shows."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        screen = capture()
-        if re.search(pattern, screen):
-            return screen
-        if "[Space]" in screen:
-            keys("Space", pause=0.5)
-        elif words["turn"] in screen:
-            keys("Enter", pause=0.5)
-        else:
-            time.sleep(0.3)
-    raise TimeoutError(f"not on screen after {timeout}s: {pattern!r}\n{capture()}")
-
-
-def finish_match(words: dict[str, str], timeout: float) -> tuple[int, str]:
-    """Close each hand's result with a key until the match's standings show; the number
-    of results closed, and the standings' screen."""
-    deadline = time.monotonic() + timeout
-    results = 0
-    while time.monotonic() < deadline:
-        screen = capture()
-        if words["standings"] in screen:
-            return results, screen
-        if re.search(words["result"], screen):
-            results += 1
-            keys("Enter", pause=1.0)
-        else:
-            time.sleep(0.5)
-    raise TimeoutError(f"no standings after {timeout}s\n{capture()}")
 
 
 def history(words: dict[str, str], check: Check, where: Path) -> None:
@@ -171,38 +126,29 @@ def history(words: dict[str, str], check: Check, where: Path) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--lang", choices=("zh", "en"), default="en")
-    parser.add_argument("--size", default="100x32")
-    parser.add_argument("--captures", type=Path)
-    args = parser.parse_args()
-    words = WORDS[args.lang]
+    args = arguments(__doc__).parse_args()
+    words = {**WORDS[args.lang], **OWN_WORDS[args.lang]}
     check = Check(captures_folder(args.captures, "gbmj-tmux-"))
-    proc, port, where = server("gbmj-table-", "bot_delay = 0.2\nhand_pause = 30.0\n", tls=True)
-    start(SESSION, size(args.size), client(port, args.lang, where, cd=True))
-    try:
-        register("drv", "pw-of-drv")
-        screen = wait_for(words["lobby"], 20)
+    config = "bot_delay = 0.2\nhand_pause = 30.0\n"
+    with served(
+        check, SESSION, size(args.size), args.lang, "gbmj-table-", config, tls=True, cd=True
+    ) as server:
+        screen = register("drv", PASSWORD, words["lobby"])
         check.expect(True, "the lobby after registering", screen)
-        said = time.monotonic() + 10  # the lobby draws before its chat and the toast
-        while words["pinned"] not in flat(screen) + toasts(screen) and time.monotonic() < said:
-            time.sleep(0.3)
+
+        def pinned() -> bool:  # said in the lobby's chat or in a toast
+            nonlocal screen
             screen = capture()
-        pinned = words["pinned"] in flat(screen) or words["pinned"] in toasts(screen)
-        check.expect(pinned, "the certificate pinned, and said", screen)
-        shown = time.monotonic() + 5  # its toast may come after the lobby's chat line
-        while words["new server"] not in capture() and time.monotonic() < shown:
-            time.sleep(0.3)
-        gone = time.monotonic() + 30  # a person reads the notice; its toast goes by itself
-        while words["new server"] in capture() and time.monotonic() < gone:
-            time.sleep(0.5)
-        keys("n")
-        keys("Enter", pause=1.0)  # the settings dialog: Enter creates the table
-        screen = wait_for(words["owner"], 10)
+            return words["pinned"] in flat(screen) or words["pinned"] in toasts(screen)
+
+        said = until(pinned, 10)  # the lobby draws before its chat and the toast
+        check.expect(said, "the certificate pinned, and said", screen)
+        until(lambda: words["new server"] in capture(), 5)  # its toast may come after
+        # a person reads the notice; its toast goes by itself
+        until(lambda: words["new server"] not in capture(), 30, every=0.5)
+        screen = new_table(words)
         check.expect(True, "the table names its owner", screen)
-        keys("b")
-        screen = wait_for(words["fill"], 5)
-        keys("f", pause=1.0)
+        fill_with_bots(words)
         keys("Escape")
         screen = wait_for(words["waiting"], 5)
         check.expect(screen.count("bot-") >= 3, "three bots seated", screen)
@@ -222,14 +168,14 @@ def main() -> int:
             keys("b", "f", "Escape")
         # choose the seat if the trip to the lobby stood the owner up, then ready
         keys("b", "Enter", "Escape", "r", pause=0.6)
-        screen = wait_for(words["turn"] + "|" + re.escape("[Space]"), 60)
+        screen = deal(words)
         check.expect(True, "the deal", screen)
         screen = play_until(words, words["discarded"], 120)
         check.expect(words["discarded"] in screen, "the action line names a discard", screen)
         # the connection closed from the server's side
         for side in ("sport", "dport"):  # the server's end of the socket, then the client's
             subprocess.run(
-                ["ss", "-K", "-t", "state", "established", side, "=", str(port)],
+                ["ss", "-K", "-t", "state", "established", side, "=", str(server.port)],
                 capture_output=True,
                 check=False,
             )
@@ -238,14 +184,17 @@ def main() -> int:
             check.expect(True, "the reconnect banner", screen)
         except TimeoutError:
             check.save("no-banner", capture())  # it may come back before a capture
-        deadline = time.monotonic() + 40
-        while words["banner"] in (screen := capture()) and time.monotonic() < deadline:
-            time.sleep(0.3)
-        back = words["banner"] not in screen and re.search(HAND, screen)
-        check.expect(bool(back), "back at the seat after the reset", screen)
+
+        def back() -> bool:
+            nonlocal screen
+            screen = capture()
+            return words["banner"] not in screen
+
+        back_at_seat = until(back, 40, every=0.3) and re.search(HAND, screen)
+        check.expect(bool(back_at_seat), "back at the seat after the reset", screen)
         screen = play_until(words, words["result"], 900)
         check.expect(True, "the hand's result", screen)
-        if words["wall"] not in flat(screen):  # a small terminal: below, as its scroll bar says
+        if words["wall"] not in flat(screen):  # a small terminal: below, as its edge says
             keys("End", pause=0.8)
             screen = capture()
             keys("Home", pause=0.8)  # back to the top, where the countdown is
@@ -277,12 +226,7 @@ def main() -> int:
         names = all(name in screen for name in ("drv", "bot-"))
         check.expect(results >= 1 and names, "the last result, then the standings", screen)
         keys("Enter", pause=1.0)
-        history(words, check, where)
-    except TimeoutError as exc:
-        check.timed_out(exc, capture())
-    finally:
-        stop()
-        stop_server(proc)
+        history(words, check, server.where)
     return check.report()
 
 

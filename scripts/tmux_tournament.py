@@ -22,18 +22,12 @@ is saved in DIR. Needs tmux. Exit status 0 when everything was on screen.
 
 from __future__ import annotations
 
-import argparse
-import csv
-import io
 import os
 import re
-import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
-
-import trio
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -41,36 +35,36 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from drive_kit import (  # noqa: E402
     HAND,
+    PASSWORD,
+    WORDS,
     Check,
+    Reachable,
+    arguments,
+    bots_playing,
     capture,
     captures_folder,
-    client,
+    counted,
+    finish_match,
+    host,
     keys,
+    leave_seat,
     register,
-    server,
+    served,
     size,
-    start,
-    stop_server,
     toasts,
     wait_for,
 )
-from drive_kit import stop as stop_session  # noqa: E402
 from tournament import Bot  # noqa: E402  (the tournament bench's bot clients)
 
 SESSION = f"gbmj-tournament-{os.getpid()}"  # a session of this run's own
 PLAYERS = [f"club{n}" for n in range(1, 8)]  # with the driven player, two tables
 NAME = "Club night"
-ADMIN = ("uv", "run", "--project", str(ROOT), "gbmj-server", "admin")  # as a host types it
-WORDS = {
+OWN_WORDS = {
     "en": {
-        "lobby": "New table",
         "tournaments": "Tournaments",
         "open": "registration open",
         "entered": "You are entered",
         "seated": r"Tournament \d+, session {n}: table (\d)(?: is open)?, (\w+)",
-        "result": r"Total|Draw \(wall|escaped",
-        "standings": "Final standings",
-        "auto": "auto-play",
         "finished": "finished",
         "points": "Table points",
         "sign up": "e  Sign up",
@@ -79,14 +73,10 @@ WORDS = {
         "session 1": "Session 1",
     },
     "zh": {
-        "lobby": "新建牌桌",
         "tournaments": "比赛",
         "open": "报名中",
         "entered": "报名成功",
         "seated": r"比赛 \d+ 第 {n} 轮：第 (\d) 桌(?:已开)?，(\w+)",
-        "result": r"合计|荒庄|逃跑",
-        "standings": "终局排名",
-        "auto": "托管",
         "finished": "已结束",
         "points": "桌分",
         "sign up": "e  报名",
@@ -95,72 +85,6 @@ WORDS = {
         "session 1": "第 1 轮",
     },
 }
-
-
-class Reachable:
-    """Where the bots find the server (what ``Bot`` asks of the bench's server): up
-    from the start, never restarted here."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.up = trio.Event()
-        self.up.set()
-
-
-def run_bots(
-    port: int, tournament_id: int, entered: threading.Event, stop: threading.Event
-) -> None:
-    """The seven other players, in their own thread: register, enter the tournament,
-    then answer every prompt until ``stop``."""
-
-    async def main() -> None:
-        bots = [Bot(Reachable(port), name) for name in PLAYERS]  # Bot asks only .port, .up
-        for bot in bots:
-            await bot.connect()
-            assert bot.client is not None
-            await bot.client.ok("enter_tournament", tournament_id=tournament_id)
-        entered.set()
-        done = trio.Event()
-        async with trio.open_nursery() as nursery:
-            for bot in bots:
-                nursery.start_soon(bot.play, done)
-            while not stop.is_set():
-                await trio.sleep(0.2)
-            done.set()
-            nursery.cancel_scope.cancel()
-
-    trio.run(main)
-
-
-def host(db: Path, *command: str) -> str:
-    """A host's ``gbmj-server admin tournament`` command, as typed at a shell; its
-    output (a refusal raises)."""
-    done = subprocess.run(
-        [*ADMIN, "--db", str(db), "tournament", *command],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"admin tournament {' '.join(command)}: {done.stderr.strip()}")
-    return done.stdout
-
-
-def finish_match(words: dict[str, str], timeout: float) -> tuple[int, str]:
-    """Close each hand's result with a key until the match's standings show; the number
-    of results closed, and the standings' screen."""
-    deadline = time.monotonic() + timeout
-    results = 0
-    while time.monotonic() < deadline:
-        screen = capture()
-        if words["standings"] in screen:
-            return results, screen
-        if re.search(words["result"], screen):
-            results += 1
-            keys("Enter", pause=1.0)
-        else:
-            time.sleep(0.5)
-    raise TimeoutError(f"no standings after {timeout}s\n{capture()}")
 
 
 def seated_then_dealt(
@@ -181,11 +105,6 @@ def seated_then_dealt(
     if not dealt:
         raise TimeoutError(f"no hand on screen after {timeout}s\n{capture()}")
     return seated, dealt
-
-
-def standings_rows(text: str) -> list[list[str]]:
-    """``admin tournament standings``' CSV, its heading left out."""
-    return list(csv.reader(io.StringIO(text)))[1:]
 
 
 def on_screen(row: list[str], screen: str) -> bool:
@@ -209,10 +128,7 @@ def play_session(words: dict[str, str], check: Check, session: int) -> str:
     results, screen = finish_match(words, 600)
     check.expect(results >= 1 and "drv" in screen, f"{session}: results, standings", screen)
     keys("Enter", pause=1.0)
-    keys("Escape", "Escape", pause=0.8)  # leaving the seat asks: twice
-    screen = capture()
-    if words["lobby"] not in screen and words["tournaments"] not in screen:
-        keys("Escape", pause=0.8)
+    leave_seat(words["lobby"], words["tournaments"])
     return words["seat"].format(n=session, table=table_number, place=place)
 
 
@@ -227,13 +143,7 @@ def compare_standings(
 ) -> None:
     """Once both tables of the session have ended (every player's sessions counted),
     the tournaments screen's standings are the host's, line for line."""
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        table = host(db, "standings", str(tournament_id))
-        rows = standings_rows(table)
-        if len(rows) == 8 and all(row[9] == str(session) for row in rows):
-            break
-        time.sleep(1.0)
+    rows, table = counted(db, tournament_id, session, 120)
     check.expect(len(rows) == 8, f"{session}: admin tournament standings, eight", table)
     screen = capture()
     if words["lobby"] in screen and words["points"] not in screen:
@@ -256,66 +166,69 @@ def compare_standings(
     check.expect(abs(points - 14.0 * session) < 0.05, f"{session}: 7 points a table", table)
 
 
+def enter_and_play(
+    words: dict[str, str],
+    check: Check,
+    db: Path,
+    tournament_id: int,
+    entered: threading.Event,
+    sessions: int,
+) -> None:
+    """Registered, the player enters the tournament beside the seven; the host starts
+    it; each session played and its standings compared."""
+    screen = register("drv", PASSWORD, words["lobby"])
+    check.expect(True, "the lobby after registering", screen)
+    if not entered.wait(30):
+        raise TimeoutError("the seven players did not enter")
+    keys("t", pause=1.0)
+    screen = wait_for(re.escape(NAME), 10)
+    check.expect(words["open"] in screen, "the tournament listed, registration open", screen)
+    check.expect(words["sign up"] in screen, "the key bar offers to sign up", screen)
+    # shown below the list without a key: the only one, so the one to enter
+    screen = wait_for(r"club\d", 10)
+    check.expect(all(name in screen for name in PLAYERS), "the seven entrants listed", screen)
+    keys("e", pause=1.0)
+    screen = wait_for(words["entered"], 10)
+    check.expect("drv" in screen, "entered: the player among the entrants", screen)
+    said = host(db, "close", str(tournament_id)) + host(db, "start", str(tournament_id))
+    check.expect(True, "the host closes registration and starts it", said)
+    seats = []
+    for session in range(1, sessions + 1):
+        seats.append(play_session(words, check, session))
+        last = session == sessions
+        compare_standings(words, check, db, tournament_id, session, seats[-1], last)
+    if len(seats) > 1:  # back a session with [: its tables, and where the player sat
+        keys("[", pause=1.5)
+        screen = wait_for(re.escape(seats[0]), 10)
+        check.expect(words["session 1"] in screen, "[: the first session's tables", screen)
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--lang", choices=("zh", "en"), default="en")
-    parser.add_argument("--size", default="100x32")
-    parser.add_argument("--captures", type=Path)
+    parser = arguments(__doc__)
     parser.add_argument("--sessions", type=int, choices=(1, 2), default=2)
     args = parser.parse_args()
-    words = WORDS[args.lang]
+    words = {**WORDS[args.lang], **OWN_WORDS[args.lang]}
     check = Check(captures_folder(args.captures, "gbmj-tournament-"))
     # Eight accounts from one address: loopback trusted, as a club's own test would.
     config = 'bot_delay = 0.2\nhand_pause = 10.0\n[limits]\ntrusted = ["127.0.0.1"]\n'
-    proc, port, where = server("gbmj-tournament-", config)
-    db = where / "gbmj.db"
-    start(SESSION, size(args.size), client(port, args.lang, where, insecure=True))
-    entered, stop = threading.Event(), threading.Event()
-    bots: threading.Thread | None = None
-    try:
+    terminal = size(args.size)
+    with served(
+        check, SESSION, terminal, args.lang, "gbmj-tournament-", config, insecure=True
+    ) as server:
         # Two hands a session; between two, time to read the standings.
         short = ("--hands", "2", "--minutes", "30", "--pause", "20")
-        said = host(db, "create", NAME, "--sessions", str(args.sessions), *short)
-        said += host(db, "list")
+        said = host(server.db, "create", NAME, "--sessions", str(args.sessions), *short)
+        said += host(server.db, "list")
         created = re.match(r"tournament (\d+) created", said)
         check.expect(created is not None and NAME in said, "the host creates it", said)
         tournament_id = int(created.group(1)) if created else 1
-        bots = threading.Thread(target=run_bots, args=(port, tournament_id, entered, stop))
-        bots.start()
-        register("drv", "pw-of-drv")
-        screen = wait_for(words["lobby"], 20)
-        check.expect(True, "the lobby after registering", screen)
-        if not entered.wait(30):
-            raise TimeoutError("the seven players did not enter")
-        keys("t", pause=1.0)
-        screen = wait_for(re.escape(NAME), 10)
-        check.expect(words["open"] in screen, "the tournament listed, registration open", screen)
-        check.expect(words["sign up"] in screen, "the key bar offers to sign up", screen)
-        # shown below the list without a key: the only one, so the one to enter
-        screen = wait_for(r"club\d", 10)
-        check.expect(all(name in screen for name in PLAYERS), "the seven entrants listed", screen)
-        keys("e", pause=1.0)
-        screen = wait_for(words["entered"], 10)
-        check.expect("drv" in screen, "entered: the player among the entrants", screen)
-        said = host(db, "close", str(tournament_id)) + host(db, "start", str(tournament_id))
-        check.expect(True, "the host closes registration and starts it", said)
-        seats = []
-        for session in range(1, args.sessions + 1):
-            seats.append(play_session(words, check, session))
-            last = session == args.sessions
-            compare_standings(words, check, db, tournament_id, session, seats[-1], last)
-        if len(seats) > 1:  # back a session with [: its tables, and where the player sat
-            keys("[", pause=1.5)
-            screen = wait_for(re.escape(seats[0]), 10)
-            check.expect(words["session 1"] in screen, "[: the first session's tables", screen)
-    except (TimeoutError, RuntimeError) as exc:
-        check.timed_out(exc, capture())
-    finally:
-        stop.set()
-        if bots is not None:
-            bots.join(10)
-        stop_session()
-        stop_server(proc)
+        reach = Reachable(server.port)
+
+        def made() -> list[Bot]:
+            return [Bot(reach, name) for name in PLAYERS]  # Bot asks only .port, .up
+
+        with bots_playing(made, tournament_id) as entered:
+            enter_and_play(words, check, server.db, tournament_id, entered, args.sessions)
     return check.report()
 
 

@@ -15,7 +15,6 @@ status 0 when everything was on screen.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import re
@@ -30,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from drive_kit import HAND, Check, descendants  # noqa: E402
+from drive_kit import HAND, Check, arguments, captures_folder, descendants, until  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from web.browser import Browser  # noqa: E402
 from web.conftest import WebHost, start_web_host, stop_web_host  # noqa: E402
@@ -67,23 +66,10 @@ def kill_browser(browser: Browser) -> list[int]:
     return pids
 
 
-def until(condition: object, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if callable(condition) and condition():
-            return True
-        time.sleep(0.2)
-    return False
-
-
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--lang", choices=("zh", "en"), default="en")
-    parser.add_argument("--captures", type=Path)
-    args = parser.parse_args()
+    args = arguments(__doc__, size=None).parse_args()
     lang = args.lang
-    captures = args.captures or Path(tempfile.mkdtemp(prefix="gbmj-web-return-"))
-    captures.mkdir(parents=True, exist_ok=True)
+    captures = captures_folder(args.captures, "gbmj-web-return-")
     host = start_web_host(Path(tempfile.mkdtemp(prefix="gbmj-web-return-")))
     check = Check(captures)
     browser = Browser()

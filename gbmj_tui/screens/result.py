@@ -28,7 +28,7 @@ from gbmj_tui.model import TableView, round_label
 from gbmj_tui.screens.recorder import HandSaver
 from gbmj_tui.tiles import TileStyle, tile_text
 from gbmj_tui.widgets.coach import coach_allowed
-from gbmj_tui.widgets.fans import fan_table
+from gbmj_tui.widgets.fans import fan_lines, fan_table
 from gbmj_tui.widgets.keybar import KeyBar
 from gbmj_tui.widgets.render import meld_text
 from gbmj_tui.words import MATCH_ENDS, STANDING_LEFT
@@ -147,6 +147,9 @@ def wall_line(verified: bool | None, lang: str, sealed: bool = False) -> Text:
     return Text(tr(WALL_WORDS[verified], lang), style=style)
 
 
+MORE_BELOW = N_("more below: Down, PgDn, End")
+
+
 class ResultScreen(ModalScreen[None]):
     """A hand's result over the table; Enter, Space or Escape goes back."""
 
@@ -178,13 +181,17 @@ class ResultScreen(ModalScreen[None]):
         heading = Text(self.hand_label + "   ", style="bold")
         heading.append_text(result_heading(self.view, self.lang))  # 东风东局   东 Alice wins
         parts: list[RenderableType] = [heading]
-        spaced = self.app.size.height >= 30  # at 80x24 the fans come first
+        # Below 30 lines (80x24) the hands close up and the fans take a few lines: the
+        # winner, every seat's points, the fans and their total, and the keys all show.
+        roomy = self.app.size.height >= 30
         wide = self.app.size.width >= 100
-        hands = revealed_hands(self.view, self.tile_style, self.lang, spaced=spaced, wide=wide)
+        hands = revealed_hands(self.view, self.tile_style, self.lang, spaced=roomy, wide=wide)
         parts.append(hands)
         r = self.view.result
-        if r is not None and r.outcome == "win":
+        if r is not None and r.outcome == "win" and roomy:
             parts.append(fan_table(r.fans, style=self.tile_style, lang=self.lang))
+        elif r is not None and r.outcome == "win":
+            parts.extend((Text(""), fan_lines(r.fans, lang=self.lang), Text("")))
         if r is not None:
             parts.append(wall_line(r.wall_verified, self.lang, r.sealed))
         with VerticalScroll(id="result-box"):
@@ -195,6 +202,22 @@ class ResultScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self._tick()
         self.set_interval(0.5, self._tick)
+        box = self.query_one("#result-box", VerticalScroll)
+        self.watch(box, "scroll_y", self._fold, init=False)
+        self.watch(box, "virtual_size", self._fold_after_layout)
+
+    def _fold_after_layout(self) -> None:
+        # A new virtual size is told before the box's room is set: read both after.
+        self.call_after_refresh(self._fold)
+
+    on_resize = _fold_after_layout
+
+    def _fold(self, _: object = None) -> None:
+        """Say on the box's lower edge when more lies below what shows (a small
+        terminal, a long result), and how to get there; nothing once it all shows."""
+        box = self.query_one("#result-box", VerticalScroll)
+        more = box.scroll_y < box.max_scroll_y
+        box.border_subtitle = tr(MORE_BELOW, self.lang) if more else ""
 
     def next_hand_started(self) -> None:
         self.started = True

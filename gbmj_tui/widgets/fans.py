@@ -1,17 +1,20 @@
 """The fan table of a scored hand: names in the interface language, points, total, and
-the 8-fan check."""
+the 8-fan check; or the same in a few lines (``fan_lines``) where the terminal is low."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from rich import box
+from rich.console import Group
 from rich.table import Table
+from rich.text import Text
 from textual.widgets import Static
 
 from gbmj_tui.i18n import fan_name, tr, trp
 from gbmj_tui.model import FanLine
 from gbmj_tui.tiles import TileStyle
+from gbmj_tui.widgets.render import Packed
 from protocol.fans import FAN_BY_ID, FANS, Fan
 
 MIN_FAN = 8  # a win needs 8 fan without flowers
@@ -44,12 +47,38 @@ def fan_table(
         table.add_row(fan_name(fan.id, lang), *points)
     table.add_section()
     table.add_row(tr("Total", lang), "", "", str(fan_total(fans)), style="bold")
+    check, base, style_of_check = minimum_check(fans, lang)
+    table.add_row(check, "", "", str(base), style=style_of_check)
+    return table
+
+
+def minimum_check(fans: Sequence[FanLine], lang: str) -> tuple[str, int, str]:
+    """The 8-fan check's words, the fan it counts (without flowers) and its style."""
     base = fan_total(fans, flowers=False)
     ok = base >= MIN_FAN
     check = tr("8-fan minimum: met" if ok else "8-fan minimum: NOT met", lang)
     check += " (" + tr("without flowers", lang) + ")"
-    table.add_row(check, "", "", str(base), style="bold green" if ok else "bold red")
-    return table
+    return check, base, "bold green" if ok else "bold red"
+
+
+def fan_lines(fans: Sequence[FanLine], *, lang: str = "zh") -> Group:
+    """``fan_table`` in a few lines, for a low terminal: each fan with its points (``x``
+    how many times, when more than once) packed to the width given, then the total and
+    the 8-fan check on one line."""
+    chunks = []
+    for line in fans:
+        fan = FAN_BY_ID[line.fan_id]
+        chunk = Text(fan_name(fan.id, lang) + " ")
+        chunk.append(str(fan.points), style="bold")
+        if line.count > 1:
+            chunk.append(f"x{line.count}", style="bold")
+        chunks.append(chunk)
+    check, base, style_of_check = minimum_check(fans, lang)
+    total = Text(tr("Total", lang) + " ", style="bold")
+    total.append(str(fan_total(fans)), style="bold")
+    total.append("   ")
+    total.append(f"{check} {base}", style=style_of_check)
+    return Group(Packed(chunks, sep=3), total)
 
 
 def reference_table(

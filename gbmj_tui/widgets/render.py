@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
 from gbmj_tui.model import MeldModel
@@ -138,10 +139,33 @@ def pack(chunks: Sequence[Text], width: int, sep: int = 1) -> Text:
     return pack_blocks([(chunk,) for chunk in chunks], width, sep)
 
 
+class Packed:
+    """Chunks packed (``pack``) to the width they are drawn in: a chunk never breaks
+    across lines while it fits on one (a fan's name, ``Pung of Terminals or Honors``)."""
+
+    def __init__(self, chunks: Sequence[Text], sep: int = 1) -> None:
+        self.chunks, self.sep = tuple(chunks), sep
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield pack(self.chunks, options.max_width, self.sep)
+
+
 def pool_layout(width: int, big: bool = False) -> int:
     """Tiles a row of a pool ``width`` columns wide: six as on a real table, fewer when
     they do not fit; each tile is followed by a column for its mark (a space, else)."""
     return max(1, min(POOL_ROW, width // (tile_size(big)[0] + 1)))
+
+
+def mark_gap(mark: str, following: Block) -> int:
+    """Blank columns between a tile's mark and the tile after it: none after a blank
+    mark, nor before a face that opens with a blank of its own (`` 3m ``, `` 东 ``); one
+    before a face that fills its cells, so that a mark never touches the next tile and
+    reads as its own tile's (``二万~ 三万``, ``|二万|~ |三万|``), in every style."""
+    middle = following[len(following) // 2].plain
+    return 1 if mark.strip() and not middle[:1].isspace() else 0
+
+
+PoolRow = tuple[int, Block]  # a row of a pool: how many tiles, and its lines
 
 
 def pool_rows(
@@ -153,25 +177,35 @@ def pool_rows(
     highlight: int | None = None,
     width: int = 30,
     big: bool = False,
-) -> list[Block]:
+) -> list[PoolRow]:
     """A discard pool in rows, each tile followed by its mark: ``LAST_MARK`` after the
     table's last discard (``last``: the newest tile is it), ``TAKEN_MARK`` after one
     another seat claimed (the indexes ``taken``, drawn struck through), a space after
-    the others so that no two tiles touch. ``highlight``: a tile marked wherever it lies
-    (the tile under the player's cursor). The rows are shared (kept for the next
-    redraw): a caller copies a line before changing it."""
+    the others so that no two tiles touch (``mark_gap``). A row takes ``pool_layout``
+    tiles, one fewer where the gap after a mark would pass ``width``. ``highlight``: a
+    tile marked wherever it lies (the tile under the player's cursor). The rows are
+    shared (kept for the next redraw): a caller copies a line before changing it."""
     per_row = pool_layout(width, big)
     taken_at = frozenset(taken)
-    rows: list[Block] = []
-    for start in range(0, len(discards), per_row):
+    marks = "".join(
+        LAST_MARK if last and i == len(discards) - 1 else (TAKEN_MARK if i in taken_at else " ")
+        for i in range(len(discards))
+    )
+    rows: list[PoolRow] = []
+    start = 0
+    while start < len(discards):
         end = min(start + per_row, len(discards))
-        tiles = tuple(discards[start:end])
-        marks = "".join(
-            LAST_MARK if last and i == len(discards) - 1 else (TAKEN_MARK if i in taken_at else " ")
-            for i in range(start, end)
-        )
-        lit = highlight if highlight in tiles else None
-        rows.append(_pool_row(tiles, marks, lit, style, big))
+        while True:
+            tiles = tuple(discards[start:end])
+            lit = highlight if highlight in tiles else None
+            row = _pool_row(tiles, marks[start:end], lit, style, big)
+            # the last tile's blank mark column may fall outside (``pool_text`` crops)
+            cells = width_of(row) - (marks[end - 1] == " ")
+            if cells <= width or end - start == 1:
+                break
+            end -= 1
+        rows.append((end - start, row))
+        start = end
     return rows
 
 
@@ -182,14 +216,22 @@ def _pool_row(
     """One row of a pool, each tile followed by its mark (the same row is drawn again
     after most events: kept). The blocks are never changed after: callers copy."""
     height = tile_size(big)[1]
-    blocks: list[Block] = []
-    for tile, mark in zip(tiles, marks, strict=True):
-        is_last, is_taken = mark == LAST_MARK, mark == TAKEN_MARK
-        lit = tile == highlight and not is_taken
-        blocks.append(
-            tile_lines(tile, style, big=big, marked=is_last, taken=is_taken, highlighted=lit)
+    faces = [
+        tile_lines(
+            tile,
+            style,
+            big=big,
+            marked=mark == LAST_MARK,
+            taken=mark == TAKEN_MARK,
+            highlighted=tile == highlight and mark != TAKEN_MARK,
         )
-        blocks.append(column(mark, height, "bold"))
+        for tile, mark in zip(tiles, marks, strict=True)
+    ]
+    blocks: list[Block] = []
+    for i, (block, mark) in enumerate(zip(faces, marks, strict=True)):
+        blocks += [block, column(mark, height, "bold")]
+        if i + 1 < len(faces) and mark_gap(mark, faces[i + 1]):
+            blocks.append(column(" ", height))
     return beside(blocks)
 
 
@@ -220,11 +262,12 @@ def pool_text(
     head: list[Text] = []
     if height and len(rows) * tile_rows > height:
         keep = max((height - 1) // tile_rows, 1)
-        hidden = (len(rows) - keep) * pool_layout(width, big)
+        hidden = sum(count for count, _ in rows[:-keep])
         rows = rows[-keep:]
         head = [Text(f"+{hidden}", style="dim")]
-    lines = [line for row in rows for line in row]  # shared rows: never changed here
-    pad = max((width - max(map(width_of, rows), default=0)) // 2, 0) if centre else 0
+    lines = [line for _, row in rows for line in row]  # shared rows: never changed here
+    widest = max((width_of(row) for _, row in rows), default=0)
+    pad = max((width - widest) // 2, 0) if centre else 0
     body = [*head, *(Text(" " * pad) + line for line in lines)]
     if bottom and height > len(body):
         body = [Text()] * (height - len(body)) + body
@@ -233,10 +276,18 @@ def pool_text(
     return out
 
 
-def pool_height(count: int, width: int, big: bool = False) -> int:
-    """Lines a pool of ``count`` tiles takes in ``width`` columns (at least one)."""
-    rows = -(-count // pool_layout(width, big))
-    return max(1, rows * tile_size(big)[1])
+def pool_height(
+    discards: Sequence[int],
+    style: TileStyle = TileStyle.CJK,
+    *,
+    last: bool = False,
+    taken: Sequence[int] = (),
+    width: int = 30,
+    big: bool = False,
+) -> int:
+    """Lines a pool takes in ``width`` columns (at least one): its rows (``pool_rows``)."""
+    rows = pool_rows(discards, style, last=last, taken=taken, width=width, big=big)
+    return max(1, len(rows) * tile_size(big)[1])
 
 
 COUNTER_SUITS = (0, 9, 18)  # 万 饼 条: a row of nine counts each

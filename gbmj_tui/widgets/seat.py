@@ -242,7 +242,14 @@ class DiscardPool(LineWidget):
         )
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return pool_height(len(self.discards), width, self.big)
+        return pool_height(
+            self.discards,
+            self.tile_style,
+            last=self.last,
+            taken=self.taken,
+            width=width,
+            big=self.big,
+        )
 
 
 class TileCounter(Widget):

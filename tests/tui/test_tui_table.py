@@ -8,12 +8,13 @@ import re
 from dataclasses import replace
 
 import pytest
-from tui_harness import OfflineApp, TableHost, screen_text, widget_text
+from tui_harness import OfflineApp, TableHost, screen_text, terminal_text, until, widget_text
 from tui_sample import claim_prompt, sample_result, sample_view, turn_prompt
 
 from gbmj_tui.model import MeldModel
 from gbmj_tui.tiles import TileStyle, face
 from gbmj_tui.widgets import HandRow, PromptBar
+from gbmj_tui.widgets.fans import fan_total
 from gbmj_tui.widgets.keybar import KeyBar
 from protocol import messages as m
 from protocol.messages import ActionChoice
@@ -321,6 +322,103 @@ def test_result_screen_reveals_hands_fans_and_points(size, style, lang) -> None:
         assert "混一色" not in text  # English names in English
     # the concealed kong is shown face up once the hand is over
     assert (face(T.P9, style) * 2) in text.replace("####", "").replace("〓〓", "")
+
+
+def _long_result(fans: int = 3):
+    """The sample result with coins and fees on every seat's line (its longest lines)
+    and, with ``fans`` past three, more fans: the first of the rules' fans."""
+    from gbmj_tui.model import FanLine
+    from protocol.fans import FANS
+
+    view = sample_result(sample_view())
+    r = view.result
+    more = tuple(FanLine(f.id, 1) for f in FANS[: max(fans - 3, 0)])
+    coins, fees = (-80, -80, 340, -180), (5, 5, 5, 5)
+    return replace(view, result=replace(r, fans=(*more, *r.fans), coins=coins, fees=fees))
+
+
+def _result_on(view, size, style, lang, keys=()):
+    """What the terminal shows of the result (the countdown running), then after
+    ``keys``; and the result box's lower edge's words each time."""
+    from gbmj_tui.screens.result import ResultScreen
+
+    async def go():
+        app = TableHost(view, style, lang)
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            app.push_screen(ResultScreen(view, style, lang, next_hand_ms=30_000))
+            await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+            box = app.screen.query_one("#result-box")
+            seen = [(terminal_text(app), str(box.border_subtitle))]
+            for key in keys:
+                await pilot.press(key)
+            await pilot.pause()
+            seen.append((terminal_text(app), str(box.border_subtitle)))
+            return seen
+
+    return asyncio.run(go())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("style", "lang"), STYLES)
+def test_at_80x24_the_whole_result_is_on_screen(style, lang) -> None:
+    """At 80x24, with coins on every seat's line and seven fans: the winner, every
+    seat's points and score, the fans with their total and the 8-fan check, the wall,
+    the countdown and the key to go on are all on the terminal (drawn, not only laid
+    out below the fold), and nothing says there is more below."""
+    view = _long_result(fans=7)  # seven fans: many a hand has fewer
+    (shown, edge), _ = _result_on(view, (80, 24), style, lang)
+    lines = shown.split("\n")
+    assert len(lines) == 24
+    total, base = fan_total(view.result.fans), fan_total(view.result.fans, flowers=False)
+    words = {
+        "zh": [
+            "东 Carol 和牌",
+            f"合计 {total}",
+            f"起和8番: 达到 (不计花牌) {base}",
+            "牌墙已验证",
+            "所有人都关闭结果后",
+            "Enter  回到牌桌",
+        ],
+        "en": [
+            "East Carol wins",
+            f"Total {total}",
+            f"8-fan minimum: met (without flowers) {base}",
+            "Wall verified",
+            "once everyone has closed this",
+            "Enter  Back to the table",
+        ],
+    }[lang]
+    for word in words:
+        assert any(word in line for line in lines), (word, shown)
+    score = {"zh": "(分数 {s})", "en": "(score {s})"}[lang]
+    for name, points, now in (
+        ("Alice", -8, 1192),
+        ("Bot-Bao", -8, -408),
+        ("Carol", 34, 834),
+        ("Dan", -18, -1618),
+    ):
+        seat = [line for line in lines if f"{name}   {points:+d}   " in line]
+        assert seat and score.format(s=now) in seat[0], (name, shown)
+    fans = {
+        "zh": ["混一色 6", "幺九刻 1x2", "花牌 1x2"],
+        "en": ["Half Flush 6", "Pung of Terminals or Honors 1x2", "Flower Tiles 1x2"],
+    }
+    assert all(fan in shown for fan in fans[lang]), shown
+    assert edge == "", edge
+
+
+@pytest.mark.slow
+def test_a_result_longer_than_the_terminal_says_more_lies_below() -> None:
+    """Twelve fans at 80x20: the box's edge says there is more below and which keys
+    go there; at the end (End) the total and the wall show and the edge says no more."""
+    view = _long_result(fans=12)
+    (top, edge), (end, after) = _result_on(view, (80, 20), TileStyle.ASCII, "en", ["end"])
+    assert "more below: Down, PgDn, End" in top and edge == "more below: Down, PgDn, End"
+    assert "Wall verified" not in top
+    total = fan_total(view.result.fans)
+    assert f"Total {total}" in end and "Wall verified" in end
+    assert after == "" and "more below" not in end
 
 
 def _offline(view, keys, lang="en"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from rich.cells import cell_len
 from rich.console import Console
 from rich.style import Style
@@ -14,6 +15,7 @@ from gbmj_tui.widgets.countdown import bar_text
 from gbmj_tui.widgets.fans import fan_table, fan_total, reference_table
 from gbmj_tui.widgets.render import (
     LAST_MARK,
+    TAKEN_MARK,
     counter_text,
     meld_lines,
     meld_text,
@@ -89,6 +91,48 @@ def test_a_claimed_discard_stays_in_its_pool_marked_as_taken() -> None:
     struck = [s for s in text.spans if _style(s).strike]
     assert [text.plain[s.start : s.end] for s in struck] == [" 4m "]
     assert _style(struck[0]).color == TAKEN.color  # not the suit's colour: it is gone
+
+
+def _cells(line: str) -> list[str]:
+    """A line as the terminal's cells: a wide character, then an empty cell (its second)."""
+    return [part for char in line for part in ((char, "") if cell_len(char) == 2 else (char,))]
+
+
+@pytest.mark.parametrize("big", [False, True])
+@pytest.mark.parametrize("style", [TileStyle.CJK, ASCII])
+def test_a_mark_in_a_pool_never_runs_into_the_next_tile(style, big) -> None:
+    """Claimed discards in a pool, in Chinese (faces that fill their four cells) and in
+    English: each tile starts on a cell of its own, right after the mark of the tile
+    before it or a gap, and the first thing on it that is not blank has a blank cell
+    before it; each mark stands right after its own tile. No row passes its width."""
+    discards = (T.M1, T.M2, T.M3, T.E, T.P5, T.P6, T.S7, T.S8)
+    taken, width = (1, 4, 5), 30
+    text = pool_text(discards, style, taken=taken, last=True, width=width, big=big)
+    lines = text.plain.split("\n")
+    middle = lines[1::3] if big else lines  # a big tile's face is its middle line
+    marks = [
+        LAST_MARK if i == len(discards) - 1 else TAKEN_MARK if i in taken else " "
+        for i in range(len(discards))
+    ]
+    placed = 0
+    for line in middle:
+        cells = _cells(line)
+        assert len(cells) <= width, line
+        at = 0
+        while "".join(cells[at:]).strip():  # each tile of the row, left to right
+            block = tile_lines(discards[placed], style, big=big)
+            face = _cells(block[len(block) // 2].plain)
+            if placed and cells[at] == " " and cells[at : at + len(face)] != face:
+                at += 1  # the gap after a mark
+            assert cells[at : at + len(face)] == face, (line, at)  # on cells of its own
+            glyph = at + next(i for i, c in enumerate(face) if c.strip())
+            assert glyph == 0 or cells[glyph - 1] == " ", (line, glyph)  # apart from the mark
+            at += len(face)
+            mark = cells[at] if at < len(cells) else " "  # a blank at the end may be cropped
+            assert mark == marks[placed], (line, at)  # its own mark, right after it
+            at += 1
+            placed += 1
+    assert placed == len(discards)
 
 
 def test_the_highlighted_tile_is_marked_in_pools_and_melds() -> None:
