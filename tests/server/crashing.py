@@ -28,7 +28,7 @@ from gbmj.economy.stakes import hand_payments
 from gbmj_server.storage import Storage
 from gbmj_server.tables.registry import match_state
 from gbmj_tui.local_server import start_local_server
-from server.wireclient import WireClient, WireDecoder, encode, simple_choice
+from server.wireclient import TIMEOUT, WireClient, WireDecoder, encode, simple_choice
 
 STAKE = 10
 CONFIG = """bot_delay = 0
@@ -110,6 +110,16 @@ class Player:
             return None
         return await self.client.expect("snapshot")
 
+    async def dealt(self) -> None:
+        """Read until the first event of the player's match has come, taking nothing
+        from the inbox (``play`` follows every message): the match is on file then,
+        since every step is written before anyone hears of it."""
+        client = self.client
+        assert client is not None
+        with trio.fail_after(TIMEOUT):
+            while not any(message["type"] == "event" for message in client.seen):
+                await client._fill()
+
     async def play(self, seconds: float) -> None:
         """Answer prompts for ``seconds`` (or until the match ends or the server dies)."""
         client = self.client
@@ -165,7 +175,8 @@ class Crashes:
 
 
 async def seat(crashes: Crashes, players: list[Player], humans_per_table: int) -> None:
-    """Tables of ``humans_per_table`` players and bots, at stake, all ready."""
+    """Tables of ``humans_per_table`` players and bots, at stake, their matches begun
+    (on file, dealt)."""
     for player in players:
         await player.connect(crashes.port)
     for first in range(0, len(players), humans_per_table):
@@ -192,6 +203,11 @@ async def seat(crashes: Crashes, players: list[Player], humans_per_table: int) -
         for player in group:
             assert player.client is not None
             await player.client.ok("ready", table_id=table_id, ready=True)
+    # The answer to the last ``ready`` comes before the match is written: a kill in
+    # between leaves a table that a restart does not bring back, its players in the
+    # lobby (docs/rules.md §2.4). The matches are on file once they are dealt.
+    for player in players:
+        await player.dealt()
 
 
 async def run_until_killed(crashes: Crashes, players: list[Player]) -> None:

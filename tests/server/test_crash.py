@@ -6,6 +6,8 @@ match is ended exactly once. ``bench/restart.py`` runs the same harness longer."
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,7 @@ import trio
 
 from gbmj_server.storage import Storage
 from server.crashing import (
+    STAKE,
     Crashes,
     Player,
     check_books,
@@ -21,6 +24,7 @@ from server.crashing import (
     run_until_killed,
     seat,
 )
+from server.wireclient import WireClient
 
 pytestmark = pytest.mark.trio
 
@@ -61,3 +65,41 @@ async def test_every_match_survives_twenty_kills(tmp_path: Path) -> None:
             assert record is not None and record.end_reason == "finished"
             assert len(store.hands(match_id)) == 16  # four rounds, every hand, once
         assert store.running_matches() == []
+
+
+@pytest.mark.slow
+async def test_a_match_killed_before_it_is_written_is_not_resumed(tmp_path: Path) -> None:
+    """The answer to the last ``ready`` (and the table shown playing) comes before the
+    match is written: a kill in that moment leaves nothing to resume, and the player
+    signs in to the lobby with every coin (docs/rules.md §2.4). The crash test's first
+    kill once landed there; its tables are now dealt before it. A slow disk (the file
+    locked by the test) holds the moment open."""
+    crashes = Crashes(tmp_path)
+    player = Player("early")
+    await crashes.start()
+    try:
+        await player.connect(crashes.port)
+        client = player.client
+        assert client is not None
+        table_id = await client.create_table(stake=STAKE)
+        await client.ok("sit", table_id=table_id, seat=0)
+        for s in (1, 2, 3):
+            await client.ok("add_bot", table_id=table_id, seat=s, level="easy")
+        with closing(sqlite3.connect(crashes.db, isolation_level=None)) as disk:
+            disk.execute("BEGIN IMMEDIATE")  # the server's writes wait
+            await client.ok("ready", table_id=table_id, ready=True)
+            await client.expect("table_update", where=lambda u: u["table"]["status"] == "playing")
+            await crashes.kill()
+            disk.execute("ROLLBACK")
+        with Storage(crashes.db) as store:
+            assert store.match_ids() == []
+        await crashes.start()
+        back = WireClient(await trio.open_tcp_stream("127.0.0.1", crashes.port))
+        await back.hello()
+        session = await back.ok("resume", token=player.token)
+        assert session["profile"]["coins"] == 10_000
+        # A seated player's snapshot would come before the answer to the next request.
+        await back.ok("ping")
+        assert [m["type"] for m in back.seen].count("snapshot") == 0
+    finally:
+        await crashes.stop()
