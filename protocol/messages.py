@@ -397,7 +397,7 @@ class SeatView(Record):
 
 @record
 class GameView(Record):
-    """The hand in play as the viewer may see it (engine: ``HandView``)."""
+    """The hand in play as the viewer may see it (the engine's ``HandView.game``)."""
 
     round_number: int = field(Int(1, 4))
     hand_number: int = field(Int(1, 4), "1-based within the round")

@@ -58,12 +58,14 @@ class Position:
 def position_of(view: HandView) -> Position:
     """The ``Position`` of the seat that owns ``view`` (an engine ``HandView``)."""
     seat = view.viewer
-    me = view.seats[seat]
+    game = view.game
+    seats = game.seats
+    me = seats[seat]
     counts = [0] * PLAYING_KINDS
     for t in me.concealed or ():
         counts[t] += 1
     seen = counts[:]
-    for sv in view.seats:
+    for sv in seats:
         for t in sv.discards:
             seen[t] += 1
         for m in sv.melds:
@@ -75,16 +77,18 @@ def position_of(view: HandView) -> Position:
     melds = tuple(meld_of(m) for m in me.melds if m is not None)
     opponents = tuple(
         Opponent(s, len(sv.melds), frozenset(int(t) for t in sv.discards))
-        for s, sv in ((s % 4, view.seats[s % 4]) for s in range(seat + 1, seat + 4))
+        for s, sv in ((s % 4, seats[s % 4]) for s in range(seat + 1, seat + 4))
     )
+    # The record holds tile codes (the wire's form); a position names its tiles.
+    offer = game.offer
     return Position(
         seat,
         tuple(counts),
         melds,
         unseen,
         Tile(me.wind),
-        view.prevailing_wind,
-        view.wall_remaining,
-        view.offer,
+        Tile(game.prevailing_wind),
+        game.wall_remaining,
+        None if offer is None else (offer[0], Tile(offer[1]), offer[2]),
         opponents,
     )

@@ -116,7 +116,7 @@ def sight_of(view: HandView) -> Sight:
     return Sight(
         pos.counts,
         pos.melds,
-        len(view.seats[view.viewer].flowers),
+        len(view.game.seats[view.viewer].flowers),
         pos.seat_wind,
         pos.prevailing_wind,
         pos.unseen,

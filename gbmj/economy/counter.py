@@ -21,7 +21,7 @@ PLAYING_TILES = 34
 def unseen_counts(view: HandView) -> tuple[int, ...]:
     """Unseen copies of tiles 0-33 for ``view.viewer`` (an engine ``HandView``)."""
     seen = [0] * PLAYING_TILES
-    for seat in view.seats:
+    for seat in view.game.seats:
         for tile in seat.concealed or ():
             seen[int(tile)] += 1
         for tile in seat.discards:

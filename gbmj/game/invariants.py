@@ -104,7 +104,7 @@ def check_views(
     checked: tuple[SeatView | None, ...] = (None, None, None, None)
     for viewer in sorted(views):  # SPECTATOR (-1) first
         view = views[viewer]
-        seats = view.seats
+        seats = view.game.seats
         assert view.viewer == viewer and len(seats) == 4
         for s in range(4):
             sv = seats[s]
@@ -127,7 +127,7 @@ def check_views(
         else:
             assert view.wall_order is None and view.salt is None, "wall shown during the hand"
             if phase is _CLAIM:
-                assert view.to_act in ((), (viewer,)), "other claimants shown"
+                assert view.game.to_act in ((), (viewer,)), "other claimants shown"
         if viewer == SPECTATOR:
             assert view.legal_actions == ()
             checked = seats

@@ -9,6 +9,8 @@ form.
 
 from __future__ import annotations
 
+from msgspec.structs import replace
+
 from gbmj.game.events import SPECTATOR
 from gbmj.game.hand_state import HandState
 from gbmj.game.views import make_view
@@ -45,25 +47,12 @@ def prompt_frame(
 
 def game_view(state: HandState, viewer: int, ms_left: int | None) -> m.GameView:
     """The hand in play as ``viewer`` (a seat, or ``SPECTATOR``) may see it now: the
-    engine's view without what travels elsewhere (the prompt carries the legal actions,
-    ``hand_result`` the result and the revealed wall)."""
-    view = make_view(state, viewer)
-    return m.GameView(
-        round_number=view.round_number,
-        hand_number=view.hand_number,
-        dealer=view.dealer,
-        prevailing_wind=view.prevailing_wind,
-        dice=view.dice,
-        break_stack=view.break_stack,
-        commitment=view.commitment,
-        wall_remaining=view.wall_remaining,
-        phase=view.phase,
-        to_act=view.to_act,
-        timer=view.timer,
-        ms_left=ms_left if view.timer is not None else None,
-        offer=view.offer,
-        seats=view.seats,
-    )
+    engine's record with the time left on its timer (the prompt carries the legal
+    actions, ``hand_result`` the result and the revealed wall)."""
+    game = make_view(state, viewer).game
+    if ms_left is None or game.timer is None:
+        return game
+    return replace(game, ms_left=ms_left)
 
 
 __all__ = ["SPECTATOR", "event_frame", "game_view", "prompt_frame"]

@@ -209,10 +209,10 @@ def test_the_bot_ignores_other_seats_tiles_even_if_a_view_showed_them():
     view = make_view(state, seat)
     revealed = tuple(
         sv if sv.seat == seat else replace(sv, concealed=state.concealed(sv.seat))
-        for sv in view.seats
+        for sv in view.game.seats
     )
-    peeking = view._replace(seats=revealed)
-    assert any(sv.concealed for sv in peeking.seats if sv.seat != seat)
+    peeking = view._replace(game=replace(view.game, seats=revealed))
+    assert any(sv.concealed for sv in peeking.game.seats if sv.seat != seat)
     assert position_of(peeking) == position_of(view)
     assert make_bot("hard", 5).choose(peeking, view.legal_actions) == make_bot("hard", 5).choose(
         view, view.legal_actions

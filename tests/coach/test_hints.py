@@ -180,9 +180,8 @@ def test_hints_never_use_a_tile_the_player_cannot_see() -> None:
         while not state.ended:
             seat = state.to_act[0]
             view = make_view(state, seat)
-            if rng.random() < 0.3 and len(view.seats[seat].concealed or ()) + 3 * len(
-                view.seats[seat].melds
-            ) in (13, 14):
+            me = view.game.seats[seat]
+            if rng.random() < 0.3 and len(me.concealed or ()) + 3 * len(me.melds) in (13, 14):
                 before = hints(sight_of(view))
                 other = _hidden_shuffled(state, seat, rng)
                 hidden = [other.seat_data(s).concealed for s in range(4) if s != seat]

@@ -1,6 +1,7 @@
 """Scripted hands from fixed walls: one named test per rule of the game engine (issue 3)."""
 
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
@@ -12,7 +13,7 @@ from gbmj.game.actions import discard as discard_action
 from gbmj.game.events import SPECTATOR, for_viewer, meld_view
 from gbmj.game.hand_state import HandState, IllegalAction, TurnKind
 from gbmj.game.invariants import check_replay, check_step
-from gbmj.game.views import make_view
+from gbmj.game.views import all_views, make_view
 from gbmj.game.wall import FULL_SET, Wall
 from gbmj.rules.hand import parse_tiles
 from protocol.fans import FAN_BY_NAME_ZH
@@ -366,7 +367,7 @@ def test_an_exhaustive_draw_reveals_everything():
     end = state.timeout(3)[-1]
     assert end.TAG == "hand_end" and end.wall_order == state.wall.order
     assert end.salt == state.wall.salt.hex() and end.points == (0, 0, 0, 0)
-    assert make_view(state, SPECTATOR).seats[2].concealed == state.concealed(2)
+    assert make_view(state, SPECTATOR).game.seats[2].concealed == state.concealed(2)
 
 
 def test_a_self_drawn_win_on_the_last_tile_scores_妙手回春():
@@ -521,12 +522,13 @@ def test_views_show_each_viewer_only_what_it_may_see():
     state = hand(hands, back="7m")
     act(state, 0, "concealed_kong E")
     own, other, spec = make_view(state, 0), make_view(state, 1), make_view(state, SPECTATOR)
-    assert own.seats[0].concealed == state.concealed(0)
-    assert own.seats[0].drawn == Tile.M7 and own.legal_actions
-    assert own.seats[1].concealed is None and own.seats[1].concealed_count == 13
-    assert other.seats[0].concealed is None and other.seats[0].melds == (None,)
-    assert other.seats[0].drawn is None and other.legal_actions == ()
-    assert spec.seats[0].melds == (None,) and all(s.concealed is None for s in spec.seats)
+    assert own.game.seats[0].concealed == state.concealed(0)
+    assert own.game.seats[0].drawn == Tile.M7 and own.legal_actions
+    assert own.game.seats[1].concealed is None and own.game.seats[1].concealed_count == 13
+    assert other.game.seats[0].concealed is None and other.game.seats[0].melds == (None,)
+    assert other.game.seats[0].drawn is None and other.legal_actions == ()
+    assert spec.game.seats[0].melds == (None,)
+    assert all(s.concealed is None for s in spec.game.seats)
     assert spec.wall_order is None and spec.salt is None
     draw = state.events[-1]
     assert for_viewer(draw, 0).tile == Tile.M7 and for_viewer(draw, 1).tile is None
@@ -537,9 +539,26 @@ def test_views_show_each_viewer_only_what_it_may_see():
 def test_a_claim_window_does_not_show_who_else_may_claim():
     state = hand(WIN_BEATS_PUNG)
     act(state, 0, "discard 5p")
-    assert make_view(state, 2).to_act == (2,) and make_view(state, 3).to_act == (3,)
-    assert make_view(state, 1).to_act == () and make_view(state, SPECTATOR).to_act == ()
-    assert make_view(state, SPECTATOR).timer == "claim_window"
+    assert make_view(state, 2).game.to_act == (2,) and make_view(state, 3).game.to_act == (3,)
+    assert make_view(state, 1).game.to_act == () and make_view(state, SPECTATOR).game.to_act == ()
+    assert make_view(state, SPECTATOR).game.timer == "claim_window"
+
+
+def test_a_seats_record_is_the_spectators_but_for_its_own_seat_and_turn():
+    """One record per viewer; a seat's differs from the spectator's only in its own seat
+    (and its own turn to answer a claim), and shares the others' forms with it."""
+    state = hand(WIN_BEATS_PUNG)
+    act(state, 0, "discard 5p")  # a claim window: seats 2 and 3 are asked
+    views = all_views(state)
+    public = views[SPECTATOR].game
+    assert public == make_view(state, SPECTATOR).game and public.ms_left is None
+    for viewer in range(4):
+        game = views[viewer].game
+        assert game == make_view(state, viewer).game
+        assert replace(game, seats=public.seats, to_act=public.to_act) == public
+        assert game.seats[viewer] != public.seats[viewer]  # its own tiles shown
+        assert all(game.seats[s] is public.seats[s] for s in range(4) if s != viewer)
+        assert game.to_act == ((viewer,) if viewer in (2, 3) else ())
 
 
 def test_after_the_hand_everything_is_revealed():
@@ -549,10 +568,10 @@ def test_after_the_hand_everything_is_revealed():
     act(state, 0, "win")
     spec = make_view(state, SPECTATOR)
     assert (
-        spec.seats[0].melds == tuple(map(meld_view, state.melds(0)))
-        and spec.seats[0].melds[0].concealed
+        spec.game.seats[0].melds == tuple(map(meld_view, state.melds(0)))
+        and spec.game.seats[0].melds[0].concealed
     )
-    assert spec.seats[3].concealed == state.concealed(3)
+    assert spec.game.seats[3].concealed == state.concealed(3)
     assert spec.wall_order == state.wall.order and spec.salt == state.wall.salt
     assert spec.result["winner"] == 0 and spec.result["total"] == state.result.score.total
 

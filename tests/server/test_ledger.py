@@ -255,23 +255,25 @@ def test_unseen_counts_of_a_hand_worked_by_hand() -> None:
     seat = SimpleNamespace
     view = SimpleNamespace(
         viewer=0,
-        seats=(
-            seat(
-                concealed=(Tile.M1, Tile.M2, Tile.M3, Tile.P5, Tile.P5),
-                melds=(_meld(MeldKind.KONG, Tile.E, concealed=True),),
-                discards=(Tile.P5,),
+        game=SimpleNamespace(
+            seats=(
+                seat(
+                    concealed=(Tile.M1, Tile.M2, Tile.M3, Tile.P5, Tile.P5),
+                    melds=(_meld(MeldKind.KONG, Tile.E, concealed=True),),
+                    discards=(Tile.P5,),
+                ),
+                seat(
+                    concealed=None,
+                    melds=(_meld(MeldKind.PUNG, Tile.C, claimed_from=1, claimed_tile=Tile.C), None),
+                    discards=(Tile.S9,),
+                ),
+                seat(
+                    concealed=None,
+                    melds=(_meld(MeldKind.CHOW, Tile.S3, claimed_from=1, claimed_tile=Tile.S4),),
+                    discards=(Tile.M1,),
+                ),
+                seat(concealed=None, melds=(), discards=()),
             ),
-            seat(
-                concealed=None,
-                melds=(_meld(MeldKind.PUNG, Tile.C, claimed_from=1, claimed_tile=Tile.C), None),
-                discards=(Tile.S9,),
-            ),
-            seat(
-                concealed=None,
-                melds=(_meld(MeldKind.CHOW, Tile.S3, claimed_from=1, claimed_tile=Tile.S4),),
-                discards=(Tile.M1,),
-            ),
-            seat(concealed=None, melds=(), discards=()),
         ),
     )
     counts = unseen_counts(view)

@@ -5,16 +5,18 @@ protocol's game views."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
 from gbmj.game.events import SPECTATOR
 from gbmj.game.hand_state import HandState
+from gbmj.game.views import make_view
 from gbmj.game.wall import Wall
 from gbmj_server.tables import wire
 from protocol.errors import ProtocolError
 from protocol.framing import FrameDecoder, encode
-from protocol.messages import Draw, Win
+from protocol.messages import Draw, GameView, Win
 from protocol.tiles import Tile
 
 
@@ -37,6 +39,18 @@ def test_a_bad_event_is_refused_when_outgoing_frames_are_checked(monkeypatch) ->
     monkeypatch.setattr(wire, "CHECK_OUTGOING", True)
     with pytest.raises(ProtocolError):
         wire.event_frame(7, 42, Draw(seat=9, tile=None, replacement=True))  # no seat 9
+
+
+def test_a_game_view_is_the_engines_record_with_the_time_left_on_its_timer() -> None:
+    state = HandState(Wall.from_seed(b"clock", dealer=1))
+    for viewer in (1, SPECTATOR):
+        record = make_view(state, viewer).game
+        assert isinstance(record, GameView) and record.ms_left is None
+        timed = wire.game_view(state, viewer, 4200)
+        assert timed.ms_left == 4200 and replace(timed, ms_left=None) == record
+        assert wire.game_view(state, viewer, None) == record
+    state.escape(2)  # the hand is over: no timer, so no time left on one
+    assert state.timer is None and wire.game_view(state, 0, 4200).ms_left is None
 
 
 def test_every_view_of_a_hand_is_a_game_view_and_every_choice_a_prompt() -> None:
