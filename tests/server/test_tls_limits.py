@@ -170,24 +170,29 @@ async def test_closed_tls_connections_leave_nothing_behind(
     gc.collect()
     gc.disable()
     try:
-        srv, _ = await tls_server()
+        srv, context = await tls_server()
         clients = [await tls_client(srv, f"127.0.7.{i}") for i in range(1, 5)]
         for client in clients:  # each holds most of a 64 KiB frame
             await client.send_raw((65536).to_bytes(4, "big") + b"\0" * 60_000)
         await wait_until(lambda: srv.guard.buffers.held >= 4 * 60_000)
-        assert len(server_tls_objects()) == 4
+        assert len(server_tls_objects(context)) == 4
         for client in clients:
             await client.aclose()
         await wait_until(lambda: srv.guard.open == 0)
         # Gone once the server has seen them go: their TLS state and their buffers.
-        await wait_until(lambda: not server_tls_objects(), every=0.2)
+        await wait_until(lambda: not server_tls_objects(context), every=0.2)
         assert srv.guard.buffers.held == 0
     finally:
         gc.enable()
 
 
-def server_tls_objects() -> list[ssl.SSLObject]:
-    return [o for o in gc.get_objects() if isinstance(o, ssl.SSLObject) and o.server_side]
+def server_tls_objects(context: ssl.SSLContext) -> list[ssl.SSLObject]:
+    """The TLS state this server holds (its context's: not another test's leftovers)."""
+    return [
+        o
+        for o in gc.get_objects()
+        if isinstance(o, ssl.SSLObject) and o.server_side and o.context is context
+    ]
 
 
 # -- handshakes ----------------------------------------------------------------------------
