@@ -337,12 +337,16 @@ async def test_a_killed_nodes_tournament_goes_on_on_another_node(
                 store.set_tournament_state(t.id, "running")  # as `tournament start` does
 
                 def session_in_play() -> bool:
+                    """The session's table is made and its match written (a table
+                    shows its match a moment before the match's first write)."""
                     tables = store.session_tables(t.id, 1)
-                    return bool(tables) and all(x.table_id is not None for x in tables)
+                    if not tables or any(x.table_id is None for x in tables):
+                        return False
+                    running = [r.table_id for r in store.running_matches()]
+                    return running == [x.table_id for x in tables]
 
                 await poll(session_in_play, 30)
                 (table,) = store.session_tables(t.id, 1)
-                assert [r.table_id for r in store.running_matches()] == [table.table_id]
                 proc.send_signal(signal.SIGKILL)
                 await trio.to_thread.run_sync(proc.wait, 10)
                 await wait_for(lambda: tournaments.runs, 2 * LEASE + 5)
