@@ -31,13 +31,12 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from drive_kit import HAND, Check, arguments, captures_folder, descendants, until  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
-from web.browser import Browser  # noqa: E402
+from web.browser import HINTS, Browser, sit_with_bots_to_discard  # noqa: E402
 from web.conftest import WebHost, start_web_host, stop_web_host  # noqa: E402
 
 from gbmj_tui.i18n import tr  # noqa: E402
 
 NAME, PASSWORD = "webdrv", "pw-of-webdrv"
-HINTS = "  1    2    3"  # the key hints under the player's own hand
 
 
 def sign_in(browser: Browser, host: WebHost, lang: str, how: str) -> None:
@@ -77,26 +76,7 @@ def main() -> int:
         sign_in(browser, host, lang, "register")
         browser.wait_for(tr("New table", lang))
         check.expect(True, "registered: the lobby", browser.screen.text())
-        browser.type("n")
-        browser.wait_for(tr("Create", lang))
-        browser.click_text(tr("Timers (s)", lang))  # off: the hand waits for the player
-        time.sleep(0.3)
-        browser.click_text(tr("Create", lang))
-        browser.wait_for(tr("Seats/bots", lang))
-        browser.type("b")
-        browser.wait_for(tr("Fill with bots", lang))
-        browser.type("f")
-        normal = tr("normal", lang)
-        browser.wait_for(lambda: browser.screen.text().count(f"({normal})") == 3)
-        browser.type("b")  # the same key closes the seats
-        bot = f"<{tr('bot', lang)} {normal}>"
-        browser.wait_for(lambda: browser.screen.text().count(bot) == 3)
-        browser.type("r")  # ready: the deal comes
-        browser.wait_for(tr("dice {dice}", lang).replace("{dice}", ""), timeout=60)
-        browser.type("x")  # every claim passed by itself: the hand goes to the player
-        browser.wait_for(f"[{tr('auto-pass', lang)}]")
-        browser.wait_for(f"[Enter] {tr('Discard', lang)}", timeout=120)
-        browser.wait_for(HINTS)
+        sit_with_bots_to_discard(browser, lang)
         check.expect(True, "a hand in play, the player to discard", browser.screen.text())
         # The browser killed mid-hand: its session's client ends, the seat goes offline.
         killed = kill_browser(browser)

@@ -16,7 +16,7 @@ from weakref import WeakKeyDictionary
 
 from msgspec.structs import replace
 
-from protocol.messages import ActionChoice, GameView, MeldView, SeatView
+from protocol.messages import ActionChoice, GameView, SeatView
 from protocol.tiles import Tile
 from protocol.vocabulary import Phase
 
@@ -162,56 +162,26 @@ def _result(state: HandState) -> dict[str, object] | None:
 def _seat_views(state: HandState, s: int, ended: bool) -> tuple[SeatView, SeatView]:
     """Seat ``s`` as its owner sees it and as everybody else does."""
     concealed, melds, flowers, discards = state.seat_data(s)
-    wind, count = state.seat_winds[s], len(concealed)
-    claimed = state.claimed(s) or None
     shown_melds = tuple(map(meld_view, melds)) if melds else ()
-    shown = _seat_view(s, wind, concealed, count, shown_melds, flowers, discards, None, claimed)
+    shown = SeatView(
+        seat=s,
+        wind=state.seat_winds[s],
+        concealed=concealed,
+        concealed_count=len(concealed),
+        melds=shown_melds,
+        flowers=flowers,
+        discards=discards,
+        claimed=state.claimed(s) or None,
+    )
     if ended:
         return shown, shown
-    public: tuple[MeldView | None, ...] = shown_melds
-    if melds:
-        public = tuple(None if x.concealed else x for x in shown_melds)
-    return shown, _seat_view(s, wind, None, count, public, flowers, discards, None, claimed)
+    public = tuple(None if x.concealed else x for x in shown_melds)
+    return shown, replace(shown, concealed=None, melds=public)
 
 
 def _with_drawn(seat: SeatView, drawn: Tile) -> SeatView:
     """``seat`` (its owner's form) with the tile just drawn shown apart."""
-    return _seat_view(
-        seat.seat,
-        seat.wind,
-        seat.concealed,
-        seat.concealed_count,
-        seat.melds,
-        seat.flowers,
-        seat.discards,
-        drawn,
-        seat.claimed,
-    )
-
-
-def _seat_view(
-    seat: int,
-    wind: int,
-    concealed: tuple[int, ...] | None,
-    count: int,
-    melds: tuple[MeldView | None, ...],
-    flowers: tuple[int, ...],
-    discards: tuple[int, ...],
-    drawn: int | None,
-    claimed: tuple[tuple[int, int], ...] | None,
-) -> SeatView:
-    # A record is a msgspec struct, built in C: as fast as by any shortcut.
-    return SeatView(
-        seat=seat,
-        wind=wind,
-        concealed=concealed,
-        concealed_count=count,
-        melds=melds,
-        flowers=flowers,
-        discards=discards,
-        drawn=drawn,
-        claimed=claimed,
-    )
+    return replace(seat, drawn=drawn)
 
 
 assert HandView._fields == ("viewer", "game", "legal_actions", "result", "wall_order", "salt")

@@ -9,7 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gbmj_tui.local_server import LISTENING, game_port, read_until
+from processes import start_logged
+
+from gbmj_tui.local_server import LISTENING, game_port
 
 LEASE = 3.0  # seconds: short, so a takeover comes soon in a test
 
@@ -57,20 +59,8 @@ def _start(
     command += ["--db", url, *flags, "--trusted", "127.0.0.1", "--config", str(config)]
     data = folder / f"{name}-data"  # its certificate, keys and admin socket
     data.mkdir(exist_ok=True)
-    with (folder / f"{name}.log").open("w") as log:
-        proc = subprocess.Popen(
-            command,
-            stdout=subprocess.PIPE,
-            stderr=log,
-            stdin=subprocess.DEVNULL,
-            text=True,
-            env={**os.environ, "XDG_DATA_HOME": str(data)},
-        )
-    lines = read_until(proc, until, 30)
-    if lines is None:
-        proc.kill()
-        raise AssertionError(f"node {name} did not start")
-    return proc, lines
+    env = {**os.environ, "XDG_DATA_HOME": str(data)}
+    return start_logged(command, folder / f"{name}.log", until, 30, env)
 
 
 def stop(proc: subprocess.Popen[str]) -> None:

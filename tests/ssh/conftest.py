@@ -16,9 +16,10 @@ from pathlib import Path
 
 import asyncssh
 import pytest
+from processes import start_logged
 
 from gbmj_server.storage import Storage, hash_password
-from gbmj_tui.local_server import game_port, read_until
+from gbmj_tui.local_server import game_port
 
 START_TIMEOUT = 20.0
 DOOR = re.compile(r"ssh: listening on .*:(\d+), host key (SHA256:\S+)")
@@ -62,15 +63,10 @@ def start_host(
     command = [sys.executable, "-m", "gbmj_server", "--host", listen, "--port", "0"]
     command += ["--ssh-port", "0", "--db", str(db), "--config", str(config)]
     command += [] if tls else ["--insecure"]
-    with log.open("w") as err:
-        proc = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL, text=True
-        )
-    lines = read_until(proc, DOOR.pattern, START_TIMEOUT)
-    if lines is not None and (match := DOOR.match(lines[-1])):
-        return Host(proc, db, log, game_port(lines), int(match[1]), match[2])
-    proc.kill()
-    raise AssertionError(f"the server did not start:\n{log.read_text()}")
+    proc, lines = start_logged(command, log, DOOR.pattern, START_TIMEOUT)
+    match = DOOR.match(lines[-1])
+    assert match is not None
+    return Host(proc, db, log, game_port(lines), int(match[1]), match[2])
 
 
 async def until(condition, timeout: float = 10.0) -> None:

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from processes import start_logged
 from server.node_procs import start_tls_node, stop
 from storage.pg import pg_server, pg_url  # noqa: F401 (fixtures)
 
 from gbmj_tui.connection import Connection, TlsPolicy
-from gbmj_tui.local_server import read_until
 from protocol import messages as m
 from ssh.conftest import DOOR, START_TIMEOUT, open_terminal, until
 
@@ -90,18 +90,8 @@ def start_door(
     command = [sys.executable, "-m", "gbmj_server", "door", "--server", f"127.0.0.1:{port}"]
     command += ["--fingerprint", fingerprint, "--ssh-port", "0", "--db", pg_url]
     command += ["--config", str(door_config)]
-    with (tmp_path / "door.log").open("w") as log:
-        door = subprocess.Popen(
-            command,
-            stdout=subprocess.PIPE,
-            stderr=log,
-            stdin=subprocess.DEVNULL,
-            text=True,
-            env=env,
-        )
+    door, said = start_logged(command, tmp_path / "door.log", DOOR.pattern, START_TIMEOUT, env)
     procs.append(door)
-    said = read_until(door, DOOR.pattern, START_TIMEOUT)
-    assert said is not None, (tmp_path / "door.log").read_text()
     return said
 
 

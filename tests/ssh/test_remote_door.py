@@ -20,10 +20,11 @@ from pathlib import Path
 
 import pytest
 import trio
+from processes import start_logged
 from web.conftest import web_terminal
 
 from gbmj_server.hosted import SignedPasses
-from gbmj_tui.local_server import game_port, read_until
+from gbmj_tui.local_server import game_port
 from protocol.framing import FrameDecoder, encode_map
 from ssh.conftest import DOOR, START_TIMEOUT, children, open_terminal, until
 
@@ -72,19 +73,7 @@ class Pair:
 
 
 def _start(command: list[str], log: Path, pattern: str, env: dict[str, str] | None = None):
-    with log.open("w") as err:
-        proc = subprocess.Popen(
-            command,
-            stdout=subprocess.PIPE,
-            stderr=err,
-            stdin=subprocess.DEVNULL,
-            text=True,
-            env=env,
-        )
-    lines = read_until(proc, pattern, START_TIMEOUT)
-    if lines is None:
-        proc.kill()
-        raise AssertionError(f"{command[3:4]} did not start:\n{log.read_text()}")
+    proc, lines = start_logged(command, log, pattern, START_TIMEOUT, env)
     return Running(proc, log), lines
 
 

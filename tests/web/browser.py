@@ -195,3 +195,35 @@ class Browser:
 
     def screenshot(self, path: Path) -> None:
         self.driver.save_screenshot(str(path))
+
+
+HINTS = "  1    2    3"  # the key hints under the player's own hand: 1 under the first tile
+
+
+def sit_with_bots_to_discard(browser: Browser, lang: str) -> None:
+    """From the lobby: a new table without timers (the hand waits for the player), bots
+    in the three other seats, ready, every claim passed by itself, until the player's
+    own turn to discard, the key hints under the hand. The words waited for are the
+    client's own, in its language."""
+    from gbmj_tui.i18n import tr
+
+    browser.type("n")  # the lobby's new table
+    browser.wait_for(tr("Create", lang))
+    browser.click_text(tr("Timers (s)", lang))  # off: no timer discards for the player
+    time.sleep(0.3)
+    browser.click_text(tr("Create", lang))
+    browser.wait_for(tr("Seats/bots", lang))  # at the table
+    browser.type("b")  # the seats: bots take the free ones
+    browser.wait_for(tr("Fill with bots", lang))
+    browser.type("f")
+    normal = tr("normal", lang)
+    browser.wait_for(lambda: browser.screen.text().count(f"({normal})") == 3)
+    browser.type("b")  # the same key closes the seats
+    bot = f"<{tr('bot', lang)} {normal}>"
+    browser.wait_for(lambda: browser.screen.text().count(bot) == 3)
+    browser.type("r")  # ready: the deal comes
+    browser.wait_for(tr("dice {dice}", lang).replace("{dice}", ""), timeout=60)  # a match
+    browser.type("x")  # pass every claim by itself: wait only for the player's turn
+    browser.wait_for(f"[{tr('auto-pass', lang)}]")  # said on the status line
+    browser.wait_for(f"[Enter] {tr('Discard', lang)}", timeout=120)
+    browser.wait_for(HINTS)

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+from processes import start_logged
 
-from gbmj_tui.local_server import game_port, read_until
+from gbmj_tui.local_server import game_port
 from web.browser import Screen
 
 START_TIMEOUT = 30.0
@@ -69,20 +70,10 @@ def start_web_host(
     command = [sys.executable, "-m", "gbmj_server", "--port", "0", "--web-port", "0", "--insecure"]
     command += ["--db", str(db), "--config", str(config)]
     env = {**os.environ, MARKER: "1"}
-    with log.open("w") as err:
-        proc = subprocess.Popen(
-            command,
-            stdout=subprocess.PIPE,
-            stderr=err,
-            stdin=subprocess.DEVNULL,
-            text=True,
-            env=env,
-        )
-    lines = read_until(proc, DOOR.pattern, START_TIMEOUT)
-    if lines is not None and (match := DOOR.match(lines[-1])):
-        return WebHost(proc, db, log, game_port(lines), int(match[1]))
-    proc.kill()
-    raise AssertionError(f"the server did not start:\n{log.read_text()}")
+    proc, lines = start_logged(command, log, DOOR.pattern, START_TIMEOUT, env)
+    match = DOOR.match(lines[-1])
+    assert match is not None
+    return WebHost(proc, db, log, game_port(lines), int(match[1]))
 
 
 def stop_web_host(host: WebHost) -> None:

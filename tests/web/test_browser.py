@@ -15,11 +15,9 @@ from pathlib import Path
 import pytest
 
 from gbmj_tui.i18n import tr
-from web.browser import Browser, cell_of
+from web.browser import HINTS, Browser, cell_of, sit_with_bots_to_discard
 from web.conftest import WebHost, start_web_host, stop_web_host
 from web.proxy import prefix_proxy
-
-HINTS = "  1    2    3"  # the key hints under the hand: 1 sits under the first tile
 
 
 @pytest.fixture
@@ -81,26 +79,7 @@ def test_a_guest_discards_by_clicking_and_sees_it_in_the_pool(
     (``tiles=ascii``). The words waited for are the client's own, in its language."""
     sign_in_as_guest(browser, web_host, lang, query)
     me = next(w for w in browser.screen.text().split() if w.startswith("guest-"))
-    browser.type("n")  # the lobby's new table
-    browser.wait_for(tr("Create", lang))
-    browser.click_text(tr("Timers (s)", lang))  # off: no timer discards for the player
-    time.sleep(0.3)
-    browser.click_text(tr("Create", lang))
-    browser.wait_for(tr("Seats/bots", lang))  # at the table
-    browser.type("b")  # the seats: bots take the free ones
-    browser.wait_for(tr("Fill with bots", lang))
-    browser.type("f")
-    normal = tr("normal", lang)
-    browser.wait_for(lambda: browser.screen.text().count(f"({normal})") == 3)
-    browser.type("b")  # the same key closes the seats
-    bot = f"<{tr('bot', lang)} {normal}>"
-    browser.wait_for(lambda: browser.screen.text().count(bot) == 3)
-    browser.type("r")  # ready: the deal comes
-    browser.wait_for(tr("dice {dice}", lang).replace("{dice}", ""), timeout=60)  # a match
-    browser.type("x")  # pass every claim by itself: the test waits only for its turn
-    browser.wait_for(f"[{tr('auto-pass', lang)}]")  # said on the status line
-    browser.wait_for(f"[Enter] {tr('Discard', lang)}", timeout=120)
-    browser.wait_for(HINTS)
+    sit_with_bots_to_discard(browser, lang)
     column, hints_row = browser.screen.find(HINTS.strip()) or (0, 0)
     tile = browser.screen.word_at(column, hints_row - 1)  # the first tile of the hand
     # A tile's face: 五万, 一饼, 东 (CJK) or 5m, 1p, E (ASCII).
